@@ -1,0 +1,24 @@
+use flitsim_core::config::Config;
+use flitsim_core::sim::Simulation;
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let text = r#"
+[topology]
+type = "mesh"
+dims = [8, 8]
+[router]
+type = "input_queued"
+allocator = "islip"
+[traffic]
+load = 0.3
+[sim]
+warmup = 30000
+measure = 30000
+"#;
+    let c = Config::from_toml(text, &args).unwrap();
+    let spec = c.validate().unwrap();
+    let t = std::time::Instant::now();
+    let rep = Simulation::run_spec(spec).unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!("cycles {} in {:.3}s = {:.0} cycles/s, {:.2} M flit-hops/s, lat {:.2} net {:.2} acc {:.4} sat {:?}", rep.cycles, s, rep.cycles as f64 / s, rep.counters.flit_traversals as f64 / s / 1e6, rep.stats.packet_latency.mean, rep.stats.network_latency.mean,rep.stats.accepted.mean, rep.stats.saturation_reasons);
+}

@@ -1,0 +1,125 @@
+//! Channels: one-way links with a latency in cycles carrying one flit per cycle, and
+//! the reverse credit wires. Every channel is a pair of fixed-capacity delay lines
+//! (time-stamped FIFOs): a sender pushes an entry stamped with its arrival cycle, the
+//! receiver pops entries whose arrival cycle has come. Because every latency is at
+//! least one cycle, what a component sends in cycle `t` is never visible to anyone in
+//! cycle `t`: the two-phase rule that makes the visiting order irrelevant.
+
+pub mod ring;
+
+pub use ring::RingPool;
+
+/// A flit record: which packet and which flit of it. Head = `idx == 0`, tail = `idx == last`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flit {
+    /// Packet id (index into the packet arena).
+    pub pid: u32,
+    /// Destination endpoint: the header field routers read.
+    pub dst: u32,
+    /// Flit index within the packet.
+    pub idx: u16,
+    /// Index of the packet's tail flit (packet size - 1).
+    pub last: u16,
+}
+
+impl Flit {
+    /// Head flit?
+    #[inline]
+    pub fn is_head(self) -> bool {
+        self.idx == 0
+    }
+    /// Tail flit?
+    #[inline]
+    pub fn is_tail(self) -> bool {
+        self.idx == self.last
+    }
+    /// Packet size in flits.
+    #[inline]
+    pub fn size(self) -> u32 {
+        self.last as u32 + 1
+    }
+}
+
+/// A flit in flight on a channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InFlight {
+    /// Cycle at which it arrives at the receiver.
+    pub arrive: u64,
+    /// The flit.
+    pub flit: Flit,
+    /// The VC it will occupy at the receiver.
+    pub vc: u8,
+}
+
+/// A credit in flight: arrival cycle in the upper 56 bits, VC in the low 8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CreditWire(pub u64);
+
+impl CreditWire {
+    /// Pack.
+    #[inline]
+    pub fn new(arrive: u64, vc: u32) -> Self {
+        CreditWire(arrive << 8 | vc as u64)
+    }
+    /// Arrival cycle.
+    #[inline]
+    pub fn arrive(self) -> u64 {
+        self.0 >> 8
+    }
+    /// VC the credit returns.
+    #[inline]
+    pub fn vc(self) -> u32 {
+        (self.0 & 0xff) as u32
+    }
+}
+
+/// Who sits at one end of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// A router port.
+    Router {
+        /// Router id.
+        router: u32,
+        /// Port on it.
+        port: u32,
+    },
+    /// An endpoint (NIC).
+    Endpoint(u32),
+    /// Nothing (an unconnected mesh-edge port).
+    None,
+}
+
+/// All channels of a network: flit delay lines forward, credit delay lines backward.
+///
+/// Channel ids: `router * ports + port` for the channel leaving a router output port
+/// (router-to-router or ejection), then `routers * ports + node` for the injection
+/// channel of each endpoint.
+#[derive(Clone, Debug)]
+pub struct Channels {
+    /// Forward flits per channel.
+    pub flits: RingPool<InFlight>,
+    /// Backward credits per channel.
+    pub credits: RingPool<CreditWire>,
+    /// Latency (cycles) of each channel's wire.
+    pub latency: Vec<u32>,
+    /// Sending end.
+    pub src: Vec<End>,
+    /// Receiving end.
+    pub dst: Vec<End>,
+}
+
+impl Channels {
+    /// Number of channel ids.
+    pub fn len(&self) -> usize {
+        self.latency.len()
+    }
+    /// No channels?
+    pub fn is_empty(&self) -> bool {
+        self.latency.is_empty()
+    }
+    /// Whether channel `c` connects anything.
+    #[inline]
+    pub fn connected(&self, c: usize) -> bool {
+        self.dst[c] != End::None
+    }
+}

@@ -1,0 +1,71 @@
+//! The result of a run: the configuration it ran, seed and version, topology summary,
+//! counters, measurement statistics, per-phase and per-channel tables. Serializes to JSON.
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::sim::packet::Counters;
+use crate::stats::StatsReport;
+use crate::topology::TopologySummary;
+
+/// Everything a run produced.
+#[derive(Serialize, Clone, Debug)]
+pub struct Report {
+    /// flitsim version.
+    pub version: String,
+    /// Seed of the run.
+    pub seed: u64,
+    /// The full configuration, defaults filled in.
+    pub config: Config,
+    /// The network that ran.
+    pub topology: TopologySummary,
+    /// Cycles simulated (warm-up + window + drain).
+    pub cycles: u64,
+    /// Event counters over the whole run.
+    pub counters: Counters,
+    /// Measurement-window statistics.
+    pub stats: StatsReport,
+    /// Per traffic phase: load and delivered flits.
+    pub phases: Vec<PhaseReport>,
+    /// Per connected channel: flits per VC in the window and utilization.
+    pub channels: Vec<ChannelRow>,
+}
+
+/// One traffic phase.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct PhaseReport {
+    /// Phase index.
+    pub index: u32,
+    /// First cycle.
+    pub start: u64,
+    /// One past the last cycle simulated in it.
+    pub end: u64,
+    /// Offered load, flits/node/cycle.
+    pub offered: f64,
+    /// Flits delivered of packets created in this phase (whole run).
+    pub delivered_flits: u64,
+}
+
+/// One channel's counters.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ChannelRow {
+    /// Channel id.
+    pub id: u32,
+    /// network | injection | ejection.
+    pub kind: String,
+    /// Sending end, e.g. `(3,4)+x` or `node5`.
+    pub from: String,
+    /// Receiving end.
+    pub to: String,
+    /// Flits per VC in the measurement window.
+    pub vc_flits: Vec<u64>,
+    /// Flits per cycle in the window.
+    pub utilization: f64,
+}
+
+impl Report {
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serializes")
+    }
+}

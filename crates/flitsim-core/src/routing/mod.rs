@@ -1,0 +1,128 @@
+//! Routing functions: given where a packet is (router, input port, input VC) and where
+//! it goes, return the candidate output ports with their allowed VC ranges. A routing
+//! function never mutates the packet; the router's allocators pick among candidates.
+
+pub mod dor;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::topology::{Shape, Topology};
+
+/// Config table `[routing]`.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RoutingConfig {
+    /// Dimension-order routing, minimal in every dimension; on torus dimensions the VCs
+    /// are split into two dateline classes (lower half before the dateline, upper half
+    /// from the hop that crosses it) so the ring cannot deadlock.
+    Dor {
+        /// Order in which dimensions are corrected, e.g. `[2, 0, 1]` for z, x, y.
+        /// Default: natural order (x, then y, then z).
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+        /// Use dateline VC classes on torus dimensions (default true). `false` leaves the
+        /// torus rings cyclic: deadlock becomes possible (the watchdog reports it); only for
+        /// studying deadlock.
+        #[serde(default = "yes")]
+        datelines: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig::Dor { order: None, datelines: true }
+    }
+}
+
+/// Registry entries for `flitsim list`.
+pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registry::Entry {
+    family: "routing",
+    name: "dor",
+    summary: "dimension-order routing, minimal per dimension, dateline VC classes on torus rings",
+    params: &[
+        ("order", "natural", "order in which dimensions are corrected, e.g. [2, 0, 1]"),
+        ("datelines", "true", "split VCs into two dateline classes on torus dimensions"),
+    ],
+}];
+
+/// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Candidate {
+    /// Output port.
+    pub port: u8,
+    /// First allowed output VC.
+    pub vc_lo: u8,
+    /// One past the last allowed output VC.
+    pub vc_hi: u8,
+}
+
+/// A built routing function (closed enum: static dispatch in the hot path).
+#[derive(Clone, Debug)]
+pub enum RoutingFunction {
+    /// Dimension-order routing.
+    Dor(dor::Dor),
+}
+
+impl RoutingFunction {
+    /// Build and validate against the topology and the number of VCs.
+    pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, path: &str) -> Result<Self> {
+        match cfg {
+            RoutingConfig::Dor { order, datelines } => {
+                let n = topo.ndims();
+                let order: Vec<u32> = match order {
+                    Some(o) => {
+                        let mut seen = vec![false; n];
+                        if o.len() != n {
+                            return Err(Error::config(
+                                format!("{path}.order"),
+                                format!("has {} entries but the topology has {n} dimensions; list each dimension 0..{n} once", o.len()),
+                            ));
+                        }
+                        for &d in o {
+                            if d as usize >= n || seen[d as usize] {
+                                return Err(Error::config(
+                                    format!("{path}.order"),
+                                    format!("{o:?} is not a permutation of the dimensions 0..{n}"),
+                                ));
+                            }
+                            seen[d as usize] = true;
+                        }
+                        o.clone()
+                    }
+                    None => (0..n as u32).collect(),
+                };
+                let any_torus = topo.shape == Shape::Cube && topo.wrap.iter().any(|&w| w);
+                if *datelines && any_torus && vcs < 2 {
+                    return Err(Error::config(
+                        "router.vcs",
+                        format!(
+                            "{vcs} VC cannot hold the two dateline classes a torus dimension needs; use vcs >= 2 (or routing.datelines = false to study deadlock)"
+                        ),
+                    ));
+                }
+                Ok(RoutingFunction::Dor(dor::Dor::new(topo, order, *datelines, vcs)))
+            }
+        }
+    }
+
+    /// Route a packet at `router` that arrived on `in_port`/`in_vc` and is bound for
+    /// endpoint `dest`. Hot path.
+    #[inline]
+    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        match self {
+            RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
+        }
+    }
+
+    /// The VC range an endpoint may inject into.
+    pub fn injection_vcs(&self) -> (u8, u8) {
+        match self {
+            RoutingFunction::Dor(d) => (0, d.vcs as u8),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Check mode: flit and credit conservation and buffer bounds, verified every cycle.
+
+use super::Simulation;
+use crate::error::{Error, Result};
+use crate::link::End;
+use crate::router::iq::{state, FREE};
+
+/// Verify all invariants after a cycle; the first violation becomes an error.
+pub fn verify(sim: &Simulation) -> Result<()> {
+    let now = sim.now;
+    let bad = |message: String| Err(Error::Invariant { cycle: now, message });
+    let r = &sim.routers;
+    let ch = &sim.channels;
+    let (p_n, v_n) = (r.ports as usize, r.vcs as usize);
+    // Flit conservation.
+    let in_channels: u64 = ch.flits.total();
+    let in_buffers: u64 = r.total_buffered();
+    let ctr = &sim.counters;
+    if ctr.flits_injected != ctr.flits_ejected + in_channels + in_buffers {
+        return bad(format!(
+            "flit conservation: injected {} != ejected {} + in channels {} + in buffers {}",
+            ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers
+        ));
+    }
+    // Credit conservation per (channel, vc) into a router input buffer, buffer bounds.
+    let depth = r.depth;
+    for c in 0..ch.len() {
+        let End::Router { router: dr, port: dp } = ch.dst[c] else { continue };
+        for w in 0..v_n {
+            let upstream_credits = match ch.src[c] {
+                End::Router { router, port } => r.credits[((router as usize * p_n) + port as usize) * v_n + w],
+                End::Endpoint(e) => sim.endpoints.credits[e as usize * v_n + w],
+                End::None => continue,
+            };
+            let flying = ch.flits.iter(c).filter(|f| f.vc as usize == w).count() as u32;
+            let buffered = r.buffer_len((dr as usize * p_n + dp as usize) * v_n + w);
+            let returning = ch.credits.iter(c).filter(|k| k.vc() as usize == w).count() as u32;
+            if buffered > depth {
+                return bad(format!("buffer overflow at router {dr} port {dp} vc{w}: {buffered} > {depth}"));
+            }
+            if upstream_credits + flying + buffered + returning != depth {
+                return bad(format!(
+                    "credit conservation on channel {c} vc{w}: credits {upstream_credits} + in flight {flying} + buffered {buffered} + returning {returning} != depth {depth}"
+                ));
+            }
+        }
+    }
+    // Output VC ownership is consistent with input VC state.
+    for (o, &owner) in r.owner.iter().enumerate() {
+        if owner == FREE {
+            continue;
+        }
+        let router = o / (p_n * v_n);
+        let out_port = (o / v_n) % p_n;
+        let w = o % v_n;
+        let iv = &r.ivc[router * p_n * v_n + owner as usize];
+        if iv.state != state::ACTIVE || iv.port as usize != out_port || iv.out_vc as usize != w {
+            return bad(format!("output VC {out_port}/vc{w} of router {router} owned by input VC {owner} which is not active on it"));
+        }
+    }
+    Ok(())
+}

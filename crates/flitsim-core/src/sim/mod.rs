@@ -1,0 +1,364 @@
+//! The engine loop: time, RNG streams, the deadlock watchdog and invariant checks.
+//!
+//! A [`Simulation`] is built from a [`Spec`]. Each cycle every endpoint steps, then
+//! every router with pending work (buffered flits, or flits or credits travelling to
+//! it). All interaction goes through channels whose latency is at least one cycle, so
+//! the order of these visits cannot change the result (the two-phase rule).
+
+pub mod check;
+pub mod packet;
+pub mod rng;
+
+use crate::config::Spec;
+use crate::endpoint::Endpoints;
+use crate::error::{Error, Result};
+use crate::link::{Channels, End, RingPool};
+use crate::report::{ChannelRow, PhaseReport, Report};
+use crate::router::iq::IqRouters;
+use crate::router::RouterConfig;
+use crate::stats::{Collector, FinishInfo};
+use crate::topology::NONE;
+
+pub use packet::{Counters, Packet, PacketArena};
+
+/// Which part of the run a cycle belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Before the measurement window.
+    Warmup,
+    /// Inside the measurement window.
+    Measure,
+    /// After the window, until the measured packets are delivered.
+    Drain,
+}
+
+/// Progress snapshot handed to a progress callback.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Current cycle.
+    pub cycle: u64,
+    /// warmup + measure (the drain length is not known in advance).
+    pub planned: u64,
+    /// Stage.
+    pub stage: Stage,
+    /// Flits inside the network.
+    pub in_network: u64,
+}
+
+/// A network under simulation.
+pub struct Simulation {
+    spec: Spec,
+    /// Routers.
+    pub routers: IqRouters,
+    /// Channels.
+    pub channels: Channels,
+    /// Endpoints.
+    pub endpoints: Endpoints,
+    /// Packet arena.
+    pub packets: PacketArena,
+    /// Measurement.
+    pub stats: Collector,
+    /// Event counters.
+    pub counters: Counters,
+    now: u64,
+    measured_created: u64,
+    queue_at_window_start: u64,
+}
+
+impl Simulation {
+    /// Build the network a spec describes.
+    pub fn new(spec: Spec) -> Result<Self> {
+        let cfg = &spec.config;
+        let topo = &spec.topology;
+        let RouterConfig::InputQueued(rc) = &cfg.router;
+        let (r_n, p_n, n) = (topo.num_routers, topo.ports, topo.num_nodes);
+        let total = (r_n * p_n + n) as usize;
+        let mut latency = vec![1u32; total];
+        let mut src = vec![End::None; total];
+        let mut dst = vec![End::None; total];
+        for r in 0..r_n {
+            for o in 0..p_n {
+                let c = (r * p_n + o) as usize;
+                src[c] = End::Router { router: r, port: o };
+                if let Some(node) = topo.node_at(r, o) {
+                    dst[c] = End::Endpoint(node);
+                    latency[c] = cfg.channel.endpoint_latency;
+                } else {
+                    let id = topo.out_channel[c];
+                    if id != NONE {
+                        let d = topo.channels[id as usize];
+                        dst[c] = End::Router { router: d.dst_router, port: d.dst_port };
+                        latency[c] = match &cfg.channel.dim_latency {
+                            Some(v) => v[d.dim as usize],
+                            None => cfg.channel.latency,
+                        };
+                    }
+                }
+            }
+        }
+        for e in 0..n {
+            let c = (r_n * p_n + e) as usize;
+            src[c] = End::Endpoint(e);
+            dst[c] = End::Router { router: topo.router_of(e), port: topo.local_port_of(e) };
+            latency[c] = cfg.channel.endpoint_latency;
+        }
+        let switch = rc.sw_alloc_delay + rc.st_delay;
+        let flit_caps = (0..total).map(|c| {
+            if dst[c] == End::None {
+                1
+            } else if matches!(src[c], End::Router { .. }) {
+                latency[c] + switch + 1
+            } else {
+                latency[c] + 1
+            }
+        });
+        let credit_caps = (0..total).map(|c| if dst[c] == End::None { 1 } else { rc.credit_delay + 1 });
+        let channels = Channels {
+            flits: RingPool::new(flit_caps.collect::<Vec<_>>()),
+            credits: RingPool::new(credit_caps.collect::<Vec<_>>()),
+            latency,
+            src,
+            dst,
+        };
+        let routers = IqRouters::new(rc, topo, &channels);
+        let endpoints = Endpoints::new(
+            topo,
+            &channels,
+            &spec.workload,
+            rc.vcs,
+            spec.routing.injection_vcs(),
+            rc.buffer_depth,
+            rc.flow_control,
+            cfg.seed,
+        );
+        let w = cfg.sim.warmup;
+        let stats = Collector::new(&cfg.stats, n, total, rc.vcs, w, w + cfg.sim.measure);
+        Ok(Simulation {
+            routers,
+            channels,
+            endpoints,
+            packets: PacketArena::default(),
+            stats,
+            counters: Counters::default(),
+            now: 0,
+            measured_created: 0,
+            queue_at_window_start: 0,
+            spec,
+        })
+    }
+
+    /// Build from a spec and run to completion.
+    pub fn run_spec(spec: Spec) -> Result<Report> {
+        Simulation::new(spec)?.run(&mut |_| {})
+    }
+
+    /// The spec being simulated.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Current cycle (the next one to be simulated).
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Flits inside the network (injected and not yet ejected).
+    pub fn in_network(&self) -> u64 {
+        self.counters.flits_injected - self.counters.flits_ejected
+    }
+
+    /// Simulate one cycle.
+    pub fn step(&mut self) -> Result<()> {
+        let now = self.now;
+        let phase = self.spec.workload.phase_at(now);
+        let created_before = self.counters.packets_created;
+        for e in 0..self.endpoints.n {
+            self.endpoints.step(
+                e,
+                now,
+                phase,
+                &self.spec.workload,
+                &mut self.channels,
+                &mut self.packets,
+                &mut self.stats,
+                &mut self.counters,
+                &mut self.routers.pending,
+            );
+        }
+        if self.stats.in_window(now) {
+            self.measured_created += self.counters.packets_created - created_before;
+        }
+        for r in 0..self.spec.topology.num_routers {
+            if self.routers.pending[r as usize] == 0 {
+                continue;
+            }
+            self.routers.step(
+                r,
+                now,
+                &self.spec.topology,
+                &self.spec.routing,
+                &mut self.channels,
+                &mut self.packets,
+                &mut self.stats,
+                &mut self.counters,
+            );
+        }
+        if self.spec.config.sim.check {
+            check::verify(self)?;
+        }
+        let idle = now.saturating_sub(self.counters.last_progress);
+        if idle >= self.spec.config.sim.watchdog && self.in_network() > 0 {
+            return Err(self.deadlock_error(idle));
+        }
+        self.now += 1;
+        Ok(())
+    }
+
+    /// Run `cycles` cycles (for stepwise use).
+    pub fn run_cycles(&mut self, cycles: u64) -> Result<()> {
+        for _ in 0..cycles {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Run warm-up, measurement and drain, then report. `progress` is called every
+    /// 4096 cycles.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<Report> {
+        let s = self.spec.config.sim.clone();
+        let end = s.warmup + s.measure;
+        let planned = end;
+        while self.now < end {
+            if self.now == s.warmup {
+                self.queue_at_window_start = self.endpoints.queued();
+            }
+            self.step()?;
+            if self.now % 4096 == 0 {
+                let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
+                progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
+            }
+        }
+        let queue_at_end = self.endpoints.queued();
+        let drain_start = self.now;
+        while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
+            self.step()?;
+            if self.now % 4096 == 0 {
+                progress(&Progress { cycle: self.now, planned, stage: Stage::Drain, in_network: self.in_network() });
+            }
+        }
+        let info = FinishInfo {
+            measured_created: self.measured_created,
+            measured_outstanding: self.measured_outstanding(),
+            drain_cycles: self.now - drain_start,
+            source_queue_at_start: self.queue_at_window_start,
+            source_queue_at_end: queue_at_end,
+            cycles: self.now,
+        };
+        Ok(self.finish(info))
+    }
+
+    fn measured_outstanding(&self) -> u64 {
+        self.measured_created - self.counters.measured_delivered
+    }
+
+    fn finish(self, info: FinishInfo) -> Report {
+        let topo = &self.spec.topology;
+        let mut stats = self.stats.finish(info);
+        let window = (stats.window.1 - stats.window.0).max(1) as f64;
+        let mut channels = Vec::new();
+        if !stats.channel_flits.is_empty() {
+            for (c, vc_flits) in stats.channel_flits.iter().enumerate() {
+                if self.channels.dst[c] == End::None {
+                    continue;
+                }
+                let name = |e: End| match e {
+                    End::Router { router, port } => format!("{}{}", topo.router_name(router), topo.port_name(port)),
+                    End::Endpoint(n) => format!("node{n}"),
+                    End::None => "-".into(),
+                };
+                let kind = match (self.channels.src[c], self.channels.dst[c]) {
+                    (End::Endpoint(_), _) => "injection",
+                    (_, End::Endpoint(_)) => "ejection",
+                    _ => "network",
+                };
+                let total: u64 = vc_flits.iter().sum();
+                channels.push(ChannelRow {
+                    id: c as u32,
+                    kind: kind.into(),
+                    from: name(self.channels.src[c]),
+                    to: name(self.channels.dst[c]),
+                    vc_flits: vc_flits.clone(),
+                    utilization: total as f64 / window,
+                });
+            }
+        }
+        stats.channel_flits = Vec::new();
+        stats.channel_utilization = Vec::new();
+        let phases = self
+            .spec
+            .workload
+            .phases()
+            .iter()
+            .zip(&self.endpoints.phase_flits)
+            .enumerate()
+            .map(|(i, (ph, &flits))| PhaseReport {
+                index: i as u32,
+                start: ph.start,
+                end: ph.end.min(self.now),
+                offered: ph.load,
+                delivered_flits: flits,
+            })
+            .collect();
+        Report {
+            version: crate::VERSION.to_string(),
+            seed: self.spec.config.seed,
+            config: self.spec.config.clone(),
+            topology: topo.summary(),
+            cycles: self.now,
+            counters: self.counters,
+            stats,
+            phases,
+            channels,
+        }
+    }
+
+    fn deadlock_error(&self, idle: u64) -> Error {
+        let topo = &self.spec.topology;
+        let r = &self.routers;
+        let mut lines = Vec::new();
+        let mut count = 0;
+        for router in 0..topo.num_routers {
+            for p in 0..r.ports {
+                for v in 0..r.vcs {
+                    let i = ((router * r.ports + p) * r.vcs + v) as usize;
+                    if r.buffer_len(i) == 0 {
+                        continue;
+                    }
+                    count += 1;
+                    if lines.len() < 24 {
+                        let f = r.buffer_front(i).unwrap();
+                        let pk = self.packets.get(f.pid);
+                        lines.push(format!(
+                            "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}; {}",
+                            topo.router_name(router),
+                            topo.port_name(p),
+                            v,
+                            r.buffer_len(i),
+                            f.pid,
+                            pk.src,
+                            pk.dst,
+                            f.idx,
+                            f.last,
+                            r.describe_wait(router, p, v, self.now)
+                        ));
+                    }
+                }
+            }
+        }
+        if count > lines.len() {
+            lines.push(format!("  ... and {} more blocked VCs", count - lines.len()));
+        }
+        Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
+    }
+}

@@ -1,0 +1,85 @@
+//! The packet arena: packets live here, indexed by id; flits in buffers carry only the id.
+//! Packet state carries what a real header carries plus the bookkeeping the stats need.
+
+/// One packet in flight (or waiting in a source queue).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Source endpoint.
+    pub src: u32,
+    /// Destination endpoint (the header's destination field).
+    pub dst: u32,
+    /// Size in flits.
+    pub size: u32,
+    /// Router-to-router hops taken so far.
+    pub hops: u32,
+    /// Cycle the packet was created (entered the source queue).
+    pub create: u64,
+    /// Cycle its head flit left the source into the injection channel.
+    pub inject: u64,
+    /// Created inside the measurement window.
+    pub measured: bool,
+    /// Traffic phase it was created in.
+    pub phase: u32,
+}
+
+/// Packets indexed by id with a free list: no allocation in steady state.
+#[derive(Clone, Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+impl PacketArena {
+    /// Store a packet, returning its id.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Release a delivered packet.
+    #[inline]
+    pub fn release(&mut self, id: u32) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    /// Packets currently alive.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+    /// Read a packet.
+    #[inline]
+    pub fn get(&self, id: u32) -> &Packet {
+        &self.slots[id as usize]
+    }
+    /// Mutate a packet.
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+}
+
+/// Engine-wide event counters.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
+pub struct Counters {
+    /// Packets created at sources.
+    pub packets_created: u64,
+    /// Packets whose tail reached the destination.
+    pub packets_delivered: u64,
+    /// Flits sent by endpoints into injection channels.
+    pub flits_injected: u64,
+    /// Flits received by endpoints from ejection channels.
+    pub flits_ejected: u64,
+    /// Flits that crossed a router's crossbar (router traversals; the bench's flit-hops).
+    pub flit_traversals: u64,
+    /// Measured packets (created in the window) delivered.
+    pub measured_delivered: u64,
+    /// Last cycle in which any flit moved (watchdog).
+    pub last_progress: u64,
+}

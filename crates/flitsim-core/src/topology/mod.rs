@@ -1,0 +1,328 @@
+//! Network graphs: routers, ports, channels and endpoints, with coordinates, minimal
+//! distances and bisection analysis.
+//!
+//! Port numbering on a k-ary n-cube router: ports `2d` and `2d+1` are the links to the
+//! `+` and `-` neighbour in dimension `d`; ports `2n .. 2n+c` are the local (endpoint)
+//! ports. A crossbar has only local ports. Endpoint (node) id = router * c + local index;
+//! router index is mixed radix over the dimensions with dimension 0 varying fastest.
+
+pub mod crossbar;
+pub mod cube;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Marker for "no channel" in port-to-channel maps.
+pub const NONE: u32 = u32::MAX;
+
+/// Config table `[topology]`: which network graph to build.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    /// k-ary n-cube with every dimension wrapped (a torus).
+    Torus {
+        /// Radix of each dimension, dimension 0 (x) first, e.g. `[11, 12, 16]`. Each >= 2.
+        dims: Vec<u32>,
+        /// Endpoints per router (concentration). Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    /// k-ary n-cube with no dimension wrapped (a mesh).
+    Mesh {
+        /// Radix of each dimension, dimension 0 (x) first. Each >= 2.
+        dims: Vec<u32>,
+        /// Endpoints per router (concentration). Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    /// k-ary n-cube with each dimension independently a torus ring or a mesh line.
+    Cube {
+        /// Radix of each dimension, dimension 0 (x) first. Each >= 2.
+        dims: Vec<u32>,
+        /// Per dimension: `true` = torus (wrap-around link), `false` = mesh. Same length as `dims`.
+        wrap: Vec<bool>,
+        /// Endpoints per router (concentration). Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    /// A single router with `ports` endpoints: the input-queued crossbar used for validation.
+    Crossbar {
+        /// Number of ports (and endpoints), 1..=64.
+        ports: u32,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig::Torus { dims: vec![8, 8], concentration: 1 }
+    }
+}
+
+/// Registry entries for `flitsim list`.
+pub const REGISTRY: &[crate::config::registry::Entry] = &[
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "torus",
+        summary: "k-ary n-cube, every dimension wrapped; mixed radix allowed",
+        params: &[
+            ("dims", "required", "radix per dimension, x first, e.g. [11, 12, 16]"),
+            ("concentration", "1", "endpoints per router"),
+        ],
+    },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "mesh",
+        summary: "k-ary n-mesh, no dimension wrapped; mixed radix allowed",
+        params: &[
+            ("dims", "required", "radix per dimension, x first"),
+            ("concentration", "1", "endpoints per router"),
+        ],
+    },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "cube",
+        summary: "k-ary n-cube with each dimension a torus ring or a mesh line",
+        params: &[
+            ("dims", "required", "radix per dimension, x first"),
+            ("wrap", "required", "per dimension: true = torus, false = mesh"),
+            ("concentration", "1", "endpoints per router"),
+        ],
+    },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "crossbar",
+        summary: "a single N-port router with one endpoint per port (validation)",
+        params: &[("ports", "required", "number of ports/endpoints, 1..=64")],
+    },
+];
+
+/// A one-way router-to-router channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChannelDesc {
+    /// Upstream router.
+    pub src_router: u32,
+    /// Output port on the upstream router.
+    pub src_port: u32,
+    /// Downstream router.
+    pub dst_router: u32,
+    /// Input port on the downstream router.
+    pub dst_port: u32,
+    /// Dimension the channel runs in.
+    pub dim: u32,
+    /// `+1` or `-1`: direction of travel along the dimension.
+    pub dir: i32,
+    /// Whether this is a torus wrap-around channel (crosses the dateline at k-1 <-> 0).
+    pub wrap: bool,
+}
+
+/// Which family a built topology belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// k-ary n-cube (mesh/torus per dimension).
+    Cube,
+    /// One router with `ports` endpoints.
+    Crossbar,
+}
+
+/// A built network graph.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// Family.
+    pub shape: Shape,
+    /// Radix per dimension (empty for a crossbar).
+    pub dims: Vec<u32>,
+    /// Wrap flag per dimension.
+    pub wrap: Vec<bool>,
+    /// Endpoints per router.
+    pub concentration: u32,
+    /// Number of routers.
+    pub num_routers: u32,
+    /// Number of endpoints.
+    pub num_nodes: u32,
+    /// Ports per router (network ports + local ports).
+    pub ports: u32,
+    /// Router-to-router channels.
+    pub channels: Vec<ChannelDesc>,
+    /// `[router * ports + port]` -> index into `channels` leaving that output port, or [`NONE`].
+    pub out_channel: Vec<u32>,
+    /// `[router * ports + port]` -> index into `channels` arriving at that input port, or [`NONE`].
+    pub in_channel: Vec<u32>,
+    coords: Vec<u32>,
+}
+
+/// Summary printed by `flitsim topo`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct TopologySummary {
+    /// Human description, e.g. "11x12x16 torus/torus/mesh, c=1".
+    pub description: String,
+    /// Endpoints.
+    pub nodes: u32,
+    /// Routers.
+    pub routers: u32,
+    /// Ports per router, network plus local (the router radix).
+    pub router_radix: u32,
+    /// Router-to-router channels (unidirectional).
+    pub channels: u32,
+    /// Largest minimal router hop count between two endpoints.
+    pub diameter: u32,
+    /// Mean minimal router-to-router hops over all ordered endpoint pairs, a node to itself included (uniform traffic).
+    pub avg_hops: f64,
+    /// Mean minimal hops over ordered pairs of distinct endpoints.
+    pub avg_hops_distinct: f64,
+    /// Unidirectional channels crossing the minimum bisection (both directions counted).
+    pub bisection_channels: u32,
+    /// How the bisection was cut.
+    pub bisection_note: String,
+    /// Ideal uniform-traffic throughput limited by the bisection, flits/node/cycle.
+    pub uniform_bisection_bound: f64,
+    /// Ideal uniform-traffic throughput limited by the most loaded channel, flits/node/cycle.
+    pub uniform_channel_bound: f64,
+}
+
+impl Topology {
+    /// Build the graph a config describes, validating it (`path` is the config key, "topology").
+    pub fn build(cfg: &TopologyConfig, path: &str) -> Result<Topology> {
+        match cfg {
+            TopologyConfig::Torus { dims, concentration } => {
+                cube::build(dims, &vec![true; dims.len()], *concentration, path)
+            }
+            TopologyConfig::Mesh { dims, concentration } => {
+                cube::build(dims, &vec![false; dims.len()], *concentration, path)
+            }
+            TopologyConfig::Cube { dims, wrap, concentration } => {
+                if wrap.len() != dims.len() {
+                    return Err(Error::config(
+                        format!("{path}.wrap"),
+                        format!(
+                            "has {} entries but `dims` has {}; give one true (torus) / false (mesh) per dimension",
+                            wrap.len(),
+                            dims.len()
+                        ),
+                    ));
+                }
+                cube::build(dims, wrap, *concentration, path)
+            }
+            TopologyConfig::Crossbar { ports } => crossbar::build(*ports, path),
+        }
+    }
+
+    /// Number of dimensions (0 for a crossbar).
+    #[inline]
+    pub fn ndims(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Number of network (router-to-router) ports per router.
+    #[inline]
+    pub fn network_ports(&self) -> u32 {
+        2 * self.dims.len() as u32
+    }
+
+    /// Coordinates of router `r` (empty for a crossbar).
+    #[inline]
+    pub fn coords(&self, r: u32) -> &[u32] {
+        let n = self.dims.len();
+        &self.coords[r as usize * n..(r as usize + 1) * n]
+    }
+
+    /// Router index of coordinates.
+    pub fn router_at(&self, c: &[u32]) -> u32 {
+        let mut r = 0u32;
+        for d in (0..self.dims.len()).rev() {
+            r = r * self.dims[d] + c[d];
+        }
+        r
+    }
+
+    /// Router an endpoint is attached to.
+    #[inline]
+    pub fn router_of(&self, node: u32) -> u32 {
+        node / self.concentration
+    }
+
+    /// Local port of an endpoint on its router.
+    #[inline]
+    pub fn local_port_of(&self, node: u32) -> u32 {
+        self.network_ports() + node % self.concentration
+    }
+
+    /// Endpoint attached at `(router, port)` if `port` is a local port.
+    #[inline]
+    pub fn node_at(&self, router: u32, port: u32) -> Option<u32> {
+        let np = self.network_ports();
+        (port >= np && port < self.ports).then(|| router * self.concentration + port - np)
+    }
+
+    /// Whether `port` is a local (endpoint) port.
+    #[inline]
+    pub fn is_local_port(&self, port: u32) -> bool {
+        port >= self.network_ports()
+    }
+
+    /// Minimal hops in one dimension between coordinates `a` and `b`.
+    #[inline]
+    pub fn dim_distance(&self, d: usize, a: u32, b: u32) -> u32 {
+        let diff = a.abs_diff(b);
+        if self.wrap[d] {
+            diff.min(self.dims[d] - diff)
+        } else {
+            diff
+        }
+    }
+
+    /// Minimal router-to-router hops between two routers.
+    pub fn router_distance(&self, a: u32, b: u32) -> u32 {
+        let (ca, cb) = (self.coords(a), self.coords(b));
+        (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
+    }
+
+    /// Minimal router-to-router hops between two endpoints.
+    pub fn node_distance(&self, a: u32, b: u32) -> u32 {
+        self.router_distance(self.router_of(a), self.router_of(b))
+    }
+
+    /// Name of a port: `+x`, `-y`, `local0`.
+    pub fn port_name(&self, port: u32) -> String {
+        let np = self.network_ports();
+        if port < np {
+            let d = (port / 2) as usize;
+            let sign = if port % 2 == 0 { '+' } else { '-' };
+            format!("{sign}{}", dim_name(d))
+        } else {
+            format!("local{}", port - np)
+        }
+    }
+
+    /// Name of a router: its coordinates `(3,4)`, or `xbar` for a crossbar.
+    pub fn router_name(&self, r: u32) -> String {
+        if self.ndims() == 0 {
+            return "xbar".into();
+        }
+        let c: Vec<String> = self.coords(r).iter().map(|v| v.to_string()).collect();
+        format!("({})", c.join(","))
+    }
+
+    /// Summary statistics printed by `flitsim topo`.
+    pub fn summary(&self) -> TopologySummary {
+        match self.shape {
+            Shape::Cube => cube::summary(self),
+            Shape::Crossbar => crossbar::summary(self),
+        }
+    }
+}
+
+/// Conventional dimension names: x, y, z, w, then d4, d5, ...
+pub fn dim_name(d: usize) -> String {
+    match d {
+        0 => "x".into(),
+        1 => "y".into(),
+        2 => "z".into(),
+        3 => "w".into(),
+        _ => format!("d{d}"),
+    }
+}

@@ -1,0 +1,694 @@
+//! Traffic: the workload that endpoints inject. It owns the `[traffic]` config table and
+//! keeps *where* a packet goes ([`pattern`]) apart from *when* it is created
+//! ([`injection`]) and *how big* it is ([`size`]), as BookSim does.
+//!
+//! A [`TrafficConfig`] is validated against the network's [`NodeSpace`] into a
+//! [`Workload`]. The engine asks the workload once per endpoint per cycle
+//! ([`Workload::generate`]) whether that endpoint creates a packet, and if so its
+//! destination and size. All randomness comes from the endpoint's own [`SimRng`] stream,
+//! so results do not depend on visiting order or thread count.
+//!
+//! An optional phased schedule (`[[traffic.phases]]`) changes the load and pattern over
+//! time; without it one open-ended phase runs at `traffic.load`.
+
+pub mod injection;
+pub mod pattern;
+pub mod size;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::registry::Entry;
+use crate::error::{Error, Result};
+use crate::sim::rng::SimRng;
+
+pub use injection::{InjectionConfig, InjectionProcess, SourceState};
+pub use pattern::{NodeSpace, Pattern, PatternConfig};
+pub use size::{PacketSize, PacketSizeConfig, MAX_PACKET_FLITS};
+
+/// Registry entries for `flitsim list`: traffic patterns, then injection processes.
+pub const REGISTRY: &[Entry] =
+    &concat::<{ pattern::REGISTRY.len() + injection::REGISTRY.len() }>(&[
+        pattern::REGISTRY,
+        injection::REGISTRY,
+    ]);
+
+/// Concatenate registry slices at compile time.
+const fn concat<const N: usize>(parts: &[&[Entry]]) -> [Entry; N] {
+    let mut out = [Entry {
+        family: "",
+        name: "",
+        summary: "",
+        params: &[],
+    }; N];
+    let (mut k, mut p) = (0, 0);
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[k] = parts[p][i];
+            k += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(k == N);
+    out
+}
+
+/// Config table `[traffic]`: what the endpoints inject.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    /// Offered load per endpoint in flits/node/cycle, in [0, 1]. Ignored when `phases`
+    /// is given (each phase has its own load). Default 0.1.
+    #[serde(default = "default_load")]
+    pub load: f64,
+    /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `bit_reverse`,
+    /// `shuffle`, `transpose`, `tornado`, `neighbor`, `random_permutation`, `hotspot`,
+    /// `merge_to_one`. Default uniform.
+    #[serde(default)]
+    pub pattern: PatternConfig,
+    /// When packets are created: `{ type = "bernoulli" }` or `on_off`. Default bernoulli.
+    #[serde(default)]
+    pub injection: InjectionConfig,
+    /// Flits per packet: a number, or `{ sizes = [...], weights = [...] }`. Default 1.
+    #[serde(default)]
+    pub packet_size: PacketSizeConfig,
+    /// Optional phased schedule, run in order from cycle 0; when non-empty it replaces
+    /// `load` (and, per phase, optionally `pattern`) and injection stops after the last
+    /// phase. Default: none (one open-ended phase at `load`).
+    #[serde(default)]
+    pub phases: Vec<PhaseConfig>,
+}
+
+fn default_load() -> f64 {
+    0.1
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            load: default_load(),
+            pattern: PatternConfig::default(),
+            injection: InjectionConfig::default(),
+            packet_size: PacketSizeConfig::default(),
+            phases: Vec::new(),
+        }
+    }
+}
+
+/// One entry of `[[traffic.phases]]`: a stretch of cycles with its own load and pattern.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseConfig {
+    /// Length of the phase in cycles, >= 1. Required.
+    pub duration: u64,
+    /// Offered load during the phase in flits/node/cycle, in [0, 1]. Required.
+    pub load: f64,
+    /// Pattern during the phase (same table as `traffic.pattern`). Default: the top-level
+    /// `traffic.pattern`.
+    #[serde(default)]
+    pub pattern: Option<PatternConfig>,
+}
+
+/// Timing of one phase of a built workload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseInfo {
+    /// First cycle of the phase.
+    pub start: u64,
+    /// First cycle after the phase; `u64::MAX` when open-ended.
+    pub end: u64,
+    /// Offered load during the phase, flits/node/cycle.
+    pub load: f64,
+}
+
+/// A built, validated workload: patterns, injection processes and packet sizes per phase.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    info: Vec<PhaseInfo>,
+    phases: Vec<Phase>,
+    /// Distinct patterns; phases without their own share index 0 (the top-level one).
+    patterns: Vec<Pattern>,
+    size: PacketSize,
+}
+
+#[derive(Clone, Debug)]
+struct Phase {
+    pattern: usize,
+    injection: InjectionProcess,
+}
+
+/// Offered loads above 1 flit/node/cycle (and NaN) are config errors.
+fn check_load(load: f64, path: &str) -> Result<()> {
+    if !(0.0..=1.0).contains(&load) {
+        return Err(Error::config(
+            path,
+            format!(
+                "load {load} must be in [0, 1] flits/node/cycle; a load above 1 flit/node/cycle \
+                 cannot be offered: one flit per cycle is the injection channel's bandwidth"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Workload {
+    /// Validate `cfg` against `space` and build the workload. `run_seed` seeds random
+    /// permutations that have no seed of their own. Errors name the full key path
+    /// (`traffic.phases[1].load`, `traffic.pattern.nodes`, ...).
+    pub fn build(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64) -> Result<Workload> {
+        check_load(cfg.load, "traffic.load")?;
+        let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
+        let mut patterns = vec![Pattern::build(
+            &cfg.pattern,
+            space,
+            run_seed,
+            "traffic.pattern",
+        )?];
+        let injection = |load: f64, load_path: &str| {
+            InjectionProcess::build_at(
+                &cfg.injection,
+                load,
+                size.mean(),
+                "traffic.injection",
+                Some(load_path),
+            )
+        };
+
+        let mut info = Vec::new();
+        let mut phases = Vec::new();
+        if cfg.phases.is_empty() {
+            info.push(PhaseInfo {
+                start: 0,
+                end: u64::MAX,
+                load: cfg.load,
+            });
+            phases.push(Phase {
+                pattern: 0,
+                injection: injection(cfg.load, "traffic.load")?,
+            });
+        }
+        let mut start = 0u64;
+        for (i, ph) in cfg.phases.iter().enumerate() {
+            let path = format!("traffic.phases[{i}]");
+            if ph.duration == 0 {
+                return Err(Error::config(
+                    format!("{path}.duration"),
+                    "duration 0 is empty; a phase lasts at least 1 cycle (remove the phase instead)",
+                ));
+            }
+            let end = start
+                .checked_add(ph.duration)
+                .filter(|&e| e < u64::MAX)
+                .ok_or_else(|| {
+                    Error::config(
+                        format!("{path}.duration"),
+                        format!(
+                            "duration {} makes the schedule end after cycle {}, past the last \
+                         representable cycle; use a shorter duration",
+                            ph.duration,
+                            u64::MAX - 1
+                        ),
+                    )
+                })?;
+            let load_path = format!("{path}.load");
+            check_load(ph.load, &load_path)?;
+            let pattern = match &ph.pattern {
+                None => 0,
+                Some(p) => {
+                    patterns.push(Pattern::build(
+                        p,
+                        space,
+                        run_seed,
+                        &format!("{path}.pattern"),
+                    )?);
+                    patterns.len() - 1
+                }
+            };
+            info.push(PhaseInfo {
+                start,
+                end,
+                load: ph.load,
+            });
+            phases.push(Phase {
+                pattern,
+                injection: injection(ph.load, &load_path)?,
+            });
+            start = end;
+        }
+        Ok(Workload {
+            info,
+            phases,
+            patterns,
+            size,
+        })
+    }
+
+    /// The phases in order. Without a schedule, a single phase `[0, u64::MAX)` at
+    /// `traffic.load`.
+    pub fn phases(&self) -> &[PhaseInfo] {
+        &self.info
+    }
+
+    /// Index of the phase that contains `cycle`; `None` after the last phase of a
+    /// schedule (injection has stopped).
+    pub fn phase_at(&self, cycle: u64) -> Option<usize> {
+        let i = self.info.partition_point(|p| p.end <= cycle);
+        (i < self.info.len()).then_some(i)
+    }
+
+    /// The packet-size distribution (shared by all phases).
+    pub fn size(&self) -> &PacketSize {
+        &self.size
+    }
+
+    /// The pattern in force during `phase`.
+    pub fn pattern(&self, phase: usize) -> &Pattern {
+        &self.patterns[self.phases[phase].pattern]
+    }
+
+    /// Initial injection state of endpoint `src`, drawn from the first phase's process
+    /// (on/off sources start in its stationary distribution). The state then carries over
+    /// phase boundaries and relaxes to each new phase's distribution within about
+    /// `burst_length` cycles; a zero-load phase leaves it untouched.
+    pub fn new_source_state(&self, src: u32, rng: &mut SimRng) -> SourceState {
+        debug_assert!(src < self.patterns[0].num_nodes());
+        self.phases[0].injection.initial_state(rng)
+    }
+
+    /// Called once per endpoint per cycle with the phase index from
+    /// [`phase_at`](Self::phase_at). Returns `Some((dest, size_flits))` if endpoint `src`
+    /// creates a packet this cycle. Endpoints that are not sources under the phase's
+    /// pattern (merge_to_one's destination) return `None` without drawing. Hot path, no
+    /// allocation.
+    #[inline]
+    pub fn generate(
+        &self,
+        phase: usize,
+        src: u32,
+        state: &mut SourceState,
+        rng: &mut SimRng,
+    ) -> Option<(u32, u32)> {
+        let ph = &self.phases[phase];
+        let pattern = &self.patterns[ph.pattern];
+        if !pattern.is_source(src) || !ph.injection.fires(state, rng) {
+            return None;
+        }
+        let dest = pattern.dest(src, rng);
+        Some((dest, self.size.sample(rng)))
+    }
+
+    /// Offered load of `phase` in flits/node/cycle (as configured; a pattern's
+    /// non-sources offer nothing).
+    pub fn offered_load(&self, phase: usize) -> f64 {
+        self.info[phase].load
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::{domain, stream};
+
+    fn parse(s: &str) -> TrafficConfig {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Root {
+            traffic: TrafficConfig,
+        }
+        toml::from_str::<Root>(s).unwrap().traffic
+    }
+
+    fn build_err(cfg: &TrafficConfig, space: &NodeSpace, path: &str, phrase: &str) {
+        let e = Workload::build(cfg, space, 1).unwrap_err();
+        assert_eq!(e.path(), Some(path), "{e}");
+        assert!(e.to_string().contains(phrase), "`{e}` lacks `{phrase}`");
+    }
+
+    #[test]
+    fn defaults() {
+        assert_eq!(parse("[traffic]"), TrafficConfig::default());
+        let w =
+            Workload::build(&TrafficConfig::default(), &NodeSpace::cube(&[4, 4], 1), 1).unwrap();
+        assert_eq!(
+            w.phases(),
+            &[PhaseInfo {
+                start: 0,
+                end: u64::MAX,
+                load: 0.1
+            }]
+        );
+        assert_eq!(w.phase_at(0), Some(0));
+        assert_eq!(w.phase_at(u64::MAX - 1), Some(0));
+        assert_eq!(w.size().mean(), 1.0);
+        assert_eq!(w.offered_load(0), 0.1);
+    }
+
+    #[test]
+    fn full_config_parses() {
+        let cfg = parse(
+            r#"
+            [traffic]
+            load = 0.3
+            pattern = { type = "hotspot", nodes = [3], fraction = 0.1 }
+            injection = { type = "on_off", burst_length = 16, peak = 0.9 }
+            packet_size = { sizes = [1, 5], weights = [0.5, 0.5] }
+            [[traffic.phases]]
+            duration = 100
+            load = 0.2
+            [[traffic.phases]]
+            duration = 50
+            load = 0.4
+            pattern = { type = "transpose" }
+            "#,
+        );
+        assert_eq!(
+            cfg.injection,
+            InjectionConfig::OnOff {
+                burst_length: 16.0,
+                peak: 0.9
+            }
+        );
+        assert_eq!(cfg.phases[1].pattern, Some(PatternConfig::Transpose));
+        assert_eq!(cfg.phases[0].pattern, None);
+        let w = Workload::build(&cfg, &NodeSpace::cube(&[4, 4], 1), 7).unwrap();
+        assert_eq!(w.size().mean(), 3.0);
+        assert_eq!(
+            w.phases(),
+            &[
+                PhaseInfo {
+                    start: 0,
+                    end: 100,
+                    load: 0.2
+                },
+                PhaseInfo {
+                    start: 100,
+                    end: 150,
+                    load: 0.4
+                }
+            ]
+        );
+        assert_eq!(w.offered_load(1), 0.4);
+    }
+
+    #[test]
+    fn config_round_trips_through_toml() {
+        #[derive(Deserialize, Serialize, Debug, PartialEq)]
+        struct Root {
+            traffic: TrafficConfig,
+        }
+        let cfg = TrafficConfig {
+            load: 0.25,
+            pattern: PatternConfig::RandomPermutation { seed: None },
+            injection: InjectionConfig::OnOff {
+                burst_length: 4.0,
+                peak: 1.0,
+            },
+            packet_size: PacketSizeConfig::Distribution {
+                sizes: vec![1, 8],
+                weights: vec![3.0, 1.0],
+            },
+            phases: vec![PhaseConfig {
+                duration: 9,
+                load: 0.5,
+                pattern: Some(PatternConfig::Uniform),
+            }],
+        };
+        let root = Root { traffic: cfg };
+        let text = toml::to_string_pretty(&root).unwrap();
+        assert_eq!(toml::from_str::<Root>(&text).unwrap(), root, "{text}");
+    }
+
+    #[test]
+    fn parse_errors_carry_the_key_path() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Root {
+            traffic: TrafficConfig,
+        }
+        let path_of = |s: &str| {
+            let de = toml::Deserializer::parse(s).unwrap();
+            serde_path_to_error::deserialize::<_, Root>(de)
+                .unwrap_err()
+                .path()
+                .to_string()
+        };
+        // Internally tagged tables are buffered by serde before the variant is chosen, so
+        // the path stops at the table (the message still names the bad value).
+        assert_eq!(
+            path_of("[traffic.pattern]\ntype = \"hotspot\"\nnodes = [-1]\nfraction = 0.1"),
+            "traffic.pattern"
+        );
+        assert_eq!(
+            path_of("[[traffic.phases]]\nduration = 1\nload = \"x\""),
+            "traffic.phases[0].load"
+        );
+        assert_eq!(
+            path_of("[traffic]\npacket_size = { sizes = [1], weights = [1], z = 1 }"),
+            "traffic.packet_size.z"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let bad = |s: &str| {
+            #[derive(Deserialize, Debug)]
+            #[allow(dead_code)]
+            struct Root {
+                traffic: TrafficConfig,
+            }
+            assert!(toml::from_str::<Root>(s).is_err(), "{s}");
+        };
+        bad("[traffic]\nrate = 0.1");
+        bad("[[traffic.phases]]\nduration = 1\nload = 0.1\ncycles = 3");
+        bad("[[traffic.phases]]\nload = 0.1");
+    }
+
+    #[test]
+    fn phase_schedule_and_generation() {
+        let space = NodeSpace::cube(&[4, 4], 1);
+        let cfg = TrafficConfig {
+            pattern: PatternConfig::BitComplement,
+            phases: vec![
+                PhaseConfig {
+                    duration: 10,
+                    load: 1.0,
+                    pattern: None,
+                },
+                PhaseConfig {
+                    duration: 5,
+                    load: 0.0,
+                    pattern: None,
+                },
+                PhaseConfig {
+                    duration: 10,
+                    load: 1.0,
+                    pattern: Some(PatternConfig::MergeToOne { dest: 2 }),
+                },
+            ],
+            ..TrafficConfig::default()
+        };
+        let w = Workload::build(&cfg, &space, 3).unwrap();
+        assert_eq!(w.phase_at(9), Some(0));
+        assert_eq!(w.phase_at(10), Some(1));
+        assert_eq!(w.phase_at(15), Some(2));
+        assert_eq!(w.phase_at(24), Some(2));
+        assert_eq!(w.phase_at(25), None);
+        let mut rng = stream(3, domain::ENDPOINT, 5);
+        let mut st = w.new_source_state(5, &mut rng);
+        let mut out = Vec::new();
+        let mut cycle = 0;
+        while let Some(ph) = w.phase_at(cycle) {
+            out.push(w.generate(ph, 5, &mut st, &mut rng));
+            cycle += 1;
+        }
+        assert_eq!(out.len(), 25);
+        // Load 1 with 1-flit packets fires every cycle: bit complement of 5 is 10.
+        assert!(out[..10].iter().all(|g| *g == Some((10, 1))));
+        assert!(out[10..15].iter().all(|g| g.is_none()));
+        assert!(out[15..].iter().all(|g| *g == Some((2, 1))));
+        // Node 2 is merge_to_one's destination: it sends nothing in phase 2.
+        let mut st2 = w.new_source_state(2, &mut rng);
+        assert!((0..100).all(|_| w.generate(2, 2, &mut st2, &mut rng).is_none()));
+        assert_eq!(w.generate(0, 2, &mut st2, &mut rng), Some((13, 1)));
+    }
+
+    #[test]
+    fn generated_flit_rate_matches_offered_load() {
+        // 16 nodes, load 0.5, mean size 2.5: 0.2 packets/node/cycle.
+        let cfg = TrafficConfig {
+            load: 0.5,
+            packet_size: PacketSizeConfig::Distribution {
+                sizes: vec![1, 4],
+                weights: vec![1.0, 1.0],
+            },
+            ..TrafficConfig::default()
+        };
+        let w = Workload::build(&cfg, &NodeSpace::cube(&[4, 4], 1), 1).unwrap();
+        let cycles = 20_000u64;
+        let mut flits = 0u64;
+        for src in 0..16 {
+            let mut rng = stream(1, domain::ENDPOINT, src as u64);
+            let mut st = w.new_source_state(src, &mut rng);
+            for c in 0..cycles {
+                if let Some((d, s)) = w.generate(w.phase_at(c).unwrap(), src, &mut st, &mut rng) {
+                    assert!(d < 16);
+                    flits += s as u64;
+                }
+            }
+        }
+        // Per cycle per node: flits = B * S with B ~ Bernoulli(0.2), S in {1, 4}:
+        // E = 0.5, E[X^2] = 0.2 * 8.5 = 1.7, var = 1.45.
+        let n = 16.0 * cycles as f64;
+        let sd = (n * 1.45).sqrt();
+        assert!(
+            (flits as f64 - n * 0.5).abs() < 5.0 * sd,
+            "{flits} vs {}",
+            n * 0.5
+        );
+    }
+
+    #[test]
+    fn validation_errors() {
+        let space = NodeSpace::cube(&[8, 8], 1);
+        for load in [1.5, -0.1, f64::NAN] {
+            let cfg = TrafficConfig {
+                load,
+                ..TrafficConfig::default()
+            };
+            build_err(
+                &cfg,
+                &space,
+                "traffic.load",
+                "one flit per cycle is the injection channel's bandwidth",
+            );
+        }
+        let phase = |duration, load| PhaseConfig {
+            duration,
+            load,
+            pattern: None,
+        };
+        let cfg = TrafficConfig {
+            phases: vec![phase(10, 0.1), phase(10, 1.2)],
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.phases[1].load",
+            "load 1.2 must be in [0, 1]",
+        );
+        let cfg = TrafficConfig {
+            phases: vec![phase(10, 0.1), phase(10, f64::NAN)],
+            ..TrafficConfig::default()
+        };
+        build_err(&cfg, &space, "traffic.phases[1].load", "load NaN");
+        let cfg = TrafficConfig {
+            phases: vec![phase(0, 0.1)],
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.phases[0].duration",
+            "at least 1 cycle",
+        );
+        let cfg = TrafficConfig {
+            phases: vec![phase(u64::MAX - 5, 0.1), phase(10, 0.1)],
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.phases[1].duration",
+            "shorter duration",
+        );
+        let cfg = TrafficConfig {
+            phases: vec![PhaseConfig {
+                duration: 5,
+                load: 0.1,
+                pattern: Some(PatternConfig::MergeToOne { dest: 99 }),
+            }],
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.phases[0].pattern.dest",
+            "node 99 is outside",
+        );
+        let cfg = TrafficConfig {
+            pattern: PatternConfig::Hotspot {
+                nodes: vec![70],
+                fraction: 0.5,
+            },
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.pattern.nodes",
+            "node 70 is outside the network (nodes are 0..63)",
+        );
+        let cfg = TrafficConfig {
+            packet_size: PacketSizeConfig::Fixed(0),
+            ..TrafficConfig::default()
+        };
+        build_err(&cfg, &space, "traffic.packet_size", "packet size 0");
+        let on_off = InjectionConfig::OnOff {
+            burst_length: 4.0,
+            peak: 0.5,
+        };
+        let cfg = TrafficConfig {
+            load: 0.6,
+            injection: on_off.clone(),
+            ..TrafficConfig::default()
+        };
+        build_err(
+            &cfg,
+            &space,
+            "traffic.load",
+            "not below the on/off peak 0.5",
+        );
+        let cfg = TrafficConfig {
+            injection: on_off,
+            phases: vec![phase(5, 0.1), phase(5, 0.5)],
+            ..TrafficConfig::default()
+        };
+        build_err(&cfg, &space, "traffic.phases[1].load", "larger peak");
+        let cfg = TrafficConfig {
+            injection: InjectionConfig::OnOff {
+                burst_length: 0.0,
+                peak: 1.0,
+            },
+            ..TrafficConfig::default()
+        };
+        build_err(&cfg, &space, "traffic.injection.burst_length", ">= 1");
+    }
+
+    #[test]
+    fn registry_lists_every_pattern_and_injection() {
+        let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
+        assert_eq!(names.len(), 12);
+        for e in REGISTRY {
+            let table = match e.family {
+                "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),
+                "injection" => format!("[traffic.injection]\ntype = \"{}\"", e.name),
+                other => panic!("unexpected family {other}"),
+            };
+            // Required parameters make a bare table fail with "missing field", never
+            // with "unknown variant".
+            #[derive(Deserialize)]
+            #[allow(dead_code)]
+            struct Root {
+                traffic: TrafficConfig,
+            }
+            if let Err(err) = toml::from_str::<Root>(&table) {
+                assert!(
+                    err.to_string().contains("missing field"),
+                    "{}: {err}",
+                    e.name
+                );
+            }
+        }
+    }
+}
