@@ -1,1 +1,128 @@
-fn main() {}
+//! The `flitsim` command: parse arguments, call the library, print. Thin by design;
+//! everything that simulates lives in `flitsim-core`.
+
+mod bench;
+mod common;
+mod plot;
+mod reproduce;
+mod summary;
+mod sweep;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// flitsim: a fast, faithful, flit-level simulator of interconnection networks.
+#[derive(Parser, Debug)]
+#[command(name = "flitsim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Config input shared by most commands.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ConfigArgs {
+    /// TOML config file; omitted = the built-in default (8x8 torus, uniform, 0.3 flits/node/cycle).
+    pub config: Option<PathBuf>,
+    /// Override a config field, e.g. --set traffic.load=0.4 (repeatable).
+    #[arg(short = 's', long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run one simulation and print a summary (JSON with --out).
+    Run {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Write the full result (config, seed, version, all statistics) as JSON.
+        #[arg(short, long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// No progress bar and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Run a load-latency sweep (points in parallel) and write CSV, JSON and an SVG plot.
+    Sweep {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Offered loads as START:STOP:STEP (flits/node/cycle), e.g. 0.05:0.95:0.05.
+        #[arg(short, long, default_value = "0.05:0.95:0.05")]
+        loads: String,
+        /// Output directory for sweep.csv, sweep.json and sweep.svg.
+        #[arg(short, long, default_value = "sweep-out")]
+        out: PathBuf,
+        /// Parallel jobs (default: all cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
+        /// Stop scheduling loads above the first saturated point.
+        #[arg(long)]
+        stop_at_saturation: bool,
+    },
+    /// Check a config and print what it would build.
+    Validate {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+    },
+    /// Print topology properties: nodes, radix, diameter, average hops, bisection.
+    Topo {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every topology, routing function, router, traffic pattern and injection process.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
+    Bench {
+        /// Shorter runs (for a quick look; the README figures use the full suite).
+        #[arg(long)]
+        quick: bool,
+        /// Run only the named case.
+        #[arg(long)]
+        case: Option<String>,
+        /// Repetitions per case (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
+    /// Reproduce a study under experiments/ and print reference vs flitsim.
+    Reproduce {
+        /// Study name (a folder under the experiments directory), or `list`.
+        name: String,
+        /// Experiments directory.
+        #[arg(long, default_value = "experiments")]
+        dir: PathBuf,
+        /// Parallel jobs (default: all cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { cfg, out, quiet } => common::cmd_run(&cfg, out.as_deref(), quiet),
+        Command::Sweep { cfg, loads, out, jobs, stop_at_saturation } => {
+            sweep::cmd_sweep(&cfg, &loads, &out, jobs, stop_at_saturation)
+        }
+        Command::Validate { cfg } => common::cmd_validate(&cfg),
+        Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
+        Command::List { json } => common::cmd_list(json),
+        Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
+        Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

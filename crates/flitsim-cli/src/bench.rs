@@ -1,0 +1,168 @@
+//! `flitsim bench`: a fixed suite reporting simulated cycles/s, flit-hops/s (router
+//! traversals) and peak memory. Each case runs in its own child process so the peak
+//! resident memory belongs to that case alone. Timings are a benchmark, never a test.
+
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use flitsim_core::config::Config;
+use flitsim_core::sim::Simulation;
+use serde::{Deserialize, Serialize};
+
+use crate::common::CliResult;
+
+/// One benchmark case.
+struct Case {
+    name: &'static str,
+    about: &'static str,
+    toml: &'static str,
+    quick_measure: u64,
+}
+
+/// The BookSim2 comparison: 8x8 mesh, XY DOR, 4 VCs x 8 flits, iSLIP-1, 1-cycle stages
+/// and links, 1-flit packets, uniform (incl. self), Bernoulli 0.3, 3 x 10,000 warm-up and
+/// 3 x 10,000 measurement cycles, then the drain. BookSim2 takes ~16.5 s (3,600 cycles/s).
+const BOOKSIM_MESH: &str = r#"
+[topology]
+type = "mesh"
+dims = [8, 8]
+[router]
+type = "input_queued"
+vcs = 4
+buffer_depth = 8
+allocator = "islip"
+islip_iterations = 1
+routing_delay = 1
+vc_alloc_delay = 1
+sw_alloc_delay = 1
+st_delay = 1
+credit_delay = 1
+[routing]
+type = "dor"
+[channel]
+latency = 1
+[traffic]
+load = 0.3
+packet_size = 1
+pattern = { type = "uniform" }
+[sim]
+warmup = 30000
+measure = 30000
+"#;
+
+const TORUS_DEFAULT: &str = r#"
+[sim]
+warmup = 10000
+measure = 30000
+"#;
+
+const TORUS_32K: &str = r#"
+[topology]
+type = "torus"
+dims = [32, 32, 32]
+[traffic]
+load = 0.1
+[sim]
+warmup = 1000
+measure = 9000
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
+const CASES: &[Case] = &[
+    Case { name: "booksim-mesh8x8", about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000 },
+    Case { name: "torus8x8", about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000 },
+    Case { name: "torus32x32x32", about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000 },
+];
+
+/// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
+const BOOKSIM_CYCLES_PER_S: f64 = 3600.0;
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+struct CaseResult {
+    name: String,
+    cycles: u64,
+    seconds: f64,
+    cycles_per_s: f64,
+    mflit_hops_per_s: f64,
+    peak_rss_mib: f64,
+}
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
+    let mut cfg = Config::from_toml(case.toml, &[]).map_err(|e| e.to_string())?;
+    if quick {
+        cfg.sim.warmup = cfg.sim.warmup.min(case.quick_measure);
+        cfg.sim.measure = case.quick_measure;
+    }
+    let mut runs = Vec::new();
+    for _ in 0..repeat.max(1) {
+        let spec = cfg.validate().map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let rep = Simulation::new(spec).and_then(|s| s.run(&mut |_| {})).map_err(|e| e.to_string())?;
+        let secs = t.elapsed().as_secs_f64();
+        runs.push((secs, rep.cycles, rep.counters.flit_traversals));
+    }
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (secs, cycles, hops) = runs[runs.len() / 2];
+    Ok(CaseResult {
+        name: case.name.to_string(),
+        cycles,
+        seconds: secs,
+        cycles_per_s: cycles as f64 / secs,
+        mflit_hops_per_s: hops as f64 / secs / 1e6,
+        peak_rss_mib: peak_rss_mib(),
+    })
+}
+
+/// `flitsim bench`.
+pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<ExitCode> {
+    if let Some(name) = only {
+        // Child mode: run one case in this process and print a JSON line.
+        let case = CASES.iter().find(|c| c.name == name).ok_or_else(|| {
+            let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+            format!("unknown bench case {name:?}; cases: {}", names.join(", "))
+        })?;
+        let r = run_case(case, quick, repeat)?;
+        println!("BENCH {}", serde_json::to_string(&r).unwrap());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    println!("flitsim {} bench{} (median of {repeat} runs per case; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
+    println!("{:<18} {:>9} {:>9} {:>12} {:>14} {:>10}  {}", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB", "about");
+    for case in CASES {
+        let mut cmd = Command::new(&exe);
+        cmd.args(["bench", "--case", case.name, "--repeat", &repeat.to_string()]);
+        if quick {
+            cmd.arg("--quick");
+        }
+        let out = cmd.output().map_err(|e| format!("cannot run bench child: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let Some(line) = text.lines().find_map(|l| l.strip_prefix("BENCH ")) else {
+            return Err(format!("bench case {} failed: {}", case.name, String::from_utf8_lossy(&out.stderr)));
+        };
+        let r: CaseResult = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        println!(
+            "{:<18} {:>9} {:>9.3} {:>12.0} {:>14.2} {:>10.1}  {}",
+            r.name, r.cycles, r.seconds, r.cycles_per_s, r.mflit_hops_per_s, r.peak_rss_mib, case.about
+        );
+        if case.name == "booksim-mesh8x8" {
+            println!(
+                "{:<18} BookSim2 on this machine: ~{:.0} cycles/s (16.5 s); flitsim is {:.1}x faster",
+                "",
+                BOOKSIM_CYCLES_PER_S,
+                r.cycles_per_s / BOOKSIM_CYCLES_PER_S
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

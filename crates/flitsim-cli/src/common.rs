@@ -1,0 +1,167 @@
+//! Shared command plumbing: loading configs, run/validate/topo/list, progress bars.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use flitsim_core::config::{registry, Config, Spec};
+use flitsim_core::report::Report;
+use flitsim_core::sim::{Progress, Simulation, Stage};
+use flitsim_core::topology::Topology;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::summary;
+use crate::ConfigArgs;
+
+/// CLI error: a message chain.
+pub type CliResult<T> = Result<T, String>;
+
+/// Load a config file (or the default) and apply overrides.
+pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
+    let text = match &args.config {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?,
+        None => String::new(),
+    };
+    let cfg = if args.config.is_none() && args.set.is_empty() {
+        Config::default()
+    } else if args.config.is_none() {
+        // Overrides on top of the default config.
+        let mut table: toml::Table = toml::from_str(&Config::default().to_toml()).map_err(|e| e.to_string())?;
+        for o in &args.set {
+            flitsim_core::config::apply_override(&mut table, o).map_err(|e| e.to_string())?;
+        }
+        Config::from_table(table).map_err(|e| e.to_string())?
+    } else {
+        Config::from_toml(&text, &args.set).map_err(|e| e.to_string())?
+    };
+    Ok(cfg)
+}
+
+/// Load and validate.
+pub fn load_spec(args: &ConfigArgs) -> CliResult<Spec> {
+    load_config(args)?.validate().map_err(|e| e.to_string())
+}
+
+/// A progress bar that stays hidden for the first second, then shows cycle progress.
+pub struct LazyBar {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+    enabled: bool,
+}
+
+impl LazyBar {
+    /// New bar over `planned` cycles.
+    pub fn new(planned: u64, enabled: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg:>8} [{bar:40}] {pos}/{len} cycles ({per_sec}, eta {eta})")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        LazyBar { bar, start: Instant::now(), shown: false, enabled }
+    }
+
+    /// Update from a progress callback.
+    pub fn update(&mut self, p: &Progress) {
+        if !self.enabled {
+            return;
+        }
+        if !self.shown && self.start.elapsed().as_secs_f64() > 1.0 {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if p.cycle > p.planned {
+            self.bar.set_length(p.cycle);
+        }
+        self.bar.set_position(p.cycle);
+        self.bar.set_message(match p.stage {
+            Stage::Warmup => "warm-up",
+            Stage::Measure => "measure",
+            Stage::Drain => "drain",
+        });
+    }
+
+    /// Remove the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Run a spec with an optional progress bar; returns the report and wall seconds.
+pub fn run_spec(spec: Spec, progress: bool) -> CliResult<(Report, f64)> {
+    let planned = spec.config.sim.warmup + spec.config.sim.measure;
+    let mut bar = LazyBar::new(planned, progress);
+    let t = Instant::now();
+    let sim = Simulation::new(spec).map_err(|e| e.to_string())?;
+    let r = sim.run(&mut |p| bar.update(p));
+    bar.finish();
+    let secs = t.elapsed().as_secs_f64();
+    r.map(|rep| (rep, secs)).map_err(|e| e.to_string())
+}
+
+/// `flitsim run`.
+pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool) -> CliResult<ExitCode> {
+    let spec = load_spec(args)?;
+    let (report, secs) = run_spec(spec, !quiet)?;
+    if !quiet {
+        print!("{}", summary::report_text(&report, Some(secs)));
+    }
+    if let Some(path) = out {
+        std::fs::write(path, report.to_json()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if !quiet {
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `flitsim validate`.
+pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
+    let spec = load_spec(args)?;
+    let s = spec.topology.summary();
+    println!(
+        "ok: {} ({} nodes), {} VCs, load {} flits/node/cycle, warm-up {} + window {} cycles",
+        s.description,
+        s.nodes,
+        spec.config.router.vcs(),
+        spec.config.traffic.load,
+        spec.config.sim.warmup,
+        spec.config.sim.measure
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `flitsim topo`.
+pub fn cmd_topo(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
+    let cfg = load_config(args)?;
+    let topo = Topology::build(&cfg.topology, "topology").map_err(|e| e.to_string())?;
+    let s = topo.summary();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    } else {
+        print!("{}", summary::topology_text(&s));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `flitsim list`.
+pub fn cmd_list(json: bool) -> CliResult<ExitCode> {
+    let all = registry::all();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&all).unwrap());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut family = "";
+    for e in &all {
+        if e.family != family {
+            family = e.family;
+            println!("\n[{family}]");
+        }
+        println!("  {:<22} {}", e.name, e.summary);
+        for (p, d, doc) in e.params {
+            println!("      {p:<18} (default {d}) {doc}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,166 @@
+//! `flitsim reproduce NAME`: run a study under `experiments/NAME/` and print a table of
+//! reference vs flitsim with the tolerance and pass/fail per row.
+//!
+//! A study is `experiments/NAME/experiment.toml`: a title, a description and `[[row]]`s.
+//! Each row names a config file (relative to the study folder) plus `set` overrides, a
+//! `metric` (a dotted path into the run's JSON report, e.g. `stats.accepted.mean` or
+//! `stats.per_source.values[6]`), an optional `divide_by` path, the `reference` value
+//! with its `source`, and how to compare (`within` +- tolerance, `at_most`, `at_least`).
+//! Rows that share a config and overrides share one run; runs go in parallel.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use flitsim_core::config::Config;
+use flitsim_core::sim::Simulation;
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use crate::common::CliResult;
+
+/// `experiment.toml`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Experiment {
+    /// Title printed above the table.
+    title: String,
+    /// What the study reproduces (printed under the title).
+    #[serde(default)]
+    description: String,
+    /// Rows.
+    row: Vec<Row>,
+}
+
+/// One compared number.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    /// Short label.
+    name: String,
+    /// Config file relative to the study folder.
+    config: String,
+    /// Overrides applied on top (`key=value`).
+    #[serde(default)]
+    set: Vec<String>,
+    /// Dotted path into the report JSON.
+    metric: String,
+    /// Optional path whose value divides the metric.
+    #[serde(default)]
+    divide_by: Option<String>,
+    /// The reference number.
+    reference: f64,
+    /// Allowed absolute deviation for `within`.
+    #[serde(default)]
+    tolerance: f64,
+    /// `within` (default), `at_most` (flitsim <= reference + tolerance), `at_least`
+    /// (flitsim >= reference - tolerance).
+    #[serde(default = "d_within")]
+    compare: String,
+    /// Where the reference comes from.
+    source: String,
+}
+
+fn d_within() -> String {
+    "within".into()
+}
+
+/// Resolve `a.b[3].c` in a JSON value.
+pub fn lookup(v: &serde_json::Value, path: &str) -> Option<f64> {
+    let mut cur = v;
+    for part in path.split('.') {
+        let (key, idx) = match part.find('[') {
+            Some(i) => (&part[..i], Some(part[i + 1..part.len() - 1].parse::<usize>().ok()?)),
+            None => (part, None),
+        };
+        if !key.is_empty() {
+            cur = cur.get(key)?;
+        }
+        if let Some(i) = idx {
+            cur = cur.get(i)?;
+        }
+    }
+    cur.as_f64().or_else(|| cur.as_bool().map(|b| if b { 1.0 } else { 0.0 }))
+}
+
+/// `flitsim reproduce`.
+pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<ExitCode> {
+    if name == "list" {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().join("experiment.toml").exists())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        for n in names {
+            println!("{n}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let folder: PathBuf = dir.join(name);
+    let spec_path = folder.join("experiment.toml");
+    let text = std::fs::read_to_string(&spec_path).map_err(|e| {
+        format!("cannot read {}: {e} (run `flitsim reproduce list` to see the studies)", spec_path.display())
+    })?;
+    let exp: Experiment = toml::from_str(&text).map_err(|e| format!("{}: {e}", spec_path.display()))?;
+    // Distinct runs.
+    let mut runs: BTreeMap<(String, Vec<String>), Option<serde_json::Value>> = BTreeMap::new();
+    for r in &exp.row {
+        runs.insert((r.config.clone(), r.set.clone()), None);
+    }
+    let keys: Vec<(String, Vec<String>)> = runs.keys().cloned().collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    println!("{}", exp.title);
+    if !exp.description.is_empty() {
+        println!("{}", exp.description.trim());
+    }
+    eprintln!("running {} simulations...", keys.len());
+    let results: Vec<CliResult<serde_json::Value>> = pool.install(|| {
+        keys.par_iter()
+            .map(|(cfg_file, set)| {
+                let p = folder.join(cfg_file);
+                let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
+                let spec = cfg.validate().map_err(|e| format!("{}: {e}", p.display()))?;
+                let rep = Simulation::run_spec(spec).map_err(|e| format!("{}: {e}", p.display()))?;
+                serde_json::to_value(&rep).map_err(|e| e.to_string())
+            })
+            .collect()
+    });
+    for (k, v) in keys.iter().zip(results) {
+        runs.insert(k.clone(), Some(v?));
+    }
+    println!();
+    println!("{:<58} {:>12} {:>12} {:>14}  {}", "quantity", "reference", "flitsim", "tolerance", "result");
+    let mut failed = 0;
+    for r in &exp.row {
+        let rep = runs[&(r.config.clone(), r.set.clone())].as_ref().unwrap();
+        let mut got = lookup(rep, &r.metric).ok_or_else(|| format!("row {:?}: metric {} not found in the report", r.name, r.metric))?;
+        if let Some(d) = &r.divide_by {
+            let den = lookup(rep, d).ok_or_else(|| format!("row {:?}: divide_by {d} not found", r.name))?;
+            got = if den != 0.0 { got / den } else { f64::NAN };
+        }
+        let (pass, tol) = match r.compare.as_str() {
+            "within" => ((got - r.reference).abs() <= r.tolerance, format!("+-{}", r.tolerance)),
+            "at_most" => (got <= r.reference + r.tolerance, format!("<= ref+{}", r.tolerance)),
+            "at_least" => (got >= r.reference - r.tolerance, format!(">= ref-{}", r.tolerance)),
+            other => return Err(format!("row {:?}: compare = {other:?}; use within, at_most or at_least", r.name)),
+        };
+        if !pass {
+            failed += 1;
+        }
+        println!(
+            "{:<58} {:>12.4} {:>12.4} {:>14}  {}",
+            r.name,
+            r.reference,
+            got,
+            tol,
+            if pass { "pass" } else { "FAIL" }
+        );
+        println!("    source: {}", r.source);
+    }
+    println!();
+    println!("{} of {} rows pass", exp.row.len() - failed, exp.row.len());
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,87 @@
+//! Human-readable text for reports and topology summaries.
+
+use std::fmt::Write;
+
+use flitsim_core::report::Report;
+use flitsim_core::stats::LatencyStats;
+use flitsim_core::topology::TopologySummary;
+
+/// Topology summary as aligned text.
+pub fn topology_text(s: &TopologySummary) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "topology            {}", s.description);
+    let _ = writeln!(o, "nodes               {}", s.nodes);
+    let _ = writeln!(o, "routers             {}", s.routers);
+    let _ = writeln!(o, "router radix        {} ports", s.router_radix);
+    let _ = writeln!(o, "channels            {} (unidirectional, router to router)", s.channels);
+    let _ = writeln!(o, "diameter            {} hops", s.diameter);
+    let _ = writeln!(o, "average hops        {:.4} (uniform incl. self), {:.4} (distinct pairs)", s.avg_hops, s.avg_hops_distinct);
+    let _ = writeln!(o, "bisection channels  {} ({})", s.bisection_channels, s.bisection_note);
+    let _ = writeln!(
+        o,
+        "uniform bound       {:.4} flits/node/cycle (bisection {:.4}, busiest channel under DOR {:.4})",
+        s.uniform_bisection_bound.min(s.uniform_channel_bound),
+        s.uniform_bisection_bound,
+        s.uniform_channel_bound
+    );
+    o
+}
+
+fn latency_line(name: &str, l: &LatencyStats) -> String {
+    format!(
+        "{name:<17} mean {:>9.2}  p50 {:>6}  p90 {:>6}  p99 {:>6}  p99.9 {:>6}  max {:>7}  (n={})",
+        l.mean, l.p50, l.p90, l.p99, l.p999, l.max, l.count
+    )
+}
+
+/// A run's summary.
+pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
+    let mut o = String::new();
+    let st = &r.stats;
+    let _ = writeln!(o, "flitsim {}  seed {}  {}", r.version, r.seed, r.topology.description);
+    let _ = writeln!(
+        o,
+        "cycles {} (warm-up {}, window {}..{}, drained to {})",
+        r.cycles, r.config.sim.warmup, st.window.0, st.window.1, r.cycles
+    );
+    let _ = writeln!(o, "offered load      {:.4} flits/node/cycle", st.offered);
+    let _ = writeln!(
+        o,
+        "accepted          {:.4} flits/node/cycle (min {:.4}, max {:.4}, Jain {:.4})",
+        st.accepted.mean, st.accepted.min, st.accepted.max, st.accepted.jain
+    );
+    let _ = writeln!(
+        o,
+        "per source        mean {:.4}  min {:.4}  max {:.4}  Jain {:.4}",
+        st.per_source.mean, st.per_source.min, st.per_source.max, st.per_source.jain
+    );
+    if st.saturated {
+        let _ = writeln!(o, "SATURATED: latency is not meaningful at this load:");
+        for reason in &st.saturation_reasons {
+            let _ = writeln!(o, "  - {reason}");
+        }
+    } else {
+        let _ = writeln!(o, "{}", latency_line("packet latency", &st.packet_latency));
+        let _ = writeln!(o, "{}", latency_line("network latency", &st.network_latency));
+    }
+    let _ = writeln!(o, "average hops      {:.3}   packets measured {}  delivered {}", st.avg_hops, st.packets_measured, st.packets_delivered);
+    if r.phases.len() > 1 {
+        for p in &r.phases {
+            let _ = writeln!(
+                o,
+                "phase {:<3} cycles {}..{} offered {:.3}, delivered {} flits",
+                p.index, p.start, p.end, p.offered, p.delivered_flits
+            );
+        }
+    }
+    if let Some(s) = wall_secs {
+        let _ = writeln!(
+            o,
+            "simulated in {:.2} s: {:.0} cycles/s, {:.2} M flit-hops/s",
+            s,
+            r.cycles as f64 / s,
+            r.counters.flit_traversals as f64 / s / 1e6
+        );
+    }
+    o
+}
