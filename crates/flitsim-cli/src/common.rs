@@ -146,7 +146,11 @@ pub fn cmd_topo(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
 }
 
 /// `flitsim list`.
-pub fn cmd_list(json: bool) -> CliResult<ExitCode> {
+pub fn cmd_list(json: bool, markdown: bool) -> CliResult<ExitCode> {
+    if markdown {
+        print!("{}", registry::markdown());
+        return Ok(ExitCode::SUCCESS);
+    }
     let all = registry::all();
     if json {
         println!("{}", serde_json::to_string_pretty(&all).unwrap());

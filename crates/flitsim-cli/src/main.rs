@@ -79,6 +79,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Print the Markdown config reference (docs/config.md).
+        #[arg(long)]
+        markdown: bool,
     },
     /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
     Bench {
@@ -114,7 +117,7 @@ fn main() -> ExitCode {
         }
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
-        Command::List { json } => common::cmd_list(json),
+        Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
         Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),
     };

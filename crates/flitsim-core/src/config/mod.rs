@@ -37,7 +37,7 @@ pub struct Config {
     #[serde(default)]
     pub channel: ChannelConfig,
     /// Workload: pattern, injection process, load, packet size, phases.
-    #[serde(default = "d_traffic")]
+    #[serde(default)]
     pub traffic: TrafficConfig,
     /// Run length, watchdog and check mode.
     #[serde(default)]
@@ -51,9 +51,6 @@ fn d_seed() -> u64 {
     1
 }
 
-fn d_traffic() -> TrafficConfig {
-    TrafficConfig { load: 0.3, ..TrafficConfig::default() }
-}
 
 impl Default for Config {
     fn default() -> Self {
@@ -63,7 +60,7 @@ impl Default for Config {
             router: RouterConfig::default(),
             routing: RoutingConfig::default(),
             channel: ChannelConfig::default(),
-            traffic: d_traffic(),
+            traffic: TrafficConfig::default(),
             sim: SimConfig::default(),
             stats: StatsConfig::default(),
         }
@@ -111,7 +108,9 @@ pub struct SimConfig {
     #[serde(default = "d_drain")]
     pub drain_limit: u64,
     /// Deadlock watchdog: stop with an error naming the blocked channels when no flit has
-    /// moved for this many cycles while flits are buffered (>= 1). Default 5000.
+    /// moved for this many cycles while flits are buffered. At least the longest a flit
+    /// may wait between two moves: the router pipeline delays plus the longest channel
+    /// latency, and the credit delay. Default 5000.
     #[serde(default = "d_watchdog")]
     pub watchdog: u64,
     /// Check mode: verify flit and credit conservation and buffer bounds every cycle
@@ -156,9 +155,9 @@ impl Config {
     /// Parse TOML text, then apply `key=value` overrides (dotted key paths; the value is
     /// TOML, or a bare string if it does not parse as TOML).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
-        let mut table: toml::Table = text.parse::<toml::Table>().map_err(|e| Error::Parse {
-            path: "<root>".into(),
-            message: format!("not valid TOML: {}", e.message().trim()),
+        let mut table: toml::Table = text.parse::<toml::Table>().map_err(|e| {
+            let at = e.span().map(|s| line_col(text, s.start)).unwrap_or_default();
+            Error::Parse { path: "<root>".into(), message: format!("not valid TOML{at}: {}", e.message().trim()) }
         })?;
         for o in overrides {
             apply_override(&mut table, o)?;
@@ -170,9 +169,18 @@ impl Config {
     pub fn from_table(table: toml::Table) -> Result<Config> {
         let de = toml::Value::Table(table);
         serde_path_to_error::deserialize::<_, Config>(de).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." || path.is_empty() { "<root>".to_string() } else { path };
-            Error::Parse { path, message: humanize(&e.inner().to_string()) }
+            let (inner, message) = split_marked(&without_context(&e.inner().to_string()));
+            let mut path = join_path(&path_string(e.path()), &inner);
+            // Name the missing key itself, not only the table that lacks it.
+            if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+                if path.rsplit('.').next() != Some(field) {
+                    path = join_path(&path, field);
+                }
+            }
+            if path.is_empty() {
+                path = "<root>".into();
+            }
+            Error::Parse { path, message: humanize(&message) }
         })
     }
 
@@ -199,7 +207,7 @@ impl Config {
             return Err(Error::config(
                 "router.vcs",
                 format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the input-queued router supports at most {} (ports x vcs): use fewer VCs or a lower concentration",
+                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the input-queued router supports at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions or a smaller crossbar)",
                     topology.ports,
                     topology.ports * vcs,
                     crate::router::iq::MAX_PORT_VCS
@@ -238,8 +246,35 @@ impl Config {
         if s.watchdog == 0 {
             return Err(Error::config("sim.watchdog", "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)"));
         }
+        // The longest a flit may legitimately wait between two moves: a head crossing a
+        // router pipeline and then the longest wire, or a flit waiting for a credit.
+        let RouterConfig::InputQueued(rc) = &self.router;
+        let pipeline = rc.routing_delay + rc.vc_alloc_delay + rc.sw_alloc_delay + rc.st_delay;
+        let wire = match &ch.dim_latency {
+            Some(dl) => dl.iter().copied().max().unwrap_or(0),
+            None => ch.latency,
+        }
+        .max(ch.endpoint_latency);
+        let quiet = u64::from((pipeline + wire).max(rc.credit_delay));
+        if s.watchdog < quiet {
+            return Err(Error::config(
+                "sim.watchdog",
+                format!(
+                    "{} cycles is shorter than the {quiet} cycles a flit may wait between two moves in this \
+                     network (router pipeline {pipeline} + longest channel latency {wire}, or the credit delay {}), \
+                     so it would report deadlocks that are not there; use watchdog >= {quiet} (default 5000)",
+                    s.watchdog, rc.credit_delay
+                ),
+            ));
+        }
         if s.warmup.checked_add(s.measure).and_then(|x| x.checked_add(s.drain_limit)).is_none_or(|t| t > 1 << 50) {
-            return Err(Error::config("sim.measure", "warmup + measure + drain_limit is too large (limit 2^50 cycles)"));
+            return Err(Error::config(
+                "sim.measure",
+                format!(
+                    "warmup {} + measure {} + drain_limit {} is too large: the run may last at most 2^50 cycles; shorten them",
+                    s.warmup, s.measure, s.drain_limit
+                ),
+            ));
         }
         self.stats.validate("stats")?;
         Ok(Spec { config: self.clone(), topology, routing, workload })
@@ -249,13 +284,20 @@ impl Config {
 /// Apply one `key.path=value` override to a TOML table.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     let Some((key, raw)) = spec.split_once('=') else {
+        let path = if spec.trim().is_empty() { "<override>".to_string() } else { spec.trim().to_string() };
         return Err(Error::Parse {
-            path: spec.to_string(),
-            message: "an override must look like key.path=value, e.g. traffic.load=0.4".into(),
+            path,
+            message: format!("`{spec}` has no `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
         });
     };
     let key = key.trim();
     let raw = raw.trim();
+    if key.is_empty() {
+        return Err(Error::Parse {
+            path: "<override>".into(),
+            message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
+        });
+    }
     let value: toml::Value = format!("v = {raw}")
         .parse::<toml::Table>()
         .ok()
@@ -285,20 +327,191 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Make serde's messages friendlier (they already list valid choices for variants and fields).
+/// Make serde's messages friendlier: they already name the bad value and list the valid
+/// choices for variants and fields; say what to do, and name types in config terms.
 fn humanize(msg: &str) -> String {
-    let m = msg.trim().trim_end_matches('\n');
-    let m = m.split("\n").filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('|')).last().unwrap_or(m);
-    let m = m.trim();
+    let mut m = msg.trim().replacen("invalid type: map,", "invalid type: table,", 1);
+    for (rust, config) in [
+        ("expected u8", "expected a whole number in 0..=255"),
+        ("expected u16", "expected a whole number in 0..=65535"),
+        ("expected u32", "expected a whole number in 0..=4294967295"),
+        ("expected u64", "expected a whole number >= 0"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected a table"),
+        ("expected a boolean", "expected a boolean (true or false)"),
+    ] {
+        if let Some(rest) = m.strip_suffix(rust) {
+            m = format!("{rest}{config}");
+        }
+    }
+    if let Some(i) = m.find("expected struct ") {
+        m = format!("{}expected a table", &m[..i]);
+    }
     if m.starts_with("unknown field") {
         format!("{m}; remove it or fix its spelling")
-    } else if m.starts_with("unknown variant") {
-        format!("{m}")
-    } else if m.starts_with("missing field") {
+    } else if m.starts_with("missing field") && !m.contains(';') {
         format!("{m}; add it")
-    } else if m.starts_with("invalid type") {
-        format!("{m}")
     } else {
-        m.to_string()
+        m
     }
+}
+
+/// Separates a key path carried inside a serde error message from the message itself:
+/// `\u{1f}path\u{1f}message`. Tagged tables (`{ type = "...", ... }`) are deserialized
+/// in a nested pass (see [`deserialize_tagged`]) whose key path serde cannot report to the
+/// outer pass, so the nested pass puts it at the front of the message and
+/// [`Config::from_table`] joins it onto the outer path.
+const PATH_MARK: char = '\u{1f}';
+
+/// `message` with `path` marked at its front (see [`PATH_MARK`]); no mark for an empty path.
+fn mark_path(path: &str, message: &str) -> String {
+    if path.is_empty() {
+        message.to_string()
+    } else {
+        format!("{PATH_MARK}{path}{PATH_MARK}{message}")
+    }
+}
+
+/// Split a message made by [`mark_path`] into `(path, message)`; `("", msg)` when unmarked.
+fn split_marked(msg: &str) -> (String, String) {
+    if let Some(rest) = msg.strip_prefix(PATH_MARK) {
+        if let Some((path, message)) = rest.split_once(PATH_MARK) {
+            return (path.to_string(), message.to_string());
+        }
+    }
+    (String::new(), msg.to_string())
+}
+
+/// The message on one line, without the "in `key`" context lines toml appends.
+fn without_context(msg: &str) -> String {
+    let lines: Vec<&str> =
+        msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("in `") && !l.trim_start().starts_with('|')).collect();
+    lines.join(" ").trim().to_string()
+}
+
+/// `a.b` + `c` = `a.b.c`; `a` + `[2].x` = `a[2].x`; either side may be empty.
+fn join_path(outer: &str, inner: &str) -> String {
+    match (outer.is_empty(), inner.is_empty()) {
+        (_, true) => outer.to_string(),
+        (true, false) => inner.to_string(),
+        (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
+        (false, false) => format!("{outer}.{inner}"),
+    }
+}
+
+/// A serde_path_to_error path as `a.b[2].c`, skipping enum-variant segments (the variant
+/// of a tagged table is its `type` key, not a table of its own).
+fn path_string(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => out = join_path(&out, key),
+            Segment::Enum { .. } => {}
+            Segment::Unknown => out = join_path(&out, "?"),
+        }
+    }
+    out
+}
+
+/// ` (line L, column C)` of byte offset `at` in `text`.
+fn line_col(text: &str, at: usize) -> String {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!(" (line {line}, column {col})")
+}
+
+/// serde's description of a TOML value's kind, for "invalid type" messages.
+fn describe(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("string {s:?}"),
+        toml::Value::Integer(i) => format!("integer `{i}`"),
+        toml::Value::Float(f) => format!("floating point `{f}`"),
+        toml::Value::Boolean(b) => format!("boolean `{b}`"),
+        toml::Value::Datetime(d) => format!("datetime `{d}`"),
+        toml::Value::Array(_) => "array".into(),
+        toml::Value::Table(_) => "table".into(),
+    }
+}
+
+/// The valid variant names of the externally tagged mirror enum `R`, as serde lists them
+/// (`` `a`, `b`, `c` `` or `` `a` or `b` ``), found by asking it for a name it lacks.
+fn variant_names<R: serde::de::DeserializeOwned>() -> String {
+    let mut probe = toml::Table::new();
+    probe.insert("\u{0}".into(), toml::Value::Table(toml::Table::new()));
+    match serde_path_to_error::deserialize::<_, R>(toml::Value::Table(probe)) {
+        Ok(_) => String::new(),
+        Err(e) => {
+            let m = without_context(&e.inner().to_string());
+            let list = m.split_once("expected ").map_or("", |(_, l)| l);
+            list.strip_prefix("one of ").unwrap_or(list).to_string()
+        }
+    }
+}
+
+/// Deserialize an internally tagged config table (`{ type = "name", key = ... }`) with
+/// precise error paths.
+///
+/// serde's derived internally tagged enums buffer the table before choosing the variant,
+/// which loses the key path of any error inside it (`router` instead of `router.vcs`).
+/// So each tagged family keeps serde's internal tagging for serialization, and
+/// deserializes through this function and `R`, an externally tagged mirror enum with the
+/// same variants (`{ name = { key = ... } }`), which serde tracks field by field. Errors
+/// inside the table carry their key path at the front of the message (see [`PATH_MARK`]);
+/// `family` names the table in messages ("topology", "traffic pattern", ...).
+/// `default_type` is used when the table has no `type` key: give it only for a family with
+/// a single, obvious choice (so `--set router.vcs=2` works without `router.type`).
+pub(crate) fn deserialize_tagged<'de, D, R>(
+    deserializer: D,
+    family: &str,
+    default_type: Option<&str>,
+) -> std::result::Result<R, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    let value = toml::Value::deserialize(deserializer)?;
+    let names = || variant_names::<R>();
+    let first = || names().split('`').nth(1).unwrap_or("").to_string();
+    let toml::Value::Table(mut table) = value else {
+        return Err(D::Error::custom(format!(
+            "invalid type: {}, expected a {family} table such as `{{ type = \"{}\" }}` (types: {})",
+            describe(&value),
+            first(),
+            names()
+        )));
+    };
+    let tag = match table.remove("type") {
+        Some(toml::Value::String(s)) => s,
+        None if default_type.is_some() => default_type.unwrap_or_default().to_string(),
+        None => {
+            return Err(D::Error::custom(mark_path(
+                "type",
+                &format!("missing field `type`; say which {family} this is, e.g. `type = \"{}\"` (types: {})", first(), names()),
+            )))
+        }
+        Some(other) => {
+            return Err(D::Error::custom(mark_path(
+                "type",
+                &format!("invalid type: {}, expected the name of a {family} as a string: {}", describe(&other), names()),
+            )))
+        }
+    };
+    let mut external = toml::Table::new();
+    external.insert(tag.clone(), toml::Value::Table(table));
+    serde_path_to_error::deserialize::<_, R>(toml::Value::Table(external)).map_err(|e| {
+        let (nested, mut message) = split_marked(&without_context(&e.inner().to_string()));
+        let mut path = join_path(&path_string(e.path()), &nested);
+        if path.is_empty() && message.starts_with("unknown variant") {
+            path = "type".into();
+        }
+        if let Some(field) = message.strip_suffix(", there are no fields") {
+            message = format!("{field}: type \"{tag}\" takes no other keys");
+        }
+        D::Error::custom(mark_path(&path, &message))
+    })
 }

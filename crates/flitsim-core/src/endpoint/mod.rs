@@ -13,11 +13,36 @@ use std::collections::VecDeque;
 
 use crate::flow::FlowControl;
 use crate::link::{Channels, Flit, InFlight};
+use crate::router::iq::IqRouters;
 use crate::sim::packet::{Counters, Packet, PacketArena};
 use crate::sim::rng::{self, SimRng};
 use crate::stats::{Collector, Delivered};
 use crate::topology::Topology;
 use crate::traffic::{SourceState, Workload};
+
+/// Per-endpoint state, kept together (one record per endpoint per cycle).
+#[derive(Clone, Debug)]
+struct Nic {
+    /// Injection channel (NIC to router).
+    inj: u32,
+    /// Ejection channel (router to NIC).
+    ej: u32,
+    /// Router the injection channel enters, and its input port there.
+    router: u32,
+    port: u32,
+    /// Injection channel latency.
+    inj_latency: u32,
+    /// Flits already sent of the packet at the head of the source queue.
+    sent: u32,
+    /// VC of the packet being sent.
+    cur_vc: u8,
+    /// Round-robin pointer for the next head's VC.
+    vc_ptr: u8,
+    /// Source queue (packet ids), unbounded.
+    queue: VecDeque<u32>,
+    src_state: SourceState,
+    rng: SimRng,
+}
 
 /// All endpoints of a network.
 #[derive(Clone, Debug)]
@@ -28,22 +53,9 @@ pub struct Endpoints {
     vc_lo: u32,
     vc_hi: u32,
     flow: FlowControl,
-    /// Source queue per endpoint (packet ids), unbounded.
-    pub queue: Vec<VecDeque<u32>>,
-    sent: Vec<u32>,
-    cur_vc: Vec<u8>,
-    vc_ptr: Vec<u8>,
+    nics: Vec<Nic>,
     /// Credits for the injection port's VC buffers, `[node * vcs + vc]`.
     pub credits: Vec<u32>,
-    src_state: Vec<SourceState>,
-    rng: Vec<SimRng>,
-    /// Injection channel id per endpoint.
-    pub inj_chan: Vec<u32>,
-    /// Ejection channel id per endpoint.
-    pub ej_chan: Vec<u32>,
-    /// Router of each endpoint.
-    router: Vec<u32>,
-    inj_latency: Vec<u32>,
     /// Flits ejected per traffic phase (all cycles).
     pub phase_flits: Vec<u64>,
 }
@@ -63,38 +75,65 @@ impl Endpoints {
     ) -> Self {
         let n = topo.num_nodes;
         let rp = topo.num_routers * topo.ports;
-        let mut rng: Vec<SimRng> = (0..n).map(|e| rng::stream(seed, rng::domain::ENDPOINT, e as u64)).collect();
-        let src_state = (0..n).map(|e| workload.new_source_state(e, &mut rng[e as usize])).collect();
-        let inj_chan: Vec<u32> = (0..n).map(|e| rp + e).collect();
+        let nics = (0..n)
+            .map(|e| {
+                let mut rng = rng::stream(seed, rng::domain::ENDPOINT, e as u64);
+                let src_state = workload.new_source_state(e, &mut rng);
+                let inj = rp + e;
+                Nic {
+                    inj,
+                    ej: topo.router_of(e) * topo.ports + topo.local_port_of(e),
+                    router: topo.router_of(e),
+                    port: topo.local_port_of(e),
+                    inj_latency: ch.latency[inj as usize],
+                    sent: 0,
+                    cur_vc: 0,
+                    vc_ptr: inj_range.0,
+                    queue: VecDeque::new(),
+                    src_state,
+                    rng,
+                }
+            })
+            .collect();
         Endpoints {
             n,
             vcs,
             vc_lo: inj_range.0 as u32,
             vc_hi: inj_range.1 as u32,
             flow,
-            queue: vec![VecDeque::new(); n as usize],
-            sent: vec![0; n as usize],
-            cur_vc: vec![0; n as usize],
-            vc_ptr: vec![inj_range.0; n as usize],
+            nics,
             credits: vec![depth; (n * vcs) as usize],
-            src_state,
-            rng,
-            inj_latency: inj_chan.iter().map(|&c| ch.latency[c as usize]).collect(),
-            inj_chan,
-            ej_chan: (0..n).map(|e| topo.router_of(e) * topo.ports + topo.local_port_of(e)).collect(),
-            router: (0..n).map(|e| topo.router_of(e)).collect(),
             phase_flits: vec![0; workload.phases().len()],
         }
     }
 
     /// Packets waiting in all source queues (including one partly sent).
     pub fn queued(&self) -> u64 {
-        self.queue.iter().map(|q| q.len() as u64).sum()
+        self.nics.iter().map(|nic| nic.queue.len() as u64).sum()
+    }
+
+    /// Advance every endpoint by one cycle, in endpoint order (one call per cycle, so that
+    /// what every endpoint step reads is loaded once).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_all(
+        &mut self,
+        now: u64,
+        phase: Option<usize>,
+        workload: &Workload,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+        routers: &mut IqRouters,
+    ) {
+        for e in 0..self.n {
+            self.step(e, now, phase, workload, ch, packets, stats, ctr, routers);
+        }
     }
 
     /// Advance endpoint `e` by one cycle.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub fn step(
         &mut self,
         e: u32,
@@ -105,25 +144,20 @@ impl Endpoints {
         packets: &mut PacketArena,
         stats: &mut Collector,
         ctr: &mut Counters,
-        router_pending: &mut [u32],
+        routers: &mut IqRouters,
     ) {
         let eu = e as usize;
-        let inj = self.inj_chan[eu] as usize;
+        let vcs = self.vcs as usize;
+        let nic = &mut self.nics[eu];
+        let credits = &mut self.credits[eu * vcs..(eu + 1) * vcs];
+        let inj = nic.inj as usize;
         // (1) Credits from the router's injection port.
-        while let Some(w) = ch.credits.front(inj) {
-            if w.arrive() > now {
-                break;
-            }
-            let w = ch.credits.pop(inj).unwrap();
-            self.credits[eu * self.vcs as usize + w.vc() as usize] += 1;
+        while let Some(w) = ch.credits.pop_if(inj, |w| w.arrived(now)) {
+            credits[w.vc() as usize] += 1;
         }
         // (2) Ejection.
-        let ej = self.ej_chan[eu] as usize;
-        while let Some(f) = ch.flits.front(ej) {
-            if f.arrive > now {
-                break;
-            }
-            let f = ch.flits.pop(ej).unwrap().flit;
+        while let Some(arrival) = ch.flits.pop_if(nic.ej as usize, |a| a.arrived(now)) {
+            let f = arrival.flit;
             let pk = *packets.get(f.pid);
             stats.on_ejected_flit(pk.src, e, now);
             ctr.flits_ejected += 1;
@@ -151,7 +185,7 @@ impl Endpoints {
         }
         // (3) Generation.
         if let Some(ph) = phase {
-            if let Some((dst, size)) = workload.generate(ph, e, &mut self.src_state[eu], &mut self.rng[eu]) {
+            if let Some((dst, size)) = workload.generate(ph, e, &mut nic.src_state, &mut nic.rng) {
                 let measured = stats.in_window(now);
                 let pid = packets.alloc(Packet {
                     src: e,
@@ -165,50 +199,50 @@ impl Endpoints {
                 });
                 stats.on_created(e, size, now);
                 ctr.packets_created += 1;
-                self.queue[eu].push_back(pid);
+                nic.queue.push_back(pid);
             }
         }
         // (4) Injection of one flit.
-        let Some(&pid) = self.queue[eu].front() else { return };
-        let vcs = self.vcs as usize;
+        let Some(&pid) = nic.queue.front() else { return };
         let size = packets.get(pid).size;
-        if self.sent[eu] == 0 {
+        if nic.sent == 0 {
             // Choose a VC for the head: round robin from the pointer.
             let span = self.vc_hi - self.vc_lo;
             let mut chosen = None;
             for k in 0..span {
-                let mut v = self.vc_ptr[eu] as u32 + k;
+                let mut v = nic.vc_ptr as u32 + k;
                 if v >= self.vc_hi {
                     v -= span;
                 }
-                let c = self.credits[eu * vcs + v as usize];
+                let c = credits[v as usize];
                 if c > 0 && self.flow.may_claim(c, size) {
                     chosen = Some(v);
                     break;
                 }
             }
             let Some(v) = chosen else { return };
-            self.cur_vc[eu] = v as u8;
-            self.vc_ptr[eu] = if v + 1 >= self.vc_hi { self.vc_lo as u8 } else { v as u8 + 1 };
+            nic.cur_vc = v as u8;
+            nic.vc_ptr = if v + 1 >= self.vc_hi { self.vc_lo as u8 } else { v as u8 + 1 };
             packets.get_mut(pid).inject = now;
         }
-        let v = self.cur_vc[eu] as usize;
-        if self.credits[eu * vcs + v] == 0 {
+        let v = nic.cur_vc as usize;
+        if credits[v] == 0 {
             return;
         }
-        self.credits[eu * vcs + v] -= 1;
-        let idx = self.sent[eu];
-        let flit = Flit { pid, dst: packets.get(pid).dst, idx: idx as u16, last: (size - 1) as u16 };
-        ch.flits.push(inj, InFlight { arrive: now + self.inj_latency[eu] as u64, flit, vc: v as u8 });
-        router_pending[self.router[eu] as usize] += 1;
+        credits[v] -= 1;
+        let idx = nic.sent;
+        let flit = Flit { pid, idx: idx as u16, last: (size - 1) as u16 };
+        let arrive = now + nic.inj_latency as u64;
+        ch.flits.push(inj, InFlight::new(arrive, flit, v as u8));
+        routers.flit_sent_to(nic.router, nic.port, arrive);
         stats.on_channel_flit(inj, v as u32, now);
         ctr.flits_injected += 1;
         ctr.last_progress = now;
         if idx + 1 == size {
-            self.sent[eu] = 0;
-            self.queue[eu].pop_front();
+            nic.sent = 0;
+            nic.queue.pop_front();
         } else {
-            self.sent[eu] = idx + 1;
+            nic.sent = idx + 1;
         }
     }
 }

@@ -10,12 +10,11 @@ pub mod ring;
 pub use ring::RingPool;
 
 /// A flit record: which packet and which flit of it. Head = `idx == 0`, tail = `idx == last`.
+/// The header fields a router reads (destination, ...) are in the packet, in the arena.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Flit {
     /// Packet id (index into the packet arena).
     pub pid: u32,
-    /// Destination endpoint: the header field routers read.
-    pub dst: u32,
     /// Flit index within the packet.
     pub idx: u16,
     /// Index of the packet's tail flit (packet size - 1).
@@ -40,36 +39,52 @@ impl Flit {
     }
 }
 
-/// A flit in flight on a channel.
+/// A flit in flight on a channel (16 bytes: a 4-slot delay line is one cache line).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InFlight {
-    /// Cycle at which it arrives at the receiver.
-    pub arrive: u64,
+    /// Cycle at which it arrives at the receiver, modulo 2^32 (see [`InFlight::arrived`]).
+    pub arrive: u32,
     /// The flit.
     pub flit: Flit,
     /// The VC it will occupy at the receiver.
     pub vc: u8,
 }
 
-/// A credit in flight: arrival cycle in the upper 56 bits, VC in the low 8.
+impl InFlight {
+    /// A flit arriving at cycle `arrive` in `vc`.
+    #[inline]
+    pub fn new(arrive: u64, flit: Flit, vc: u8) -> Self {
+        InFlight { arrive: arrive as u32, flit, vc }
+    }
+    /// Has it arrived by cycle `now`? Compares time stamps modulo 2^32, which is exact
+    /// because entries are taken within a few thousand cycles of their arrival.
+    #[inline]
+    pub fn arrived(&self, now: u64) -> bool {
+        (now as u32).wrapping_sub(self.arrive) as i32 >= 0
+    }
+}
+
+/// A credit in flight: arrival cycle modulo 2^24 in the upper 24 bits, VC in the low 8.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CreditWire(pub u64);
+pub struct CreditWire(pub u32);
 
 impl CreditWire {
     /// Pack.
     #[inline]
     pub fn new(arrive: u64, vc: u32) -> Self {
-        CreditWire(arrive << 8 | vc as u64)
+        debug_assert!(vc < 256);
+        CreditWire((arrive as u32) << 8 | vc)
     }
-    /// Arrival cycle.
+    /// Has it arrived by cycle `now`? Compares time stamps modulo 2^24, exact because
+    /// credits are taken within a few hundred cycles of their arrival.
     #[inline]
-    pub fn arrive(self) -> u64 {
-        self.0 >> 8
+    pub fn arrived(self, now: u64) -> bool {
+        ((now as u32) << 8).wrapping_sub(self.0 & !0xff) as i32 >= 0
     }
     /// VC the credit returns.
     #[inline]
     pub fn vc(self) -> u32 {
-        (self.0 & 0xff) as u32
+        self.0 & 0xff
     }
 }
 
@@ -121,5 +136,26 @@ impl Channels {
     #[inline]
     pub fn connected(&self, c: usize) -> bool {
         self.dst[c] != End::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_stamps_compare_across_wraparound() {
+        let f = Flit::default();
+        for base in [0u64, 1000, (1 << 24) - 3, (1 << 32) - 3, 5 << 32] {
+            for d in 0..8u64 {
+                let e = InFlight::new(base + d, f, 1);
+                let w = CreditWire::new(base + d, 3);
+                for now in base..base + 16 {
+                    assert_eq!(e.arrived(now), now >= base + d, "flit {base} {d} {now}");
+                    assert_eq!(w.arrived(now), now >= base + d, "credit {base} {d} {now}");
+                }
+                assert_eq!(w.vc(), 3);
+            }
+        }
     }
 }

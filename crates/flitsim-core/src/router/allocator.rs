@@ -1,115 +1,335 @@
 //! Switch allocators: match input ports to output ports for one cycle.
 //!
-//! Both take, per input port, the mask of output ports it has a ready flit for, and
-//! return at most one output per input and one input per output. Pointers live with
-//! the caller (one set per router) and are advanced here only for grants that are used.
+//! Requests are made per input VC: the router hands over the set of its *ready* input
+//! VCs (bit `port * vcs + vc`, at most 64), each requesting the one output port its
+//! packet was routed to. The allocator returns the matched input ports — at most one
+//! output per input and one input per output — and, for each, which of its VCs goes.
+//! Round-robin pointers live with the caller (one [`PortPointers`] per router port) and
+//! are advanced only for grants that are used.
+//!
+//! * **Separable input-first**: a round-robin arbiter per input port picks one of its
+//!   ready VCs; a round-robin arbiter per output port picks one of the inputs whose
+//!   chosen VC requests it.
+//! * **iSLIP** (McKeown 1999): each unmatched output grants the requesting unmatched input
+//!   nearest its grant pointer; each input accepts the granting output nearest its accept
+//!   pointer; pointers move one past the matched partner, in the first iteration only.
+//!   Then each matched input picks, by round robin, one of its VCs requesting the output
+//!   it was matched to.
+//!
+//! The allocator runs once per busy router per cycle, so it works on bit sets and keeps
+//! its work space between calls, touching only the entries of ports that request: no
+//! per-call clearing, no allocation. Work arrays have 64 entries (the most ports or
+//! input VCs a router has) and are indexed with `i & 63`, which needs no bounds check.
 
 use super::arbiter::{next_ptr, round_robin};
+use super::AllocatorKind;
 
-/// Output of an allocation: `out_of[input]` = granted output or `u8::MAX`.
-pub const UNMATCHED: u8 = u8::MAX;
+/// Round-robin pointers of one router port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortPointers {
+    /// Input side: VC arbiter (both allocators).
+    pub vc: u8,
+    /// Output side: separable output arbiter.
+    pub output: u8,
+    /// Output side: iSLIP grant pointer.
+    pub grant: u8,
+    /// Input side: iSLIP accept pointer.
+    pub accept: u8,
+}
 
-/// iSLIP (McKeown 1999): each unmatched output grants the requesting unmatched input
-/// nearest its grant pointer; each input accepts the granting output nearest its accept
-/// pointer. Pointers move one past the matched partner, in the first iteration only.
-///
-/// `req[i]` = outputs requested by input `i`; `ports` = number of ports.
-pub fn islip(
-    req: &[u64],
-    ports: u32,
+/// Largest number of ports, and of input VCs, of one router.
+const N: usize = 64;
+
+/// A switch allocator for routers of `ports` ports with `vcs` VCs each
+/// (`ports * vcs <= 64`), with its work space.
+#[derive(Clone, Debug)]
+pub struct SwitchAllocator {
+    kind: AllocatorKind,
     iterations: u32,
-    grant_ptr: &mut [u8],
-    accept_ptr: &mut [u8],
-    out_of: &mut [u8],
-) {
-    let n = ports as usize;
-    out_of[..n].fill(UNMATCHED);
-    // Transpose: requesters of each output.
-    let mut by_out = [0u64; 64];
-    let mut out_any = 0u64;
-    for (i, &r) in req.iter().enumerate().take(n) {
-        let mut m = r;
+    ports: u32,
+    vcs: u32,
+    /// The low `vcs` bits.
+    vc_bits: u64,
+    /// All input VCs of a router.
+    all_vcs: u64,
+    /// Input VC `port * vcs + vc` -> port.
+    port_of_vc: [u8; N],
+    /// Per output port: requesting input VCs (iSLIP) or input ports (separable). Valid
+    /// only for outputs requested in the current call.
+    req: [u64; N],
+    /// iSLIP: outputs granting each input in the current iteration (valid only for the
+    /// inputs granted in it).
+    grants_to: [u64; N],
+    /// Result per input port (valid for matched inputs): the VC that goes.
+    vc_of: [u8; N],
+    /// Result per input port (valid for matched inputs): its output.
+    out_of: [u8; N],
+}
+
+impl SwitchAllocator {
+    /// An allocator of the given kind; `iterations` is used by iSLIP only.
+    pub fn new(kind: AllocatorKind, iterations: u32, ports: u32, vcs: u32) -> Self {
+        assert!(ports * vcs <= 64 && vcs >= 1, "at most 64 input VCs per router");
+        let mut port_of_vc = [0u8; N];
+        for (i, p) in port_of_vc.iter_mut().enumerate().take((ports * vcs) as usize) {
+            *p = (i as u32 / vcs) as u8;
+        }
+        let bits = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        SwitchAllocator {
+            kind,
+            iterations,
+            ports,
+            vcs,
+            vc_bits: bits(vcs),
+            all_vcs: bits(ports * vcs),
+            port_of_vc,
+            req: [0; N],
+            grants_to: [0; N],
+            vc_of: [0; N],
+            out_of: [0; N],
+        }
+    }
+
+    /// Match the input ports of one router. `ready` = its input VCs that may go this
+    /// cycle; `output(i)` = the output port input VC `i` requests; `ptrs` = the router's
+    /// pointers, port `p` at `ptrs[p]` (entries past the port count are not used).
+    /// Returns the matched input ports; see [`SwitchAllocator::grant`].
+    #[inline]
+    pub fn allocate(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+        debug_assert!(ready & !self.all_vcs == 0, "ready VCs out of range");
+        if let Some(matched) = self.without_conflicts(ready, &output, ptrs) {
+            return matched;
+        }
+        match self.kind {
+            AllocatorKind::SeparableInputFirst => self.separable(ready, output, ptrs),
+            AllocatorKind::Islip => self.islip(ready, output, ptrs),
+        }
+    }
+
+    /// `(vc, output)` of matched input port `input` after [`SwitchAllocator::allocate`].
+    #[inline]
+    pub fn grant(&self, input: usize) -> (usize, usize) {
+        (self.vc_of[input & 63] as usize, self.out_of[input & 63] as usize)
+    }
+
+    /// The common case, decided without arbitration: every input port has at most one
+    /// ready VC and no two of them request the same output. Both allocators then match
+    /// every request (each output has one requester, each input one grant), so only the
+    /// pointer updates differ. Returns `None` when requests conflict.
+    #[inline]
+    fn without_conflicts(&mut self, ready: u64, output: &impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> Option<u64> {
+        let (mut ins, mut outs, mut clash) = (0u64, 0u64, 0u64);
+        let mut m = ready;
         while m != 0 {
-            let o = m.trailing_zeros() as usize;
-            m &= m - 1;
-            by_out[o] |= 1 << i;
+            let i = take_lowest(&mut m);
+            let p = self.port_of_vc[i] as usize & 63;
+            let o = output(i) & 63;
+            clash |= (ins >> p) | (outs >> o);
+            ins |= 1 << p;
+            outs |= 1 << o;
+            self.vc_of[p] = (i - p * self.vcs as usize) as u8;
+            self.out_of[p] = o as u8;
         }
-        out_any |= r;
-    }
-    let mut in_free: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-    let mut out_free = out_any;
-    let mut grants_to = [0u64; 64];
-    for iter in 0..iterations {
-        // Grant: each free output grants the free requester nearest its pointer.
-        let mut granted_inputs = 0u64;
-        let mut o_mask = out_free;
-        while o_mask != 0 {
-            let o = o_mask.trailing_zeros() as usize;
-            o_mask &= o_mask - 1;
-            let requesters = by_out[o] & in_free;
-            if requesters != 0 {
-                let i = round_robin(requesters, grant_ptr[o] as u32) as usize;
-                if granted_inputs >> i & 1 == 0 {
-                    grants_to[i] = 0;
-                    granted_inputs |= 1 << i;
+        if clash & 1 != 0 {
+            return None;
+        }
+        let mut m = ins;
+        while m != 0 {
+            let p = take_lowest(&mut m);
+            let o = self.out_of[p] as usize & 63;
+            ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
+            match self.kind {
+                AllocatorKind::SeparableInputFirst => ptrs[o].output = next_ptr(p as u32, self.ports) as u8,
+                AllocatorKind::Islip => {
+                    ptrs[o].grant = next_ptr(p as u32, self.ports) as u8;
+                    ptrs[p].accept = next_ptr(o as u32, self.ports) as u8;
                 }
-                grants_to[i] |= 1 << o;
             }
         }
-        if granted_inputs == 0 {
-            break;
-        }
-        // Accept: each granted input accepts the granting output nearest its pointer.
-        let mut i_mask = granted_inputs;
-        while i_mask != 0 {
-            let i = i_mask.trailing_zeros() as usize;
-            i_mask &= i_mask - 1;
-            let o = round_robin(grants_to[i], accept_ptr[i] as u32) as usize;
-            out_of[i] = o as u8;
-            in_free &= !(1 << i);
-            out_free &= !(1 << o);
-            if iter == 0 {
-                grant_ptr[o] = next_ptr(i as u32, ports) as u8;
-                accept_ptr[i] = next_ptr(o as u32, ports) as u8;
-            }
-        }
-        if out_free == 0 || in_free == 0 {
-            break;
-        }
+        Some(ins)
     }
+
+    fn separable(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+        let v_n = self.vcs as usize;
+        // Input stage: each input port with ready VCs picks one by round robin.
+        let mut outs = 0u64;
+        let mut todo = ready;
+        while todo != 0 {
+            let p = self.port_of_vc[lowest(todo)] as usize & 63;
+            let shift = p * v_n;
+            todo &= !(self.vc_bits << shift);
+            let v = round_robin((ready >> shift) & self.vc_bits, ptrs[p].vc as u32) as usize;
+            self.vc_of[p] = v as u8;
+            let o = output(shift + v) & 63;
+            if outs >> o & 1 == 0 {
+                outs |= 1 << o;
+                self.req[o] = 0;
+            }
+            self.req[o] |= 1 << p;
+        }
+        // Output stage: each requested output picks one of its inputs by round robin.
+        let mut matched = 0u64;
+        while outs != 0 {
+            let o = take_lowest(&mut outs);
+            let p = round_robin(self.req[o], ptrs[o].output as u32) as usize & 63;
+            ptrs[o].output = next_ptr(p as u32, self.ports) as u8;
+            ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
+            self.out_of[p] = o as u8;
+            matched |= 1 << p;
+        }
+        matched
+    }
+
+    fn islip(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+        let v_n = self.vcs as usize;
+        // Requests per output, at VC granularity: an input requests output `o` when any
+        // of its ready VCs does, so "first requesting input at or after pointer g" is the
+        // port of the first requesting VC at or after VC `g * vcs`.
+        let mut outs = 0u64;
+        let mut m = ready;
+        while m != 0 {
+            let i = take_lowest(&mut m);
+            let o = output(i) & 63;
+            if outs >> o & 1 == 0 {
+                outs |= 1 << o;
+                self.req[o] = 0;
+            }
+            self.req[o] |= 1 << i;
+        }
+        // Input VCs of still unmatched inputs.
+        let mut in_free = self.all_vcs;
+        let mut out_free = outs;
+        let mut matched = 0u64;
+        for iter in 0..self.iterations {
+            // Grant: each free output grants the free requester nearest its pointer.
+            let mut granted = 0u64;
+            let mut o_mask = out_free;
+            while o_mask != 0 {
+                let o = take_lowest(&mut o_mask);
+                let requesters = self.req[o] & in_free;
+                if requesters != 0 {
+                    let first = round_robin(requesters, ptrs[o].grant as u32 * self.vcs);
+                    let i = self.port_of_vc[first as usize & 63] as usize & 63;
+                    if granted >> i & 1 == 0 {
+                        self.grants_to[i] = 0;
+                        granted |= 1 << i;
+                    }
+                    self.grants_to[i] |= 1 << o;
+                }
+            }
+            if granted == 0 {
+                break;
+            }
+            // Accept: each granted input accepts the granting output nearest its pointer.
+            while granted != 0 {
+                let i = take_lowest(&mut granted);
+                let o = round_robin(self.grants_to[i], ptrs[i].accept as u32) as usize & 63;
+                self.out_of[i] = o as u8;
+                matched |= 1 << i;
+                in_free &= !(self.vc_bits << (i * v_n));
+                out_free &= !(1 << o);
+                if iter == 0 {
+                    ptrs[o].grant = next_ptr(i as u32, self.ports) as u8;
+                    ptrs[i].accept = next_ptr(o as u32, self.ports) as u8;
+                }
+            }
+            if out_free == 0 || in_free == 0 {
+                break;
+            }
+        }
+        // Each matched input sends one of its VCs requesting its output, by round robin.
+        let mut m = matched;
+        while m != 0 {
+            let i = take_lowest(&mut m);
+            let vcs = (self.req[self.out_of[i] as usize & 63] >> (i * v_n)) & self.vc_bits;
+            let v = round_robin(vcs, ptrs[i].vc as u32);
+            ptrs[i].vc = next_ptr(v, self.vcs) as u8;
+            self.vc_of[i] = v as u8;
+        }
+        matched
+    }
+}
+
+/// Index of the lowest set bit of `m` (non-zero), as an index into a 64-entry array.
+#[inline(always)]
+pub(crate) fn lowest(m: u64) -> usize {
+    debug_assert!(m != 0);
+    (m.trailing_zeros() & 63) as usize
+}
+
+/// Remove the lowest set bit of `m` (non-zero) and return its index.
+#[inline(always)]
+pub(crate) fn take_lowest(m: &mut u64) -> usize {
+    let i = lowest(*m);
+    *m &= *m - 1;
+    i
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// One allocation where input VC `i` requests output `out[i]` (`None`: not ready).
+    /// Returns `out_of` per input port (`None` if unmatched).
+    fn run(a: &mut SwitchAllocator, out: &[Option<usize>], ptrs: &mut [PortPointers; N]) -> Vec<Option<(usize, usize)>> {
+        let ready = out.iter().enumerate().filter(|(_, o)| o.is_some()).fold(0u64, |m, (i, _)| m | 1 << i);
+        let m = a.allocate(ready, |i| out[i].unwrap(), ptrs);
+        (0..a.ports as usize).map(|p| (m >> p & 1 == 1).then(|| a.grant(p))).collect()
+    }
+
+    fn ports(v: &[Option<(usize, usize)>]) -> Vec<Option<usize>> {
+        v.iter().map(|g| g.map(|(_, o)| o)).collect()
+    }
+
     #[test]
     fn islip_one_iteration_hand_case() {
-        // 3x3, all pointers 0. Inputs 0 and 1 request output 0; input 2 requests 0 and 1.
-        let req = [0b001u64, 0b001, 0b011];
-        let (mut g, mut a, mut out) = ([0u8; 3], [0u8; 3], [0u8; 3]);
-        islip(&req, 3, 1, &mut g, &mut a, &mut out);
+        // 3x3, one VC per input, all pointers 0. Inputs 0 and 1 request output 0; input 2
+        // requests outputs 0 and 1 (as two VCs, so a 2-VC router).
+        let mut a = SwitchAllocator::new(AllocatorKind::Islip, 1, 3, 2);
+        let mut p = [PortPointers::default(); N];
+        let req = [Some(0), None, Some(0), None, Some(0), Some(1)];
         // Output 0 grants input 0, output 1 grants input 2; both accepted.
-        assert_eq!(out, [0, UNMATCHED, 1]);
-        assert_eq!(g[0], 1);
-        assert_eq!(g[1], 0); // 2 + 1 wraps to 0
-        assert_eq!(a[0], 1);
-        assert_eq!(a[2], 2);
+        assert_eq!(ports(&run(&mut a, &req, &mut p)), vec![Some(0), None, Some(1)]);
+        assert_eq!(p[0].grant, 1);
+        assert_eq!(p[1].grant, 0); // 2 + 1 wraps to 0
+        assert_eq!(p[0].accept, 1);
+        assert_eq!(p[2].accept, 2);
         // Next cycle, same requests: output 0 now prefers input 1.
-        islip(&req, 3, 1, &mut g, &mut a, &mut out);
-        assert_eq!(out[1], 0);
+        assert_eq!(ports(&run(&mut a, &req, &mut p))[1], Some(0));
     }
 
     #[test]
     fn islip_iterations_fill_the_match() {
-        // Input 0 requests 0,1; input 1 requests 0. Pointers make output 0 and 1 both
-        // grant input 0 in iteration 1; input 0 accepts output 0; iteration 2 cannot help
-        // input 1 (output 0 taken). With input 1 requesting 1 too, iteration 2 matches it.
-        let req = [0b11u64, 0b11];
-        let (mut g, mut a, mut out) = ([0u8; 2], [0u8; 2], [0u8; 2]);
-        islip(&req, 2, 1, &mut g.clone(), &mut a.clone(), &mut out);
-        assert_eq!(out, [0, UNMATCHED]);
-        islip(&req, 2, 2, &mut g, &mut a, &mut out);
-        assert_eq!(out, [0, 1]);
+        // Input 0 requests 0,1; input 1 requests 0,1 (two VCs each). Both outputs grant
+        // input 0 in iteration 1; it accepts output 0; iteration 2 gives input 1 output 1.
+        let req = [Some(0), Some(1), Some(0), Some(1)];
+        let mut one = SwitchAllocator::new(AllocatorKind::Islip, 1, 2, 2);
+        let mut p = [PortPointers::default(); N];
+        assert_eq!(ports(&run(&mut one, &req, &mut p)), vec![Some(0), None]);
+        let mut two = SwitchAllocator::new(AllocatorKind::Islip, 2, 2, 2);
+        let mut p = [PortPointers::default(); N];
+        assert_eq!(run(&mut two, &req, &mut p), vec![Some((0, 0)), Some((1, 1))]);
+    }
+
+    #[test]
+    fn separable_input_then_output_arbitration() {
+        // 2 ports x 2 VCs. Input 0: VC0 -> out 1, VC1 -> out 0; input 1: VC0 -> out 1.
+        let mut a = SwitchAllocator::new(AllocatorKind::SeparableInputFirst, 1, 2, 2);
+        let mut p = [PortPointers::default(); N];
+        let req = [Some(1), Some(0), Some(1), None];
+        // Input 0 picks VC0 (pointer 0), input 1 VC0; output 1 picks input 0.
+        assert_eq!(run(&mut a, &req, &mut p), vec![Some((0, 1)), None]);
+        assert_eq!((p[0].vc, p[1].output), (1, 1));
+        // Next: input 0 picks VC1 (-> out 0), input 1 VC0 (-> out 1): both go.
+        assert_eq!(run(&mut a, &req, &mut p), vec![Some((1, 0)), Some((0, 1))]);
+    }
+
+    #[test]
+    fn requests_do_not_leak_between_calls() {
+        let mut a = SwitchAllocator::new(AllocatorKind::Islip, 1, 4, 1);
+        let mut p = [PortPointers::default(); N];
+        assert_eq!(ports(&run(&mut a, &[Some(2), None, None, Some(2)], &mut p)), vec![Some(2), None, None, None]);
+        assert_eq!(ports(&run(&mut a, &[None, Some(1), None, None], &mut p)), vec![None, Some(1), None, None]);
+        assert_eq!(run(&mut a, &[None; 4], &mut p), vec![None; 4]);
     }
 }

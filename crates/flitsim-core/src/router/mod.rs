@@ -14,12 +14,28 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::flow::FlowControl;
 
-/// Config table `[router]`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+/// Config table `[router]`. `type` may be left out: it defaults to `input_queued`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RouterConfig {
     /// Input-queued virtual-channel router with credit-based flow control.
     InputQueued(IqConfig),
+}
+
+/// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
+/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RawRouter {
+    InputQueued(IqConfig),
+}
+
+impl<'de> Deserialize<'de> for RouterConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        Ok(match crate::config::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
+            RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
+        })
+    }
 }
 
 impl Default for RouterConfig {

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::topology::{Shape, Topology};
 
-/// Config table `[routing]`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+/// Config table `[routing]`. `type` may be left out: it defaults to `dor`.
+#[derive(Serialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RoutingConfig {
     /// Dimension-order routing, minimal in every dimension; on torus dimensions the VCs
@@ -31,6 +31,27 @@ pub enum RoutingConfig {
 
 fn yes() -> bool {
     true
+}
+
+/// Deserialization mirror of [`RoutingConfig`], externally tagged so that errors inside
+/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RawRouting {
+    Dor {
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+        #[serde(default = "yes")]
+        datelines: bool,
+    },
+}
+
+impl<'de> Deserialize<'de> for RoutingConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
+            RawRouting::Dor { order, datelines } => RoutingConfig::Dor { order, datelines },
+        })
+    }
 }
 
 impl Default for RoutingConfig {

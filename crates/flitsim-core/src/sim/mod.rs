@@ -6,6 +6,7 @@
 //! the order of these visits cannot change the result (the two-phase rule).
 
 pub mod check;
+pub mod deadlock;
 pub mod packet;
 pub mod rng;
 
@@ -173,37 +174,28 @@ impl Simulation {
         let now = self.now;
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
-        for e in 0..self.endpoints.n {
-            self.endpoints.step(
-                e,
-                now,
-                phase,
-                &self.spec.workload,
-                &mut self.channels,
-                &mut self.packets,
-                &mut self.stats,
-                &mut self.counters,
-                &mut self.routers.pending,
-            );
-        }
+        self.endpoints.step_all(
+            now,
+            phase,
+            &self.spec.workload,
+            &mut self.channels,
+            &mut self.packets,
+            &mut self.stats,
+            &mut self.counters,
+            &mut self.routers,
+        );
         if self.stats.in_window(now) {
             self.measured_created += self.counters.packets_created - created_before;
         }
-        for r in 0..self.spec.topology.num_routers {
-            if self.routers.pending[r as usize] == 0 {
-                continue;
-            }
-            self.routers.step(
-                r,
-                now,
-                &self.spec.topology,
-                &self.spec.routing,
-                &mut self.channels,
-                &mut self.packets,
-                &mut self.stats,
-                &mut self.counters,
-            );
-        }
+        self.routers.step_all(
+            now,
+            &self.spec.topology,
+            &self.spec.routing,
+            &mut self.channels,
+            &mut self.packets,
+            &mut self.stats,
+            &mut self.counters,
+        );
         if self.spec.config.sim.check {
             check::verify(self)?;
         }
@@ -358,6 +350,20 @@ impl Simulation {
         }
         if count > lines.len() {
             lines.push(format!("  ... and {} more blocked VCs", count - lines.len()));
+        }
+        let name = |i: usize| {
+            let (p_n, v_n) = (r.ports as usize, r.vcs as usize);
+            let router = (i / (p_n * v_n)) as u32;
+            let p = ((i / v_n) % p_n) as u32;
+            format!("{}{} vc{}", topo.router_name(router), topo.port_name(p), i % v_n)
+        };
+        match deadlock::wait_cycle(r, &self.channels) {
+            Some(cycle) => {
+                let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
+                names.push(name(cycle[0]));
+                lines.insert(0, format!("  cycle of waiting channels ({} input VCs): {}", cycle.len(), names.join(" -> ")));
+            }
+            None => lines.insert(0, "  no cycle found in the wait-for graph (a livelock or a chain blocked on something else)".into()),
         }
         Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
     }

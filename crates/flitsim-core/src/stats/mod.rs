@@ -71,7 +71,7 @@ impl StatsConfig {
         if self.histogram_bin < 1 {
             return Err(Error::config(
                 format!("{path}.histogram_bin"),
-                "must be at least 1 cycle (use 1 for one bin per cycle value)",
+                "is 0; a histogram bin must be at least 1 cycle wide (use 1 for one bin per cycle value)",
             ));
         }
         if !(0.0..1.0).contains(&self.accepted_tolerance) {

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 pub const NONE: u32 = u32::MAX;
 
 /// Config table `[topology]`: which network graph to build.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologyConfig {
     /// k-ary n-cube with every dimension wrapped (a torus).
@@ -55,6 +55,43 @@ pub enum TopologyConfig {
 
 fn one() -> u32 {
     1
+}
+
+/// Deserialization mirror of [`TopologyConfig`], externally tagged so that errors inside
+/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RawTopology {
+    Torus {
+        dims: Vec<u32>,
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    Mesh {
+        dims: Vec<u32>,
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    Cube {
+        dims: Vec<u32>,
+        wrap: Vec<bool>,
+        #[serde(default = "one")]
+        concentration: u32,
+    },
+    Crossbar {
+        ports: u32,
+    },
+}
+
+impl<'de> Deserialize<'de> for TopologyConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        Ok(match crate::config::deserialize_tagged::<D, RawTopology>(deserializer, "topology", None)? {
+            RawTopology::Torus { dims, concentration } => TopologyConfig::Torus { dims, concentration },
+            RawTopology::Mesh { dims, concentration } => TopologyConfig::Mesh { dims, concentration },
+            RawTopology::Cube { dims, wrap, concentration } => TopologyConfig::Cube { dims, wrap, concentration },
+            RawTopology::Crossbar { ports } => TopologyConfig::Crossbar { ports },
+        })
+    }
 }
 
 impl Default for TopologyConfig {

@@ -13,13 +13,8 @@ use crate::sim::rng::{fires, threshold, SimRng};
 
 /// Config table `[traffic.injection]`: when endpoints create packets. Select with
 /// `type = "..."`; the rate always comes from the offered load (`traffic.load`).
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    from = "RawInjection"
-)]
+#[derive(Serialize, Clone, Debug, PartialEq, Default)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum InjectionConfig {
     /// Each cycle each endpoint creates a packet with probability
     /// `load / mean packet size` (packets/cycle), independently. The default.
@@ -43,11 +38,11 @@ fn one() -> f64 {
     1.0
 }
 
-/// Deserialization mirror of [`InjectionConfig`] whose unit variant is an empty struct
-/// variant, so stray keys are rejected (serde's `deny_unknown_fields` ignores them on
-/// unit variants of internally tagged enums, serde-rs/serde#2123).
+/// Deserialization mirror of [`InjectionConfig`], externally tagged so that errors inside
+/// the table keep their key path (see [`crate::config::deserialize_tagged`]), whose unit
+/// variant is an empty struct variant so that stray keys are rejected.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum RawInjection {
     Bernoulli {},
     OnOff {
@@ -55,6 +50,15 @@ enum RawInjection {
         #[serde(default = "one")]
         peak: f64,
     },
+}
+
+impl<'de> Deserialize<'de> for InjectionConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        crate::config::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None)
+            .map(Into::into)
+    }
 }
 
 impl From<RawInjection> for InjectionConfig {

@@ -59,7 +59,7 @@ const fn concat<const N: usize>(parts: &[&[Entry]]) -> [Entry; N] {
 #[serde(deny_unknown_fields)]
 pub struct TrafficConfig {
     /// Offered load per endpoint in flits/node/cycle, in [0, 1]. Ignored when `phases`
-    /// is given (each phase has its own load). Default 0.1.
+    /// is given (each phase has its own load). Default 0.3.
     #[serde(default = "default_load")]
     pub load: f64,
     /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `bit_reverse`,
@@ -81,7 +81,7 @@ pub struct TrafficConfig {
 }
 
 fn default_load() -> f64 {
-    0.1
+    0.3
 }
 
 impl Default for TrafficConfig {
@@ -334,13 +334,13 @@ mod tests {
             &[PhaseInfo {
                 start: 0,
                 end: u64::MAX,
-                load: 0.1
+                load: 0.3
             }]
         );
         assert_eq!(w.phase_at(0), Some(0));
         assert_eq!(w.phase_at(u64::MAX - 1), Some(0));
         assert_eq!(w.size().mean(), 1.0);
-        assert_eq!(w.offered_load(0), 0.1);
+        assert_eq!(w.offered_load(0), 0.3);
     }
 
     #[test]
@@ -432,8 +432,10 @@ mod tests {
                 .path()
                 .to_string()
         };
-        // Internally tagged tables are buffered by serde before the variant is chosen, so
-        // the path stops at the table (the message still names the bad value).
+        // Tagged tables are deserialized in a nested pass: serde's own path stops at the
+        // table and the rest of the path rides at the front of the message, which
+        // `Config::from_table` joins on (`traffic.pattern.nodes[0]`; see
+        // `config::deserialize_tagged`).
         assert_eq!(
             path_of("[traffic.pattern]\ntype = \"hotspot\"\nnodes = [-1]\nfraction = 0.1"),
             "traffic.pattern"

@@ -64,13 +64,8 @@ impl NodeSpace {
 }
 
 /// Config table `[traffic.pattern]`: where packets go. Select with `type = "..."`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    from = "RawPattern"
-)]
+#[derive(Serialize, Clone, Debug, PartialEq, Default)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum PatternConfig {
     /// Uniform random destination over all nodes, the source itself included (BookSim
     /// convention). The default pattern.
@@ -114,12 +109,12 @@ pub enum PatternConfig {
     },
 }
 
-/// Deserialization mirror of [`PatternConfig`] with the unit variants written as empty
-/// struct variants: serde's `deny_unknown_fields` ignores stray keys on unit variants of
-/// internally tagged enums (serde-rs/serde#2123), and `{ type = "tornado", k = 8 }`
-/// must be an error, not silently accepted.
+/// Deserialization mirror of [`PatternConfig`], externally tagged so that errors inside
+/// the table keep their key path (see [`crate::config::deserialize_tagged`]), with the
+/// unit variants written as empty struct variants so that stray keys are refused:
+/// `{ type = "tornado", k = 8 }` must be an error, not silently accepted.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum RawPattern {
     Uniform {},
     BitComplement {},
@@ -139,6 +134,15 @@ enum RawPattern {
     MergeToOne {
         dest: u32,
     },
+}
+
+impl<'de> Deserialize<'de> for PatternConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        crate::config::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None)
+            .map(Into::into)
+    }
 }
 
 impl From<RawPattern> for PatternConfig {

@@ -1,0 +1,120 @@
+//! End-to-end tests of the `flitsim` binary: exit codes, messages, files written, and
+//! the validation study as assertions.
+
+use std::process::Command;
+
+fn flitsim() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_flitsim"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = flitsim().args(args).output().expect("flitsim runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn default_run_prints_a_summary_and_writes_json() {
+    let dir = std::env::temp_dir().join(format!("flitsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("r.json");
+    let (code, stdout, _) = run(&["run", "--set", "sim.measure=2000", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("8x8 torus"), "{stdout}");
+    assert!(stdout.contains("packet latency"), "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["seed"], 1);
+    assert!(json["version"].is_string());
+    assert_eq!(json["config"]["sim"]["measure"], 2000);
+    let acc = json["stats"]["accepted"]["mean"].as_f64().unwrap();
+    assert!((acc - 0.3).abs() < 0.02, "accepted {acc}");
+}
+
+#[test]
+fn bad_config_exits_2_and_names_the_field() {
+    let (code, _, err) = run(&["run", "--set", "traffic.load=1.5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("traffic.load"), "{err}");
+    let (code, _, err) = run(&["validate", "--set", "router.type=warp"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("input_queued"), "valid choices listed: {err}");
+    let (code, _, err) = run(&["run", "no/such/file.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read config"), "{err}");
+}
+
+#[test]
+fn topo_prints_closed_form_properties() {
+    let (code, out, _) = run(&["topo", "--set", "topology.type=torus", "--set", "topology.dims=[11,12,16]", "--json"]);
+    assert_eq!(code, 0);
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["nodes"], 2112);
+    assert_eq!(s["router_radix"], 7);
+    // Diameter: 5 + 6 + 8.
+    assert_eq!(s["diameter"], 19);
+    // Mean torus ring distance: k=11 -> 30/11, k=12 -> 3, k=16 -> 4.
+    let avg = s["avg_hops"].as_f64().unwrap();
+    assert!((avg - (30.0 / 11.0 + 3.0 + 4.0)).abs() < 1e-9, "{avg}");
+    // Bisection across z (k=16): 4 * 2112/16 channels.
+    assert_eq!(s["bisection_channels"], 528);
+}
+
+#[test]
+fn list_shows_every_registered_component() {
+    let (code, out, _) = run(&["list"]);
+    assert_eq!(code, 0);
+    for name in ["torus", "mesh", "cube", "crossbar", "dor", "input_queued", "uniform", "tornado", "hotspot", "bernoulli", "on_off"] {
+        assert!(out.contains(name), "missing {name} in:\n{out}");
+    }
+}
+
+#[test]
+fn sweep_writes_csv_json_and_svg() {
+    let dir = std::env::temp_dir().join(format!("flitsim-sweep-{}", std::process::id()));
+    let (code, out, err) = run(&[
+        "sweep",
+        "--set",
+        "sim.measure=1000",
+        "--set",
+        "sim.warmup=200",
+        "--loads",
+        "0.1:0.3:0.1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0.300"), "{out}");
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(std::fs::read_to_string(dir.join("sweep.svg")).unwrap().contains("<svg"));
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(j["rows"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn validation_study_passes() {
+    let (code, out, err) = run(&["reproduce", "validation"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("21 of 21 rows pass") || out.contains("rows pass"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn reproduce_unknown_study_is_a_clear_error() {
+    let (code, _, err) = run(&["reproduce", "nonesuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("reproduce list"), "{err}");
+}
+
+#[test]
+fn config_reference_is_generated_from_the_registry() {
+    let (code, out, _) = run(&["list", "--markdown"]);
+    assert_eq!(code, 0);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
+    assert_eq!(doc, out, "docs/config.md is stale: regenerate with `flitsim list --markdown > docs/config.md`");
+}

@@ -1,0 +1,669 @@
+//! Every bad config is refused before anything runs, with a message that names the key
+//! path, the bad value and the fix or the valid choices.
+//!
+//! One row per case: the TOML text and `--set` overrides, the error kind (`Parse`: not
+//! TOML, wrong type, unknown key or variant; `Config`: parsed but impossible), the exact
+//! key path the error must name, and substrings its message must contain. A new config
+//! field gets a row here for each way it can be wrong.
+//!
+//! Regressions pinned here: errors inside a tagged table (`[router]`, `[topology]`,
+//! `[traffic.pattern]`, ...) used to name only the table and print just "in `router`"
+//! (`vcs_is_a_string`, `hotspot_node_is_negative`); an override `=0.4` gave an empty
+//! path (`override_with_empty_key`); a watchdog shorter than a wire or pipeline was
+//! accepted and then reported a deadlock that was not there
+//! (`watchdog_shorter_than_a_long_wire`).
+
+use flitsim_core::config::Config;
+use flitsim_core::Error;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Parse,
+    Config,
+}
+use Kind::{Config as Cfg, Parse};
+
+/// One bad config.
+struct Case {
+    name: &'static str,
+    toml: &'static str,
+    set: &'static [&'static str],
+    kind: Kind,
+    path: &'static str,
+    has: &'static [&'static str],
+}
+
+const fn case(
+    name: &'static str,
+    toml: &'static str,
+    kind: Kind,
+    path: &'static str,
+    has: &'static [&'static str],
+) -> Case {
+    Case { name, toml, set: &[], kind, path, has }
+}
+
+const fn set(
+    name: &'static str,
+    toml: &'static str,
+    set: &'static [&'static str],
+    kind: Kind,
+    path: &'static str,
+    has: &'static [&'static str],
+) -> Case {
+    Case { name, toml, set, kind, path, has }
+}
+
+const CASES: &[Case] = &[
+    // ---- not TOML at all ----
+    case("not_toml", "seed = 1\n[[[", Parse, "<root>", &["not valid TOML", "line 2"]),
+    // ---- unknown keys ----
+    case(
+        "unknown_top_level_key",
+        "colour = \"red\"",
+        Parse,
+        "colour",
+        &["unknown field `colour`", "`seed`", "`topology`", "`traffic`", "remove it or fix its spelling"],
+    ),
+    case(
+        "unknown_key_in_router",
+        "[router]\ntype = \"input_queued\"\nvc = 4",
+        Parse,
+        "router.vc",
+        &["unknown field `vc`", "`vcs`", "`buffer_depth`", "`credit_delay`", "remove it"],
+    ),
+    case(
+        "unknown_key_in_router_without_type",
+        "[router]\nvirtual_channels = 4",
+        Parse,
+        "router.virtual_channels",
+        &["unknown field `virtual_channels`", "`vcs`"],
+    ),
+    case(
+        "unknown_key_in_traffic",
+        "[traffic]\nrate = 0.1",
+        Parse,
+        "traffic.rate",
+        &["unknown field `rate`", "`load`", "`pattern`", "`packet_size`"],
+    ),
+    case(
+        "stray_key_on_tornado",
+        "[traffic.pattern]\ntype = \"tornado\"\nk = 8",
+        Parse,
+        "traffic.pattern.k",
+        &["unknown field `k`", "\"tornado\" takes no other keys", "remove it"],
+    ),
+    case(
+        "stray_key_on_hotspot",
+        "[traffic.pattern]\ntype = \"hotspot\"\nnodes = [1]\nfraction = 0.1\nweight = 2",
+        Parse,
+        "traffic.pattern.weight",
+        &["unknown field `weight`", "`nodes`", "`fraction`"],
+    ),
+    case(
+        "stray_key_on_bernoulli",
+        "[traffic.injection]\ntype = \"bernoulli\"\nrate = 0.5",
+        Parse,
+        "traffic.injection.rate",
+        &["unknown field `rate`", "\"bernoulli\" takes no other keys"],
+    ),
+    case("unknown_key_in_sim", "[sim]\nwarmpu = 10", Parse, "sim.warmpu", &["unknown field `warmpu`", "`warmup`", "`watchdog`"]),
+    case(
+        "unknown_key_in_topology",
+        "[topology]\ntype = \"mesh\"\ndims = [4]\nwrap = [true]",
+        Parse,
+        "topology.wrap",
+        &["unknown field `wrap`", "`dims`", "`concentration`"],
+    ),
+    case("unknown_key_in_routing", "[routing]\ntype = \"dor\"\nvcs = 2", Parse, "routing.vcs", &["unknown field `vcs`", "`order`", "`datelines`"]),
+    case("unknown_key_in_channel", "[channel]\ndelay = 2", Parse, "channel.delay", &["unknown field `delay`", "`latency`"]),
+    case("unknown_key_in_stats", "[stats]\nhistogram = 2", Parse, "stats.histogram", &["unknown field `histogram`", "`histogram_bin`"]),
+    case(
+        "unknown_key_in_phase",
+        "[[traffic.phases]]\nduration = 10\nload = 0.1\ncycles = 3",
+        Parse,
+        "traffic.phases[0].cycles",
+        &["unknown field `cycles`", "`duration`"],
+    ),
+    case(
+        "unknown_key_in_packet_size",
+        "[traffic]\npacket_size = { sizes = [1], weights = [1.0], mean = 1 }",
+        Parse,
+        "traffic.packet_size.mean",
+        &["unknown field `mean`", "`sizes`", "`weights`"],
+    ),
+    // ---- missing required keys ----
+    case("missing_topology_type", "[topology]\ndims = [4, 4]", Parse, "topology.type", &["missing field `type`", "`torus`", "`mesh`", "`crossbar`"]),
+    case("missing_dims", "[topology]\ntype = \"torus\"", Parse, "topology.dims", &["missing field `dims`", "add it"]),
+    case("missing_wrap", "[topology]\ntype = \"cube\"\ndims = [4, 4]", Parse, "topology.wrap", &["missing field `wrap`"]),
+    case("missing_crossbar_ports", "[topology]\ntype = \"crossbar\"", Parse, "topology.ports", &["missing field `ports`"]),
+    case("missing_pattern_type", "[traffic.pattern]\nnodes = [1]", Parse, "traffic.pattern.type", &["missing field `type`", "`hotspot`"]),
+    case(
+        "missing_hotspot_fraction",
+        "[traffic.pattern]\ntype = \"hotspot\"\nnodes = [1]",
+        Parse,
+        "traffic.pattern.fraction",
+        &["missing field `fraction`"],
+    ),
+    case("missing_phase_duration", "[[traffic.phases]]\nload = 0.1", Parse, "traffic.phases[0].duration", &["missing field `duration`"]),
+    // ---- wrong types ----
+    case(
+        "vcs_is_a_string",
+        "[router]\ntype = \"input_queued\"\nvcs = \"4\"",
+        Parse,
+        "router.vcs",
+        &["invalid type: string \"4\"", "expected a whole number"],
+    ),
+    case("warmup_is_a_float", "[sim]\nwarmup = 1.5", Parse, "sim.warmup", &["invalid type: floating point `1.5`", "expected a whole number"]),
+    case("load_is_a_bool", "[traffic]\nload = true", Parse, "traffic.load", &["invalid type: boolean `true`", "expected a number"]),
+    case("vcs_is_negative", "[router]\nvcs = -2", Parse, "router.vcs", &["integer `-2`", "0..=4294967295"]),
+    case("vcs_is_huge", "[router]\nvcs = 99999999999", Parse, "router.vcs", &["integer `99999999999`", "0..=4294967295"]),
+    case("dims_is_a_string", "[topology]\ntype = \"torus\"\ndims = \"8x8\"", Parse, "topology.dims", &["string \"8x8\"", "expected an array"]),
+    case("dims_element_is_a_string", "[topology]\ntype = \"torus\"\ndims = [8, \"8\"]", Parse, "topology.dims[1]", &["string \"8\""]),
+    case("datelines_is_an_int", "[routing]\ndatelines = 1", Parse, "routing.datelines", &["integer `1`", "true or false"]),
+    case(
+        "hotspot_node_is_negative",
+        "[traffic.pattern]\ntype = \"hotspot\"\nnodes = [3, -1]\nfraction = 0.1",
+        Parse,
+        "traffic.pattern.nodes[1]",
+        &["integer `-1`"],
+    ),
+    case(
+        "phase_pattern_field_wrong_type",
+        "[[traffic.phases]]\nduration = 5\nload = 0.1\npattern = { type = \"merge_to_one\", dest = \"x\" }",
+        Parse,
+        "traffic.phases[0].pattern.dest",
+        &["string \"x\""],
+    ),
+    case("packet_size_is_negative", "[traffic]\npacket_size = -3", Parse, "traffic.packet_size", &["integer `-3`", "packet size in flits"]),
+    case("traffic_is_a_number", "traffic = 3", Parse, "traffic", &["integer `3`", "expected a table"]),
+    case(
+        "topology_is_a_string",
+        "topology = \"torus\"",
+        Parse,
+        "topology",
+        &["string \"torus\"", "topology table", "type = \"torus\""],
+    ),
+    case(
+        "topology_type_is_a_number",
+        "[topology]\ntype = 3\ndims = [4]",
+        Parse,
+        "topology.type",
+        &["integer `3`", "`torus`", "`mesh`"],
+    ),
+    // ---- unknown variant names list the valid choices ----
+    case(
+        "unknown_topology_type",
+        "[topology]\ntype = \"hypercube\"\ndims = [4]",
+        Parse,
+        "topology.type",
+        &["unknown variant `hypercube`", "`torus`", "`mesh`", "`cube`", "`crossbar`"],
+    ),
+    case("unknown_routing_type", "[routing]\ntype = \"valiant\"", Parse, "routing.type", &["unknown variant `valiant`", "`dor`"]),
+    case(
+        "unknown_pattern_type",
+        "[traffic.pattern]\ntype = \"butterfly\"",
+        Parse,
+        "traffic.pattern.type",
+        &["unknown variant `butterfly`", "`uniform`", "`bit_complement`", "`tornado`", "`hotspot`", "`merge_to_one`"],
+    ),
+    case(
+        "unknown_injection_type",
+        "[traffic.injection]\ntype = \"poisson\"",
+        Parse,
+        "traffic.injection.type",
+        &["unknown variant `poisson`", "`bernoulli`", "`on_off`"],
+    ),
+    case(
+        "unknown_router_type",
+        "[router]\ntype = \"output_queued\"",
+        Parse,
+        "router.type",
+        &["unknown variant `output_queued`", "`input_queued`"],
+    ),
+    case(
+        "unknown_allocator",
+        "[router]\nallocator = \"wavefront\"",
+        Parse,
+        "router.allocator",
+        &["unknown variant `wavefront`", "`separable_input_first`", "`islip`"],
+    ),
+    case(
+        "unknown_flow_control",
+        "[router]\nflow_control = \"store_and_forward\"",
+        Parse,
+        "router.flow_control",
+        &["unknown variant `store_and_forward`", "`wormhole`", "`virtual_cut_through`"],
+    ),
+    // ---- router ranges ----
+    case("zero_vcs", "[router]\nvcs = 0", Cfg, "router.vcs", &["0 is out of range", "1..=16"]),
+    case("seventeen_vcs", "[router]\nvcs = 17", Cfg, "router.vcs", &["17 is out of range", "1..=16"]),
+    // 8x8 torus: 4 network + 1 local port = 5 ports; 5 x 16 = 80 > 64.
+    case("vcs_too_many_for_ports", "[router]\nvcs = 16", Cfg, "router.vcs", &["16 VCs", "5 ports", "80 input VCs", "at most 64", "fewer VCs"]),
+    // 2-D mesh with 4 endpoints per router: 8 ports; 8 x 9 = 72 > 64.
+    case(
+        "vcs_too_many_with_concentration",
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\nvcs = 9",
+        Cfg,
+        "router.vcs",
+        &["9 VCs", "8 ports", "72 input VCs", "lower concentration"],
+    ),
+    case(
+        "crossbar_64_ports_two_vcs",
+        "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 2",
+        Cfg,
+        "router.vcs",
+        &["128 input VCs", "smaller crossbar"],
+    ),
+    case(
+        "torus_needs_two_vcs_for_datelines",
+        "[router]\nvcs = 1",
+        Cfg,
+        "router.vcs",
+        &["1 VC", "two dateline classes", "vcs >= 2", "datelines = false"],
+    ),
+    case(
+        "cube_with_one_torus_dim_needs_two_vcs",
+        "[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [false, true]\n[router]\nvcs = 1",
+        Cfg,
+        "router.vcs",
+        &["two dateline classes"],
+    ),
+    case("buffer_depth_zero", "[router]\nbuffer_depth = 0", Cfg, "router.buffer_depth", &["0 is out of range", "1..=1024"]),
+    case("islip_iterations_zero", "[router]\nislip_iterations = 0", Cfg, "router.islip_iterations", &["0 is out of range", "1..=8"]),
+    case(
+        "vct_buffer_smaller_than_packet",
+        "[router]\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 4\n[traffic]\npacket_size = 8",
+        Cfg,
+        "router.buffer_depth",
+        &["4 flits", "8-flit packet", "buffer_depth >= 8", "flow_control = \"wormhole\""],
+    ),
+    case(
+        "vct_buffer_smaller_than_largest_packet_of_a_distribution",
+        "[router]\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\npacket_size = { sizes = [1, 9], weights = [3.0, 1.0] }",
+        Cfg,
+        "router.buffer_depth",
+        &["8 flits", "9-flit packet"],
+    ),
+    case("routing_delay_too_large", "[router]\nrouting_delay = 17", Cfg, "router.routing_delay", &["17 is out of range", "0..=16"]),
+    case("vc_alloc_delay_too_large", "[router]\nvc_alloc_delay = 100", Cfg, "router.vc_alloc_delay", &["100 is out of range", "0..=16"]),
+    case("sw_alloc_delay_too_large", "[router]\nsw_alloc_delay = 17", Cfg, "router.sw_alloc_delay", &["17 is out of range"]),
+    case("st_delay_too_large", "[router]\nst_delay = 17", Cfg, "router.st_delay", &["17 is out of range"]),
+    case("credit_delay_zero", "[router]\ncredit_delay = 0", Cfg, "router.credit_delay", &["0 is out of range", "1..=64", "at least 1 cycle"]),
+    case("credit_delay_too_large", "[router]\ncredit_delay = 65", Cfg, "router.credit_delay", &["65 is out of range", "1..=64"]),
+    // ---- traffic ----
+    case("load_above_one", "[traffic]\nload = 1.5", Cfg, "traffic.load", &["load 1.5", "[0, 1]", "injection channel's bandwidth"]),
+    case("load_negative", "[traffic]\nload = -0.1", Cfg, "traffic.load", &["load -0.1", "[0, 1]"]),
+    case("load_nan", "[traffic]\nload = nan", Cfg, "traffic.load", &["load NaN", "[0, 1]"]),
+    set("load_above_one_via_set", "", &["traffic.load=2"], Cfg, "traffic.load", &["load 2 must be in [0, 1]"]),
+    case(
+        "phase_load_above_one",
+        "[[traffic.phases]]\nduration = 10\nload = 0.5\n[[traffic.phases]]\nduration = 10\nload = 1.2",
+        Cfg,
+        "traffic.phases[1].load",
+        &["load 1.2", "[0, 1]"],
+    ),
+    case("phase_duration_zero", "[[traffic.phases]]\nduration = 0\nload = 0.5", Cfg, "traffic.phases[0].duration", &["duration 0", "at least 1 cycle"]),
+    case(
+        "hotspot_node_outside",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[traffic.pattern]\ntype = \"hotspot\"\nnodes = [3, 16]\nfraction = 0.2",
+        Cfg,
+        "traffic.pattern.nodes",
+        &["node 16 is outside the network", "0..15"],
+    ),
+    case(
+        "hotspot_fraction_above_one",
+        "[traffic.pattern]\ntype = \"hotspot\"\nnodes = [3]\nfraction = 1.5",
+        Cfg,
+        "traffic.pattern.fraction",
+        &["fraction 1.5", "[0, 1]"],
+    ),
+    case(
+        "hotspot_without_nodes",
+        "[traffic.pattern]\ntype = \"hotspot\"\nnodes = []\nfraction = 0.5",
+        Cfg,
+        "traffic.pattern.nodes",
+        &["at least one hot-spot node", "nodes = [0]"],
+    ),
+    case(
+        "merge_to_one_dest_outside",
+        "[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 64",
+        Cfg,
+        "traffic.pattern.dest",
+        &["node 64 is outside the network", "0..63"],
+    ),
+    case(
+        "phase_merge_to_one_dest_outside",
+        "[[traffic.phases]]\nduration = 5\nload = 0.1\npattern = { type = \"merge_to_one\", dest = 99 }",
+        Cfg,
+        "traffic.phases[0].pattern.dest",
+        &["node 99 is outside"],
+    ),
+    case(
+        "bit_complement_on_15_nodes",
+        "[topology]\ntype = \"torus\"\ndims = [3, 5]\n[traffic.pattern]\ntype = \"bit_complement\"",
+        Cfg,
+        "traffic.pattern.type",
+        &["bit_complement", "power-of-two", "15 nodes", "8 or 16 nodes", "`uniform`"],
+    ),
+    case(
+        "transpose_on_odd_bits",
+        "[topology]\ntype = \"torus\"\ndims = [8, 4]\n[traffic.pattern]\ntype = \"transpose\"",
+        Cfg,
+        "traffic.pattern.type",
+        &["32 = 2^5", "odd number of id bits"],
+    ),
+    case(
+        "tornado_on_a_crossbar",
+        "[topology]\ntype = \"crossbar\"\nports = 8\n[traffic.pattern]\ntype = \"tornado\"",
+        Cfg,
+        "traffic.pattern.type",
+        &["tornado", "have none", "k-ary n-cube"],
+    ),
+    case("packet_size_zero", "[traffic]\npacket_size = 0", Cfg, "traffic.packet_size", &["packet size 0"]),
+    case(
+        "packet_size_weights_mismatch",
+        "[traffic]\npacket_size = { sizes = [1, 4], weights = [1.0] }",
+        Cfg,
+        "traffic.packet_size.weights",
+        &["1 weights for 2 sizes"],
+    ),
+    case(
+        "on_off_load_not_below_peak",
+        "[traffic]\nload = 0.6\ninjection = { type = \"on_off\", burst_length = 8, peak = 0.5 }",
+        Cfg,
+        "traffic.load",
+        &["0.6", "peak 0.5", "larger peak"],
+    ),
+    case(
+        "on_off_burst_length_below_one",
+        "[traffic]\ninjection = { type = \"on_off\", burst_length = 0.5 }",
+        Cfg,
+        "traffic.injection.burst_length",
+        &["burst_length 0.5", ">= 1"],
+    ),
+    // ---- topology ----
+    case("radix_one", "[topology]\ntype = \"torus\"\ndims = [4, 1]", Cfg, "topology.dims[1]", &["radix 1", "at least 2"]),
+    case("empty_dims", "[topology]\ntype = \"mesh\"\ndims = []", Cfg, "topology.dims", &["is empty", "dims = [8, 8]"]),
+    case(
+        "wrap_length_mismatch",
+        "[topology]\ntype = \"cube\"\ndims = [4, 4, 2]\nwrap = [true, false]",
+        Cfg,
+        "topology.wrap",
+        &["has 2 entries", "`dims` has 3", "one true (torus) / false (mesh) per dimension"],
+    ),
+    case("concentration_zero", "[topology]\ntype = \"mesh\"\ndims = [4]\nconcentration = 0", Cfg, "topology.concentration", &["0 endpoints", "1..=32"]),
+    case("crossbar_zero_ports", "[topology]\ntype = \"crossbar\"\nports = 0", Cfg, "topology.ports", &["0 ports", "1..=64"]),
+    case("crossbar_too_many_ports", "[topology]\ntype = \"crossbar\"\nports = 65", Cfg, "topology.ports", &["65 ports", "1..=64"]),
+    case(
+        "too_many_routers",
+        "[topology]\ntype = \"torus\"\ndims = [4096, 4097]",
+        Cfg,
+        "topology.dims",
+        &["16781312 routers", "16777216"],
+    ),
+    // ---- routing ----
+    case(
+        "order_repeats_a_dimension",
+        "[routing]\norder = [0, 0]",
+        Cfg,
+        "routing.order",
+        &["[0, 0]", "not a permutation", "0..2"],
+    ),
+    case("order_names_a_missing_dimension", "[routing]\norder = [0, 2]", Cfg, "routing.order", &["[0, 2]", "not a permutation"]),
+    case("order_wrong_length", "[routing]\norder = [1]", Cfg, "routing.order", &["has 1 entries", "2 dimensions"]),
+    // ---- channel ----
+    case("channel_latency_zero", "[channel]\nlatency = 0", Cfg, "channel.latency", &["0 is out of range", "1..=1000"]),
+    case("channel_latency_too_large", "[channel]\nlatency = 1001", Cfg, "channel.latency", &["1001 is out of range"]),
+    case("endpoint_latency_zero", "[channel]\nendpoint_latency = 0", Cfg, "channel.endpoint_latency", &["0 is out of range", "1..=1000"]),
+    case(
+        "dim_latency_length_mismatch",
+        "[channel]\ndim_latency = [1, 2, 3]",
+        Cfg,
+        "channel.dim_latency",
+        &["has 3 entries", "2 dimensions", "one latency per dimension"],
+    ),
+    case("dim_latency_entry_zero", "[channel]\ndim_latency = [1, 0]", Cfg, "channel.dim_latency[1]", &["0 is out of range", "1..=1000"]),
+    // ---- sim ----
+    case("measure_zero", "[sim]\nmeasure = 0", Cfg, "sim.measure", &["is 0", "at least one cycle"]),
+    case("watchdog_zero", "[sim]\nwatchdog = 0", Cfg, "sim.watchdog", &["is 0", "idle cycles", "5000"]),
+    // A flit crossing a 1000-cycle wire moves nothing for 1004 cycles (4 pipeline + 1000).
+    case(
+        "watchdog_shorter_than_a_long_wire",
+        "[channel]\nlatency = 1000\n[sim]\nwatchdog = 500",
+        Cfg,
+        "sim.watchdog",
+        &["500 cycles is shorter than the 1004 cycles", "pipeline 4", "channel latency 1000", "watchdog >= 1004"],
+    ),
+    case(
+        "watchdog_shorter_than_a_long_pipeline",
+        "[router]\nrouting_delay = 16\nvc_alloc_delay = 16\n[channel]\ndim_latency = [2, 9]\n[sim]\nwatchdog = 40",
+        Cfg,
+        "sim.watchdog",
+        &["shorter than the 43 cycles", "pipeline 34", "latency 9"],
+    ),
+    case(
+        "watchdog_shorter_than_the_credit_delay",
+        "[router]\ncredit_delay = 64\n[sim]\nwatchdog = 20",
+        Cfg,
+        "sim.watchdog",
+        &["credit delay 64", "watchdog >= 64"],
+    ),
+    case(
+        "run_too_long",
+        "[sim]\nmeasure = 9000000000000000000",
+        Cfg,
+        "sim.measure",
+        &["measure 9000000000000000000", "2^50"],
+    ),
+    // ---- stats ----
+    case(
+        "accepted_tolerance_one",
+        "[stats]\naccepted_tolerance = 1.0",
+        Cfg,
+        "stats.accepted_tolerance",
+        &["[0, 1)", "got 1"],
+    ),
+    case(
+        "accepted_tolerance_negative",
+        "[stats]\naccepted_tolerance = -0.5",
+        Cfg,
+        "stats.accepted_tolerance",
+        &["[0, 1)", "got -0.5"],
+    ),
+    case("histogram_bin_zero", "[stats]\nhistogram_bin = 0", Cfg, "stats.histogram_bin", &["is 0", "at least 1 cycle"]),
+    case("latency_limit_zero", "[stats]\nlatency_limit = 0.0", Cfg, "stats.latency_limit", &["positive", "got 0"]),
+    // ---- --set overrides ----
+    set("override_without_equals", "", &["traffic.load"], Parse, "traffic.load", &["`traffic.load` has no `=`", "key.path=value", "traffic.load=0.4"]),
+    set("override_empty", "", &[""], Parse, "<override>", &["key.path=value"]),
+    set("override_into_a_non_table", "seed = 3", &["seed.x=1"], Parse, "seed", &["is not a table", "`seed.x` cannot be set"]),
+    set(
+        "override_into_a_non_table_deeper",
+        "[traffic]\nload = 0.2",
+        &["traffic.load.max=1"],
+        Parse,
+        "traffic.load",
+        &["is not a table", "`traffic.load.max`"],
+    ),
+    set("override_with_empty_key", "", &["=0.4"], Parse, "<override>", &["`=0.4` has no key", "key.path=value"]),
+    set("override_with_empty_key_component", "", &["traffic..load=0.2"], Parse, "traffic..load", &["empty component"]),
+    set("override_with_a_wrong_type", "", &["router.vcs=four"], Parse, "router.vcs", &["string \"four\""]),
+    set("override_unknown_key", "", &["sim.warmpu=5"], Parse, "sim.warmpu", &["unknown field `warmpu`", "`warmup`"]),
+    set("override_bad_value_later_wins", "[router]\nvcs = 2", &["router.vcs=0"], Cfg, "router.vcs", &["0 is out of range"]),
+];
+
+fn run(toml: &str, set: &[&str]) -> Result<(), Error> {
+    let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+    Config::from_toml(toml, &set)?.validate().map(|_| ())
+}
+
+#[test]
+fn every_bad_config_is_refused_with_path_value_and_fix() {
+    let mut failures = Vec::new();
+    for c in CASES {
+        let err = match run(c.toml, c.set) {
+            Ok(()) => {
+                failures.push(format!("{}: accepted, expected an error at `{}`", c.name, c.path));
+                continue;
+            }
+            Err(e) => e,
+        };
+        let kind = match &err {
+            Error::Parse { .. } => Some(Parse),
+            Error::Config { .. } => Some(Cfg),
+            _ => None,
+        };
+        if kind != Some(c.kind) {
+            failures.push(format!("{}: expected a {:?} error, got {err:?}", c.name, c.kind));
+        }
+        if err.path() != Some(c.path) {
+            failures.push(format!("{}: expected path `{}`, got {:?} ({err})", c.name, c.path, err.path()));
+        }
+        let text = err.to_string();
+        // The Display text always leads with the path.
+        if !text.contains(&format!("`{}`", c.path)) {
+            failures.push(format!("{}: message does not name `{}`: {text}", c.name, c.path));
+        }
+        for want in c.has {
+            if !text.contains(want) {
+                failures.push(format!("{}: message lacks `{want}`: {text}", c.name));
+            }
+        }
+        // No internal markers or serde/Rust type names leak into messages.
+        for leak in ['\u{1f}', '\u{0}'] {
+            if text.contains(leak) {
+                failures.push(format!("{}: message contains an internal marker: {text:?}", c.name));
+            }
+        }
+        for leak in ["expected u32", "expected u64", "expected f64", "expected struct", "in `"] {
+            if text.contains(leak) {
+                failures.push(format!("{}: message leaks `{leak}`: {text}", c.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+}
+
+#[test]
+fn case_names_are_unique() {
+    let mut names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(before, names.len(), "duplicate case names");
+}
+
+#[test]
+fn one_vc_is_fine_without_a_torus_dimension() {
+    // The same router that a torus refuses (see `torus_needs_two_vcs_for_datelines`) is
+    // accepted on a mesh, a cube with no wrapped dimension and a crossbar, and on a torus
+    // when datelines are off (deadlock study).
+    for toml in [
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\n[router]\nvcs = 1",
+        "[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [false, false]\n[router]\nvcs = 1",
+        "[topology]\ntype = \"crossbar\"\nports = 8\n[router]\nvcs = 1",
+        "[router]\nvcs = 1\n[routing]\ndatelines = false",
+    ] {
+        run(toml, &[]).unwrap_or_else(|e| panic!("{toml}\nrefused: {e}"));
+    }
+}
+
+#[test]
+fn edge_values_just_inside_the_ranges_are_accepted() {
+    for toml in [
+        // 8x8 torus, 5 ports: 12 VCs = 60 input VCs <= 64.
+        "[router]\nvcs = 12",
+        // Exactly 64 input VCs: 2-D mesh with concentration 4 (8 ports) x 8 VCs.
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\nvcs = 8",
+        "[router]\nrouting_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\ncredit_delay = 1",
+        "[router]\nrouting_delay = 16\nvc_alloc_delay = 16\nsw_alloc_delay = 16\nst_delay = 16\ncredit_delay = 64",
+        "[router]\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\npacket_size = 8",
+        "[channel]\nlatency = 1000\nendpoint_latency = 1000\ndim_latency = [1, 1000]",
+        "[traffic]\nload = 0.0",
+        "[traffic]\nload = 1.0",
+        "[stats]\naccepted_tolerance = 0.0",
+        "[topology]\ntype = \"crossbar\"\nports = 1",
+        "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 1",
+        "[topology]\ntype = \"torus\"\ndims = [2, 2]\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 3",
+        "[routing]\norder = [1, 0]",
+        // Default pipeline 4 + wire 1: the shortest watchdog that cannot fire falsely.
+        "[sim]\nwatchdog = 5\nmeasure = 1\nwarmup = 0\ndrain_limit = 0",
+        "[router]\nrouting_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\n[sim]\nwatchdog = 1",
+    ] {
+        run(toml, &[]).unwrap_or_else(|e| panic!("{toml}\nrefused: {e}"));
+    }
+}
+
+#[test]
+fn router_and_routing_type_may_be_left_out() {
+    // Single-choice families default their `type`, so an override of one field works on
+    // the empty config.
+    let c = Config::from_toml("", &["router.vcs=2".into(), "routing.datelines=false".into()]).unwrap();
+    let c2 = Config::from_toml(
+        "[router]\ntype = \"input_queued\"\nvcs = 2\n[routing]\ntype = \"dor\"\ndatelines = false",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c, c2);
+    c.validate().unwrap();
+}
+
+#[test]
+fn empty_config_is_the_default_and_validates() {
+    let empty = Config::from_toml("", &[]).unwrap();
+    assert_eq!(empty, Config::default());
+    let spec = empty.validate().unwrap();
+    assert_eq!(spec.topology.num_nodes, 64);
+    Config::default().validate().unwrap();
+    // Whitespace and comments only are the empty config too.
+    assert_eq!(Config::from_toml("# nothing\n\n", &[]).unwrap(), Config::default());
+}
+
+#[test]
+fn default_config_round_trips_through_toml() {
+    let text = Config::default().to_toml();
+    assert!(!text.is_empty());
+    let back = Config::from_toml(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back, Config::default(), "{text}");
+    // A second trip is a fixed point of the text too.
+    assert_eq!(back.to_toml(), text);
+}
+
+#[test]
+fn non_default_configs_round_trip_through_toml() {
+    for toml in [
+        "seed = 9\n[topology]\ntype = \"cube\"\ndims = [4, 3, 2]\nwrap = [true, false, true]\nconcentration = 2\n\
+         [router]\nvcs = 2\nallocator = \"islip\"\nislip_iterations = 2\n[routing]\norder = [2, 0, 1]\n\
+         [channel]\ndim_latency = [1, 2, 3]",
+        "[topology]\ntype = \"crossbar\"\nports = 8\n[traffic]\nload = 0.5\n\
+         pattern = { type = \"hotspot\", nodes = [1, 2], fraction = 0.25 }\n\
+         injection = { type = \"on_off\", burst_length = 4.0, peak = 0.9 }\n\
+         packet_size = { sizes = [1, 4], weights = [0.5, 0.5] }\n\
+         [[traffic.phases]]\nduration = 100\nload = 0.1\n\
+         [[traffic.phases]]\nduration = 50\nload = 0.3\npattern = { type = \"random_permutation\", seed = 4 }",
+        "[router]\nflow_control = \"virtual_cut_through\"\n[traffic]\npacket_size = 4\n\
+         pattern = { type = \"tornado\" }\n[stats]\nchannel_counters = false\nlatency_limit = 250.0",
+    ] {
+        let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+        c.validate().unwrap_or_else(|e| panic!("{e}\n{toml}"));
+        let text = c.to_toml();
+        assert_eq!(Config::from_toml(&text, &[]).unwrap(), c, "{text}");
+    }
+}
+
+#[test]
+fn overrides_apply_in_order_and_parse_values_as_toml() {
+    let c = Config::from_toml(
+        "[traffic]\nload = 0.2",
+        &[
+            "traffic.load=0.4".into(),
+            "traffic.load = 0.5".into(),
+            "topology={ type = \"mesh\", dims = [3, 3] }".into(),
+            "traffic.pattern.type=neighbor".into(),
+        ],
+    )
+    .unwrap();
+    assert_eq!(c.traffic.load, 0.5);
+    let spec = c.validate().unwrap();
+    assert_eq!(spec.topology.num_nodes, 9);
+}

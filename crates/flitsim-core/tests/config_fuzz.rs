@@ -1,0 +1,390 @@
+//! Property tests of config parsing and validation: whatever the text, parsing and
+//! validating never panics, and every refusal is a `Parse` or `Config` error that names
+//! a key path.
+//!
+//! (a) Arbitrary strings, TOML-ish text assembled from the real key vocabulary, and
+//!     arbitrary `--set` overrides.
+//! (b) Mutated valid configs: each base config is written out in full (`to_toml`, so
+//!     every field is present), then one field is deleted, renamed, retyped (string,
+//!     bool, negative, float, huge integer, array, table) or pushed out of range. A
+//!     wrong-type refusal must name that field, something inside it, or its table.
+
+use flitsim_core::config::Config;
+use flitsim_core::Error;
+use proptest::prelude::*;
+use proptest::sample::Index;
+
+const CASES: u32 = 256;
+
+/// Parse, override and validate; the result of the whole config stage.
+fn check(text: &str, set: &[String]) -> Result<(), Error> {
+    Config::from_toml(text, set)?.validate().map(|_| ())
+}
+
+/// Every refusal of the config stage is a Parse or Config error with a clean, non-empty
+/// key path; returns the error for further checks.
+fn assert_config_error(r: Result<(), Error>, context: &str) -> Option<Error> {
+    let e = r.err()?;
+    match &e {
+        Error::Parse { path, message } | Error::Config { path, message } => {
+            assert!(!path.is_empty(), "empty path: {e}\n{context}");
+            assert_eq!(e.path(), Some(path.as_str()));
+            for s in [path, message] {
+                assert!(!s.contains('\u{1f}'), "internal path marker leaked: {e:?}\n{context}");
+            }
+            assert!(!message.trim().is_empty(), "empty message: {e:?}\n{context}");
+        }
+        other => panic!("config stage returned a non-config error {other:?}\n{context}"),
+    }
+    Some(e)
+}
+
+// ---------------------------------------------------------------------------------------
+// (a) arbitrary and TOML-ish text
+// ---------------------------------------------------------------------------------------
+
+const KEYS: &[&str] = &[
+    "seed", "type", "dims", "wrap", "concentration", "ports", "vcs", "buffer_depth", "flow_control",
+    "allocator", "islip_iterations", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_delay",
+    "credit_delay", "order", "datelines", "latency", "dim_latency", "endpoint_latency", "load",
+    "pattern", "injection", "packet_size", "phases", "duration", "nodes", "fraction", "dest",
+    "burst_length", "peak", "sizes", "weights", "warmup", "measure", "drain_limit", "watchdog",
+    "check", "histogram_bin", "accepted_tolerance", "latency_limit", "channel_counters", "bogus",
+];
+
+const TABLES: &[&str] = &[
+    "topology", "router", "routing", "channel", "traffic", "traffic.pattern", "traffic.injection",
+    "sim", "stats", "bogus", "traffic.packet_size", "router.vcs",
+];
+
+const NAMES: &[&str] = &[
+    "torus", "mesh", "cube", "crossbar", "input_queued", "dor", "wormhole", "virtual_cut_through",
+    "islip", "separable_input_first", "uniform", "bit_complement", "bit_reverse", "shuffle",
+    "transpose", "tornado", "neighbor", "random_permutation", "hotspot", "merge_to_one",
+    "bernoulli", "on_off", "",
+];
+
+fn scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|v| v.to_string()),
+        (-3i64..70).prop_map(|v| v.to_string()),
+        any::<f64>().prop_map(|v| format!("{v:?}")),
+        (-1.5f64..2.0).prop_map(|v| format!("{v:?}")),
+        Just("nan".to_string()),
+        Just("inf".to_string()),
+        Just("-inf".to_string()),
+        any::<bool>().prop_map(|v| v.to_string()),
+        prop::sample::select(NAMES).prop_map(|s| format!("{s:?}")),
+        "[a-z_]{0,8}".prop_map(|s| format!("{s:?}")),
+    ]
+}
+
+fn value() -> impl Strategy<Value = String> {
+    scalar().prop_recursive(3, 24, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(|v| format!("[{}]", v.join(", "))),
+            prop::collection::vec((prop::sample::select(KEYS), inner), 0..5).prop_map(|kv| {
+                let mut seen = std::collections::HashSet::new();
+                let body: Vec<String> =
+                    kv.into_iter().filter(|(k, _)| seen.insert(*k)).map(|(k, v)| format!("{k} = {v}")).collect();
+                format!("{{ {} }}", body.join(", "))
+            }),
+        ]
+    })
+}
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => (prop::sample::select(KEYS), value()).prop_map(|(k, v)| format!("{k} = {v}")),
+        1 => prop::sample::select(TABLES).prop_map(|t| format!("[{t}]")),
+        1 => Just("[[traffic.phases]]".to_string()),
+        1 => ".{0,20}",
+    ]
+}
+
+fn toml_ish() -> impl Strategy<Value = String> {
+    prop::collection::vec(line(), 0..14).prop_map(|lines| lines.join("\n"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(text in ".{0,200}") {
+        assert_config_error(check(&text, &[]), &text);
+    }
+
+    #[test]
+    fn toml_ish_text_never_panics(text in toml_ish()) {
+        assert_config_error(check(&text, &[]), &text);
+    }
+
+    #[test]
+    fn arbitrary_overrides_never_panic(
+        text in toml_ish(),
+        set in prop::collection::vec(
+            prop_oneof![
+                ".{0,30}",
+                (prop::sample::select(TABLES), prop::sample::select(KEYS), value())
+                    .prop_map(|(t, k, v)| format!("{t}.{k}={v}")),
+                (prop::sample::select(KEYS), value()).prop_map(|(k, v)| format!("{k}={v}")),
+            ],
+            0..4,
+        ),
+    ) {
+        assert_config_error(check(&text, &set), &format!("{text}\n--set {set:?}"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// (b) mutated valid configs
+// ---------------------------------------------------------------------------------------
+
+/// Valid starting points, written out in full so that every field can be mutated.
+const BASES: &[&str] = &[
+    // The built-in default (8x8 torus, uniform).
+    "",
+    // 4x4 torus, virtual cut-through, 4-flit packets.
+    "[topology]\ntype = \"torus\"\ndims = [4, 4]\n\
+     [router]\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n\
+     [traffic]\nload = 0.4\npacket_size = 4",
+    // Mesh with concentration, iSLIP, explicit dimension order and latencies.
+    "[topology]\ntype = \"mesh\"\ndims = [5, 3]\nconcentration = 2\n\
+     [router]\nvcs = 2\nallocator = \"islip\"\nislip_iterations = 2\n\
+     [routing]\norder = [1, 0]\n[channel]\ndim_latency = [1, 3]\nendpoint_latency = 2",
+    // Crossbar, bit permutation.
+    "[topology]\ntype = \"crossbar\"\nports = 8\n[traffic.pattern]\ntype = \"bit_reverse\"",
+    // Mixed cube with a hotspot pattern and a size distribution.
+    "[topology]\ntype = \"cube\"\ndims = [4, 3, 2]\nwrap = [true, false, true]\n\
+     [traffic]\nload = 0.2\npacket_size = { sizes = [1, 5], weights = [0.5, 0.5] }\n\
+     [traffic.pattern]\ntype = \"hotspot\"\nnodes = [0, 7]\nfraction = 0.3",
+    // Phases with their own patterns and an on/off source; stats options.
+    "[topology]\ntype = \"torus\"\ndims = [4, 4]\n\
+     [traffic]\ninjection = { type = \"on_off\", burst_length = 8.0, peak = 0.9 }\n\
+     [[traffic.phases]]\nduration = 100\nload = 0.2\n\
+     [[traffic.phases]]\nduration = 50\nload = 0.5\npattern = { type = \"merge_to_one\", dest = 3 }\n\
+     [[traffic.phases]]\nduration = 50\nload = 0.1\npattern = { type = \"random_permutation\", seed = 7 }\n\
+     [stats]\nhistogram_bin = 5\naccepted_tolerance = 0.1\nchannel_counters = false",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn path_text(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// Every value's path in the table (tables, arrays and their elements, and leaves).
+fn all_paths(v: &toml::Value, prefix: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, child) in t {
+                prefix.push(Seg::Key(k.clone()));
+                out.push(prefix.clone());
+                all_paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                prefix.push(Seg::Index(i));
+                out.push(prefix.clone());
+                all_paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The container holding the last segment of `path`.
+fn parent_mut<'a>(root: &'a mut toml::Value, path: &[Seg]) -> &'a mut toml::Value {
+    let mut cur = root;
+    for seg in &path[..path.len() - 1] {
+        cur = match seg {
+            Seg::Key(k) => cur.get_mut(k.as_str()).expect("path exists"),
+            Seg::Index(i) => cur.get_mut(*i).expect("path exists"),
+        };
+    }
+    cur
+}
+
+fn get_mut<'a>(root: &'a mut toml::Value, path: &[Seg]) -> &'a mut toml::Value {
+    match &path[path.len() - 1] {
+        Seg::Key(k) => parent_mut(root, path).get_mut(k.as_str()).expect("path exists"),
+        Seg::Index(i) => parent_mut(root, path).get_mut(*i).expect("path exists"),
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    Delete,
+    Rename,
+    Retype(toml::Value),
+    OutOfRange(toml::Value),
+}
+
+fn wrong_type_value() -> impl Strategy<Value = toml::Value> {
+    prop_oneof![
+        Just(toml::Value::String("x".into())),
+        Just(toml::Value::String("4".into())),
+        any::<bool>().prop_map(toml::Value::Boolean),
+        (-1000i64..0).prop_map(toml::Value::Integer),
+        Just(toml::Value::Float(1.5)),
+        Just(toml::Value::Float(-0.25)),
+        Just(toml::Value::Integer(i64::MAX)),
+        Just(toml::Value::Integer(1 << 40)),
+        Just(toml::Value::Array(vec![toml::Value::Integer(1), toml::Value::String("a".into())])),
+        Just(toml::Value::Array(vec![])),
+        Just(toml::Value::Table(toml::Table::new())),
+    ]
+}
+
+fn out_of_range_value() -> impl Strategy<Value = toml::Value> {
+    prop_oneof![
+        Just(toml::Value::Integer(0)),
+        Just(toml::Value::Integer(1)),
+        Just(toml::Value::Integer(-1)),
+        Just(toml::Value::Integer(17)),
+        Just(toml::Value::Integer(65)),
+        Just(toml::Value::Integer(1025)),
+        Just(toml::Value::Integer(65_536)),
+        Just(toml::Value::Integer(u32::MAX as i64)),
+        Just(toml::Value::Integer(u32::MAX as i64 + 1)),
+        Just(toml::Value::Integer(i64::MAX)),
+        Just(toml::Value::Float(0.0)),
+        Just(toml::Value::Float(1.0)),
+        Just(toml::Value::Float(1.0000001)),
+        Just(toml::Value::Float(-1e-9)),
+        Just(toml::Value::Float(1e300)),
+        Just(toml::Value::Float(f64::NAN)),
+        Just(toml::Value::Float(f64::INFINITY)),
+        Just(toml::Value::Float(f64::NEG_INFINITY)),
+    ]
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        1 => Just(Mutation::Delete),
+        1 => Just(Mutation::Rename),
+        2 => wrong_type_value().prop_map(Mutation::Retype),
+        2 => out_of_range_value().prop_map(Mutation::OutOfRange),
+    ]
+}
+
+/// The full TOML tables of the bases (parsed once per case; cheap).
+fn base_value(i: usize) -> toml::Value {
+    let cfg = Config::from_toml(BASES[i], &[]).unwrap_or_else(|e| panic!("base {i}: {e}"));
+    cfg.validate().unwrap_or_else(|e| panic!("base {i} does not validate: {e}"));
+    toml::Value::Table(cfg.to_toml().parse::<toml::Table>().unwrap())
+}
+
+fn kind_of(v: &toml::Value) -> &'static str {
+    v.type_str()
+}
+
+#[test]
+fn bases_are_valid_and_complete() {
+    for i in 0..BASES.len() {
+        let v = base_value(i);
+        let mut paths = Vec::new();
+        all_paths(&v, &mut Vec::new(), &mut paths);
+        // Written out in full: every section is present.
+        for key in ["seed", "topology", "router", "routing", "channel", "traffic", "sim", "stats"] {
+            assert!(paths.contains(&vec![Seg::Key(key.into())]), "base {i} lacks {key}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_valid_configs_fail_cleanly(
+        base in 0..BASES.len(),
+        which in any::<Index>(),
+        m in mutation(),
+    ) {
+        let mut root = base_value(base);
+        let mut paths = Vec::new();
+        all_paths(&root, &mut Vec::new(), &mut paths);
+        let path = which.get(&paths).clone();
+        let field = path_text(&path);
+        let parent = path_text(&path[..path.len() - 1]);
+        let before = get_mut(&mut root, &path).clone();
+        match &m {
+            Mutation::Delete => match (parent_mut(&mut root, &path), path.last().unwrap()) {
+                (toml::Value::Table(t), Seg::Key(k)) => {
+                    t.remove(k);
+                }
+                (toml::Value::Array(a), Seg::Index(i)) => {
+                    a.remove(*i);
+                }
+                _ => unreachable!(),
+            },
+            Mutation::Rename => match (parent_mut(&mut root, &path), path.last().unwrap()) {
+                (toml::Value::Table(t), Seg::Key(k)) => {
+                    let v = t.remove(k).unwrap();
+                    t.insert(format!("{k}x"), v);
+                }
+                // Array elements have no name: swap the element for a copy of itself.
+                (toml::Value::Array(_), Seg::Index(_)) => {}
+                _ => unreachable!(),
+            },
+            Mutation::Retype(v) | Mutation::OutOfRange(v) => *get_mut(&mut root, &path) = v.clone(),
+        }
+        let toml::Value::Table(table) = root else { unreachable!() };
+        // Through the text (what users write) and straight from the table (what the CLI's
+        // overrides produce); NaN and infinities survive both.
+        let text = toml::to_string(&table).expect("serializes");
+        let context = format!("base {base}, {m:?} at `{field}` (was {before})\n{text}");
+        let via_table = Config::from_table(table.clone()).and_then(|c| c.validate().map(|_| ()));
+        let via_text = check(&text, &[]);
+        prop_assert_eq!(&via_table, &via_text, "{}", context);
+        let Some(err) = assert_config_error(via_text, &context) else { return Ok(()) };
+        let got = err.path().unwrap().to_string();
+        let is_parse = matches!(err, Error::Parse { .. });
+        let inside = |p: &str| got == p || got.starts_with(&format!("{p}.")) || got.starts_with(&format!("{p}["));
+        match &m {
+            Mutation::Retype(v) if is_parse && kind_of(v) != kind_of(&before) => {
+                // The wrong type is reported at the field, inside it (a table where a
+                // number belongs is read as a table and misses its keys), or at its table.
+                prop_assert!(
+                    inside(&field) || got == parent || (parent.is_empty() && got == field),
+                    "retype of `{}` reported at `{}`: {}\n{}", field, got, err, context
+                );
+            }
+            Mutation::Rename if is_parse && matches!(path.last(), Some(Seg::Key(_))) => {
+                // An unknown key at the renamed name, or (for a required key) its absence,
+                // both inside the parent table.
+                let renamed = format!("{field}x");
+                prop_assert!(
+                    got == renamed || parent.is_empty() || inside(&parent),
+                    "rename of `{}` reported at `{}`: {}\n{}", field, got, err, context
+                );
+            }
+            Mutation::Delete if is_parse => {
+                prop_assert!(
+                    parent.is_empty() || inside(&parent),
+                    "deleting `{}` reported at `{}`: {}\n{}", field, got, err, context
+                );
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! Golden results: the engine's simulated output for a table of small configurations,
+//! pinned bit for bit.
+//!
+//! Each case is a TOML config (check mode on, 200 warm-up + 1000 measured cycles) run to
+//! completion; its report is compared against `tests/golden/<name>.json`. The cases cover
+//! the router and flow-control variants the hot loop specialises on (separable and iSLIP
+//! allocation, wormhole and virtual cut-through, pipeline delays, channel and credit
+//! latencies, concentration, torus datelines, crossbars, routers with exactly 64 input
+//! VCs or 64 ports, channels too long for the routers' arrival calendar) so that a
+//! performance change that alters any simulated result fails here.
+//!
+//! Compared: every field of the report except `version` and the echoed `config` (those
+//! describe the run, not its result, and change when the crate version or the config
+//! schema gains a defaulted field); the stored files keep the whole report for reading.
+//!
+//! **Re-blessing.** A missing golden file is written on the first run. After an
+//! *intentional* change of simulated behaviour (a semantics fix, a new RNG stream, ...),
+//! regenerate all files and review the diff before committing it:
+//!
+//! ```text
+//! FLITSIM_BLESS=1 cargo test -p flitsim-core --test golden
+//! git diff crates/flitsim-core/tests/golden/
+//! ```
+//!
+//! A pure optimisation must never need a re-bless.
+
+use std::path::PathBuf;
+
+use flitsim_core::config::Config;
+use flitsim_core::sim::Simulation;
+
+/// Settings shared by every case.
+const SIM: &str = r#"
+[sim]
+warmup = 200
+measure = 1000
+check = true
+"#;
+
+/// `(name, config)`; the `[sim]` table is appended.
+const CASES: &[(&str, &str)] = &[
+    (
+        "torus4x4_islip2_uniform",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "input_queued"
+allocator = "islip"
+islip_iterations = 2
+[traffic]
+load = 0.45
+pattern = { type = "uniform" }
+"#,
+    ),
+    (
+        "mesh5x3_c2_separable_uniform",
+        r#"
+[topology]
+type = "mesh"
+dims = [5, 3]
+concentration = 2
+[router]
+type = "input_queued"
+allocator = "separable_input_first"
+[traffic]
+load = 0.3
+"#,
+    ),
+    (
+        "crossbar8_islip_hotspot",
+        r#"
+[topology]
+type = "crossbar"
+ports = 8
+[router]
+type = "input_queued"
+allocator = "islip"
+vcs = 2
+buffer_depth = 4
+[traffic]
+load = 0.6
+pattern = { type = "hotspot", nodes = [3], fraction = 0.3 }
+"#,
+    ),
+    (
+        "crossbar8_separable_uniform",
+        r#"
+[topology]
+type = "crossbar"
+ports = 8
+[router]
+type = "input_queued"
+[traffic]
+load = 0.8
+"#,
+    ),
+    (
+        "torus4x4_wormhole4_credit2",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "input_queued"
+flow_control = "wormhole"
+buffer_depth = 4
+credit_delay = 2
+[traffic]
+load = 0.35
+packet_size = 4
+"#,
+    ),
+    (
+        "mesh4x4_vct4_rd0_transpose",
+        r#"
+[topology]
+type = "mesh"
+dims = [4, 4]
+[router]
+type = "input_queued"
+flow_control = "virtual_cut_through"
+allocator = "islip"
+routing_delay = 0
+vc_alloc_delay = 0
+[traffic]
+load = 0.3
+packet_size = 4
+pattern = { type = "transpose" }
+"#,
+    ),
+    (
+        "torus4x4_c2_rd2_lat3_hotspot",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+concentration = 2
+[router]
+type = "input_queued"
+routing_delay = 2
+sw_alloc_delay = 2
+credit_delay = 2
+[channel]
+latency = 3
+endpoint_latency = 2
+[traffic]
+load = 0.25
+pattern = { type = "hotspot", nodes = [0, 17], fraction = 0.2 }
+packet_size = { sizes = [1, 3], weights = [0.5, 0.5] }
+"#,
+    ),
+    (
+        "mesh5x3_c2_vct_sizes_separable",
+        r#"
+[topology]
+type = "mesh"
+dims = [5, 3]
+concentration = 2
+[router]
+type = "input_queued"
+flow_control = "virtual_cut_through"
+vcs = 2
+buffer_depth = 5
+st_delay = 0
+[channel]
+dim_latency = [1, 3]
+[traffic]
+load = 0.4
+packet_size = { sizes = [1, 5], weights = [0.7, 0.3] }
+"#,
+    ),
+    (
+        "torus4x4_lat70_polling",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "input_queued"
+vcs = 2
+credit_delay = 3
+[channel]
+latency = 70
+[traffic]
+load = 0.2
+packet_size = 2
+"#,
+    ),
+    (
+        "crossbar64_1vc_islip2",
+        r#"
+[topology]
+type = "crossbar"
+ports = 64
+[router]
+type = "input_queued"
+allocator = "islip"
+islip_iterations = 2
+vcs = 1
+buffer_depth = 2
+[traffic]
+load = 0.9
+"#,
+    ),
+    (
+        "torus3x3x3_c2_64ivc_islip",
+        r#"
+[topology]
+type = "torus"
+dims = [3, 3, 3]
+concentration = 2
+[router]
+type = "input_queued"
+allocator = "islip"
+vcs = 8
+buffer_depth = 2
+[traffic]
+load = 0.5
+packet_size = 2
+"#,
+    ),
+];
+
+/// Longer runs of the benchmark network (8x8 mesh, 1-flit packets, the `perf_tmp`
+/// reference) without check mode: divergences that take many cycles to show up.
+const LONG_SIM: &str = r#"
+[sim]
+warmup = 3000
+measure = 10000
+"#;
+
+/// `(name, config)`; [`LONG_SIM`] is appended.
+const LONG_CASES: &[(&str, &str)] = &[
+    (
+        "long_mesh8x8_islip_load03",
+        r#"
+[topology]
+type = "mesh"
+dims = [8, 8]
+[router]
+type = "input_queued"
+allocator = "islip"
+[traffic]
+load = 0.3
+"#,
+    ),
+    (
+        "long_mesh8x8_separable_load045",
+        r#"
+[topology]
+type = "mesh"
+dims = [8, 8]
+[router]
+type = "input_queued"
+[traffic]
+load = 0.45
+"#,
+    ),
+];
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
+}
+
+/// The report with the fields that describe the run (not its result) removed.
+fn comparable(json: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(json).expect("golden JSON parses");
+    let obj = v.as_object_mut().expect("report is a JSON object");
+    obj.remove("version");
+    obj.remove("config");
+    v
+}
+
+/// First differing JSON path, for a readable failure message.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, va) in x {
+                match y.get(k) {
+                    Some(vb) => {
+                        if let Some(d) = first_difference(va, vb, &format!("{path}.{k}")) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some(format!("{path}.{k}: missing in new report")),
+                }
+            }
+            y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: new in report"))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: golden {a} != new {b}")),
+    }
+}
+
+#[test]
+fn golden_reports_are_unchanged() {
+    let bless = std::env::var("FLITSIM_BLESS").is_ok_and(|v| v == "1");
+    let dir = golden_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    let cases = CASES.iter().map(|&(n, t)| (n, t, SIM)).chain(LONG_CASES.iter().map(|&(n, t)| (n, t, LONG_SIM)));
+    for (name, toml, sim) in cases {
+        let text = format!("{toml}{sim}");
+        let spec = Config::from_toml(&text, &[])
+            .and_then(|c| c.validate())
+            .unwrap_or_else(|e| panic!("case {name}: bad config: {e}"));
+        let report = Simulation::run_spec(spec).unwrap_or_else(|e| panic!("case {name}: run failed: {e}"));
+        let json = report.to_json();
+        let path = dir.join(format!("{name}.json"));
+        if bless || !path.exists() {
+            std::fs::write(&path, format!("{json}\n")).unwrap();
+            eprintln!("golden: wrote {}", path.display());
+            continue;
+        }
+        let golden = std::fs::read_to_string(&path).unwrap();
+        let (old, new) = (comparable(&golden), comparable(&json));
+        if old != new {
+            let why = first_difference(&old, &new, "").unwrap_or_else(|| "reports differ".into());
+            failures.push(format!("{name}: {why}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "simulated results changed (re-bless with FLITSIM_BLESS=1 only if the change is intended):\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The same config gives the same report twice in one process (no hidden global state).
+#[test]
+fn runs_are_deterministic() {
+    let (name, toml) = CASES[0];
+    let run = || {
+        let spec = Config::from_toml(&format!("{toml}{SIM}"), &[]).unwrap().validate().unwrap();
+        comparable(&Simulation::run_spec(spec).unwrap().to_json())
+    };
+    assert_eq!(run(), run(), "case {name} is not deterministic");
+}
