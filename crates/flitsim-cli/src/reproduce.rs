@@ -132,7 +132,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
         runs.insert(k.clone(), Some(v?));
     }
     println!();
-    println!("{:<58} {:>12} {:>12} {:>14}  {}", "quantity", "reference", "flitsim", "tolerance", "result");
+    println!("{:<58} {:>12} {:>12} {:>14}  result", "quantity", "reference", "flitsim", "tolerance");
     let mut failed = 0;
     for r in &exp.row {
         let rep = runs[&(r.config.clone(), r.set.clone())].as_ref().unwrap();

@@ -152,7 +152,7 @@ pub fn cmd_sweep(args: &crate::ConfigArgs, loads: &str, out: &Path, jobs: Option
     )?;
     let title = format!("{} - {}", results.first().map(|r| r.1.topology.description.clone()).unwrap_or_default(), pattern_name(&base));
     write("sweep.svg", plot::load_latency_svg(&title, &rows))?;
-    println!("{:>7} {:>9} {:>9} {:>10} {:>8} {:>8}  {}", "load", "offered", "accepted", "latency", "p50", "p99", "");
+    println!("{:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "load", "offered", "accepted", "latency", "p50", "p99");
     for r in &rows {
         if r.saturated {
             println!("{:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated", r.load, r.offered, r.accepted, "-", "-", "-");

@@ -155,7 +155,7 @@ pub fn summary(t: &Topology) -> TopologySummary {
                 a != b
             })
             .count() as u32;
-        let slot = if t.dims[d] % 2 == 0 { &mut best } else { &mut fallback };
+        let slot = if t.dims[d].is_multiple_of(2) { &mut best } else { &mut fallback };
         if slot.is_none_or(|(c, _)| cross < c) {
             *slot = Some((cross, d));
         }
@@ -250,7 +250,7 @@ mod tests {
             for (i, ch) in t.channels.iter().enumerate() {
                 assert_eq!(t.out_channel[(ch.src_router * t.ports + ch.src_port) as usize], i as u32);
                 assert_eq!(t.in_channel[(ch.dst_router * t.ports + ch.dst_port) as usize], i as u32);
-                assert_eq!(t.router_distance(ch.src_router, ch.dst_router), if t.dims[ch.dim as usize] == 2 { 1 } else { 1 });
+                assert_eq!(t.router_distance(ch.src_router, ch.dst_router), 1);
             }
         }
         // 4x3 torus: 12 routers x 4 channels.
