@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use crate::flow::FlowControl;
-use crate::link::{Channels, Flit, InFlight};
+use crate::link::{Channels, Flit, InFlight, Ring};
 use crate::router::iq::IqRouters;
 use crate::sim::packet::{Counters, Packet, PacketArena};
 use crate::sim::rng::{self, SimRng};
@@ -25,8 +25,11 @@ use crate::traffic::{SourceState, Workload};
 struct Nic {
     /// Injection channel (NIC to router).
     inj: u32,
-    /// Ejection channel (router to NIC).
-    ej: u32,
+    /// Its flit and credit rings.
+    inj_flits: Ring,
+    inj_credits: Ring,
+    /// The ejection channel's (router to NIC) flit ring.
+    ej_flits: Ring,
     /// Router the injection channel enters, and its input port there.
     router: u32,
     port: u32,
@@ -42,6 +45,15 @@ struct Nic {
     queue: VecDeque<u32>,
     src_state: SourceState,
     rng: SimRng,
+}
+
+/// How endpoints pick the VC of a packet's head (the same for all).
+#[derive(Clone, Copy, Debug)]
+struct Sending {
+    /// Injection VC range `[vc_lo, vc_hi)`.
+    vc_lo: u32,
+    vc_hi: u32,
+    flow: FlowControl,
 }
 
 /// All endpoints of a network.
@@ -80,9 +92,12 @@ impl Endpoints {
                 let mut rng = rng::stream(seed, rng::domain::ENDPOINT, e as u64);
                 let src_state = workload.new_source_state(e, &mut rng);
                 let inj = rp + e;
+                let ej = topo.router_of(e) * topo.ports + topo.local_port_of(e);
                 Nic {
                     inj,
-                    ej: topo.router_of(e) * topo.ports + topo.local_port_of(e),
+                    inj_flits: ch.flits.ring(inj as usize),
+                    inj_credits: ch.credits.ring(inj as usize),
+                    ej_flits: ch.flits.ring(ej as usize),
                     router: topo.router_of(e),
                     port: topo.local_port_of(e),
                     inj_latency: ch.latency[inj as usize],
@@ -126,43 +141,42 @@ impl Endpoints {
         ctr: &mut Counters,
         routers: &mut IqRouters,
     ) {
-        for e in 0..self.n {
-            self.step(e, now, phase, workload, ch, packets, stats, ctr, routers);
+        let vcs = self.vcs as usize;
+        let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
+        let Endpoints { nics, credits, phase_flits, .. } = self;
+        for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
+            let ctx = (now, phase, workload, sending);
+            Self::step(e as u32, nic, credits, phase_flits, ctx, ch, packets, stats, ctr, routers);
         }
     }
 
-    /// Advance endpoint `e` by one cycle.
+    /// Advance endpoint `e` (state `nic`, injection credits `credits`) by one cycle.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub fn step(
-        &mut self,
+    fn step(
         e: u32,
-        now: u64,
-        phase: Option<usize>,
-        workload: &Workload,
+        nic: &mut Nic,
+        credits: &mut [u32],
+        phase_flits: &mut [u64],
+        (now, phase, workload, sending): (u64, Option<usize>, &Workload, Sending),
         ch: &mut Channels,
         packets: &mut PacketArena,
         stats: &mut Collector,
         ctr: &mut Counters,
         routers: &mut IqRouters,
     ) {
-        let eu = e as usize;
-        let vcs = self.vcs as usize;
-        let nic = &mut self.nics[eu];
-        let credits = &mut self.credits[eu * vcs..(eu + 1) * vcs];
-        let inj = nic.inj as usize;
         // (1) Credits from the router's injection port.
-        while let Some(w) = ch.credits.pop_if(inj, |w| w.arrived(now)) {
+        if let Some(w) = ch.credits.take_in(nic.inj_credits, now) {
             credits[w.vc() as usize] += 1;
         }
         // (2) Ejection.
-        while let Some(arrival) = ch.flits.pop_if(nic.ej as usize, |a| a.arrived(now)) {
+        if let Some(arrival) = ch.flits.take_in(nic.ej_flits, now) {
             let f = arrival.flit;
             let pk = *packets.get(f.pid);
             stats.on_ejected_flit(pk.src, e, now);
             ctr.flits_ejected += 1;
             ctr.last_progress = now;
-            if let Some(c) = self.phase_flits.get_mut(pk.phase as usize) {
+            if let Some(c) = phase_flits.get_mut(pk.phase as usize) {
                 *c += 1;
             }
             if f.is_tail() {
@@ -207,22 +221,23 @@ impl Endpoints {
         let size = packets.get(pid).size;
         if nic.sent == 0 {
             // Choose a VC for the head: round robin from the pointer.
-            let span = self.vc_hi - self.vc_lo;
+            let Sending { vc_lo, vc_hi, flow } = sending;
+            let span = vc_hi - vc_lo;
             let mut chosen = None;
             for k in 0..span {
                 let mut v = nic.vc_ptr as u32 + k;
-                if v >= self.vc_hi {
+                if v >= vc_hi {
                     v -= span;
                 }
                 let c = credits[v as usize];
-                if c > 0 && self.flow.may_claim(c, size) {
+                if c > 0 && flow.may_claim(c, size) {
                     chosen = Some(v);
                     break;
                 }
             }
             let Some(v) = chosen else { return };
             nic.cur_vc = v as u8;
-            nic.vc_ptr = if v + 1 >= self.vc_hi { self.vc_lo as u8 } else { v as u8 + 1 };
+            nic.vc_ptr = if v + 1 >= vc_hi { vc_lo as u8 } else { v as u8 + 1 };
             packets.get_mut(pid).inject = now;
         }
         let v = nic.cur_vc as usize;
@@ -233,9 +248,9 @@ impl Endpoints {
         let idx = nic.sent;
         let flit = Flit { pid, idx: idx as u16, last: (size - 1) as u16 };
         let arrive = now + nic.inj_latency as u64;
-        ch.flits.push(inj, InFlight::new(arrive, flit, v as u8));
+        ch.flits.push_in(nic.inj_flits, arrive, InFlight::new(arrive, flit, v as u8));
         routers.flit_sent_to(nic.router, nic.port, arrive);
-        stats.on_channel_flit(inj, v as u32, now);
+        stats.on_channel_flit(nic.inj as usize, v as u32, now);
         ctr.flits_injected += 1;
         ctr.last_progress = now;
         if idx + 1 == size {

@@ -1,13 +1,13 @@
 //! Channels: one-way links with a latency in cycles carrying one flit per cycle, and
 //! the reverse credit wires. Every channel is a pair of fixed-capacity delay lines
-//! (time-stamped FIFOs): a sender pushes an entry stamped with its arrival cycle, the
-//! receiver pops entries whose arrival cycle has come. Because every latency is at
-//! least one cycle, what a component sends in cycle `t` is never visible to anyone in
-//! cycle `t`: the two-phase rule that makes the visiting order irrelevant.
+//! ([`RingPool`]): a sender puts an entry, stamped with its arrival cycle, into the slot
+//! of that cycle; the receiver takes the entry of the current cycle. Because every
+//! latency is at least one cycle, what a component sends in cycle `t` is never visible
+//! to anyone in cycle `t`: the two-phase rule that makes the visiting order irrelevant.
 
 pub mod ring;
 
-pub use ring::RingPool;
+pub use ring::{Ring, RingPool, Slot};
 
 /// A flit record: which packet and which flit of it. Head = `idx == 0`, tail = `idx == last`.
 /// The header fields a router reads (destination, ...) are in the packet, in the arena.
@@ -64,6 +64,18 @@ impl InFlight {
     }
 }
 
+impl Slot for InFlight {
+    const EMPTY: Self = InFlight { arrive: 0, flit: Flit { pid: 0, idx: 0, last: 0 }, vc: u8::MAX };
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.vc == u8::MAX
+    }
+    #[inline]
+    fn arrives(&self, now: u64) -> bool {
+        self.arrive == now as u32
+    }
+}
+
 /// A credit in flight: arrival cycle modulo 2^24 in the upper 24 bits, VC in the low 8.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CreditWire(pub u32);
@@ -85,6 +97,18 @@ impl CreditWire {
     #[inline]
     pub fn vc(self) -> u32 {
         self.0 & 0xff
+    }
+}
+
+impl Slot for CreditWire {
+    const EMPTY: Self = CreditWire(u32::MAX);
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.0 == u32::MAX
+    }
+    #[inline]
+    fn arrives(&self, now: u64) -> bool {
+        self.0 & !0xff == (now as u32) << 8
     }
 }
 

@@ -1,46 +1,75 @@
-//! A pool of fixed-capacity ring buffers laid out in one contiguous allocation: the
-//! storage behind channel delay lines. Ring bookkeeping is one 16-byte record per ring
-//! (one cache line touch per operation). No allocation after build.
+//! A pool of fixed-size delay lines laid out in one contiguous allocation: the storage
+//! behind channels. No allocation after build.
 //!
-//! Each ring's storage is rounded up to a power of two so positions wrap with a mask.
-//! Push and pop touch only the ring's record and one slot; the pool-wide entry count
-//! ([`RingPool::total`], for check mode) is summed on demand.
+//! A channel carries at most one entry per cycle, every entry has a known arrival cycle,
+//! and the receiver takes each entry in exactly the cycle it arrives (the router's
+//! arrival calendar, or its polling while anything travels to it; endpoints step every
+//! cycle). So a delay line needs no FIFO pointers: it is a ring of `size` slots indexed
+//! by arrival cycle, `slot = arrive mod size`, with `size` a power of two larger than the
+//! longest delay. The entries in flight arrive in `[now, now + delay]`, so they never
+//! share a slot. A push writes its slot, a take reads and clears the slot of the current
+//! cycle: one slot touched per operation, and the only per-ring bookkeeping is its
+//! (read-only) place in the pool, a [`Ring`], which a router keeps with the wiring of
+//! each port so that it needs no lookup.
+//!
+//! Counting entries ([`RingPool::len`], [`RingPool::total`], for check mode) scans slots.
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Meta {
+/// An entry type for [`RingPool`]: a value that can mark an empty slot and knows its
+/// arrival cycle.
+pub trait Slot: Copy {
+    /// The content of an empty slot (never a real entry).
+    const EMPTY: Self;
+    /// Is this the empty marker?
+    fn is_empty(&self) -> bool;
+    /// Does it arrive in cycle `now`? (Checked in debug builds when it is taken.)
+    fn arrives(&self, now: u64) -> bool;
+}
+
+/// Where one ring's slots are in its pool: what a sender or receiver that uses the ring
+/// every cycle keeps at hand ([`RingPool::ring`]) instead of looking it up each time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ring {
     /// First slot of the ring's storage in `data`.
     base: u32,
     /// Storage size - 1 (storage size is a power of two).
     mask: u32,
-    /// Position of the oldest entry, `< storage size`.
-    head: u32,
-    /// Entries, `<= cap`.
-    len: u32,
 }
 
-/// `n` rings of (possibly different) capacities in one `Vec`.
+impl Ring {
+    /// A placeholder for a channel that does not exist (never used to send or receive).
+    pub const UNUSED: Ring = Ring { base: 0, mask: 0 };
+
+    /// Storage index of the slot for cycle `at`.
+    #[inline(always)]
+    fn slot(self, at: u64) -> usize {
+        (self.base + (at as u32 & self.mask)) as usize
+    }
+}
+
+/// `n` delay lines of (possibly different) lengths in one `Vec`.
 #[derive(Clone, Debug)]
 pub struct RingPool<T> {
     data: Vec<T>,
-    meta: Vec<Meta>,
-    /// Capacity each ring was asked for.
+    meta: Vec<Ring>,
+    /// Capacity each ring was asked for: the longest delay it carries plus one.
     cap: Vec<u32>,
 }
 
-impl<T: Copy + Default> RingPool<T> {
-    /// Rings with the given capacities.
+impl<T: Slot> RingPool<T> {
+    /// Delay lines with the given capacities: a line for delays of up to `d` cycles needs
+    /// capacity `d + 1` (its storage is rounded up to a power of two).
     pub fn new(caps: impl IntoIterator<Item = u32>) -> Self {
         let mut meta = Vec::new();
         let mut cap = Vec::new();
         let mut total = 0u64;
         for c in caps {
             let size = c.max(1).next_power_of_two();
-            meta.push(Meta { base: total as u32, mask: size - 1, head: 0, len: 0 });
+            meta.push(Ring { base: total as u32, mask: size - 1 });
             cap.push(c);
             total += size as u64;
         }
         assert!(total < u32::MAX as u64, "ring pool too large");
-        RingPool { data: vec![T::default(); total as usize], meta, cap }
+        RingPool { data: vec![T::EMPTY; total as usize], meta, cap }
     }
 
     /// Number of rings.
@@ -48,15 +77,13 @@ impl<T: Copy + Default> RingPool<T> {
     pub fn rings(&self) -> usize {
         self.meta.len()
     }
-    /// Entries in ring `r`.
-    #[inline]
+    /// Entries in ring `r` (scans its slots: for checks, not hot paths).
     pub fn len(&self, r: usize) -> u32 {
-        self.meta[r].len
+        self.iter(r).count() as u32
     }
-    /// Is ring `r` empty?
-    #[inline]
+    /// Is ring `r` empty? (Scans its slots.)
     pub fn is_empty(&self, r: usize) -> bool {
-        self.meta[r].len == 0
+        self.len(r) == 0
     }
     /// Capacity of ring `r`.
     #[inline]
@@ -64,69 +91,92 @@ impl<T: Copy + Default> RingPool<T> {
         self.cap[r]
     }
 
-    /// The entry at storage slot `m.base + (pos & m.mask)`.
-    #[inline(always)]
-    fn slot(&self, m: Meta, pos: u32) -> &T {
-        let at = (m.base + (pos & m.mask)) as usize;
-        debug_assert!(at < self.data.len());
-        // SAFETY: `new` gives every ring the slots `base ..= base + mask` inside `data`,
-        // and `base` and `mask` never change afterwards; `pos & mask <= mask`.
-        unsafe { self.data.get_unchecked(at) }
+    /// Ring `r`'s place in the pool, for the `*_in` operations.
+    #[inline]
+    pub fn ring(&self, r: usize) -> Ring {
+        self.meta[r]
     }
 
-    /// Oldest entry of ring `r`.
+    /// Send `v` on ring `r`, arriving at cycle `at` (see [`RingPool::push_in`]).
     #[inline]
-    pub fn front(&self, r: usize) -> Option<&T> {
-        let m = self.meta[r];
-        if m.len == 0 {
-            None
-        } else {
-            Some(self.slot(m, m.head))
-        }
+    pub fn push(&mut self, r: usize, at: u64, v: T) {
+        self.push_in(self.meta[r], at, v);
     }
-    /// Append to ring `r`. Panics if full: callers account for space with credits, so a
-    /// full ring here is a simulator bug, not a user error. (The check is against the
-    /// ring's storage; debug builds check the requested capacity.)
+
+    /// The entry of ring `r` arriving in cycle `now`, if any, removed.
     #[inline]
-    pub fn push(&mut self, r: usize, v: T) {
-        let m = &mut self.meta[r];
-        assert!(m.len <= m.mask, "ring {r} overflow (capacity {})", m.mask + 1);
-        debug_assert!(m.len < self.cap[r], "ring {r} overflow (capacity {})", self.cap[r]);
-        let at = (m.base + ((m.head + m.len) & m.mask)) as usize;
-        m.len += 1;
-        debug_assert!(at < self.data.len());
-        // SAFETY: as in `slot`.
-        unsafe { *self.data.get_unchecked_mut(at) = v };
+    pub fn take(&mut self, r: usize, now: u64) -> Option<T> {
+        self.take_in(self.meta[r], now)
     }
-    /// Remove and return the oldest entry of ring `r`.
+
+    /// The entry of ring `r` arriving in cycle `now` (see [`RingPool::take_known_in`]).
     #[inline]
-    pub fn pop(&mut self, r: usize) -> Option<T> {
-        self.pop_if(r, |_| true)
+    pub fn take_known(&mut self, r: usize, now: u64) -> T {
+        self.take_known_in(self.meta[r], now)
     }
-    /// Pop the oldest entry if `ready` says it may go.
+
+    /// The entry of ring `r` arriving in cycle `now`, if any (left in place).
     #[inline]
-    pub fn pop_if(&mut self, r: usize, ready: impl Fn(&T) -> bool) -> Option<T> {
-        let m = self.meta[r];
-        if m.len == 0 {
+    pub fn due(&self, r: usize, now: u64) -> Option<&T> {
+        let s = &self.data[self.meta[r].slot(now)];
+        (!s.is_empty()).then_some(s)
+    }
+
+    /// Send `v` on `ring`, arriving at cycle `at`. The slot must be empty (debug builds
+    /// check it): a taken slot means the ring is too short for the delay or two entries
+    /// were sent in one cycle, a simulator bug, not a user error. (Release builds do not
+    /// read the slot, so a send is a plain store that does not wait for the slot's cache
+    /// line.)
+    #[inline]
+    pub fn push_in(&mut self, ring: Ring, at: u64, v: T) {
+        debug_assert!(v.arrives(at), "entry stamped for another cycle");
+        let s = &mut self.data[ring.slot(at)];
+        debug_assert!(s.is_empty(), "ring overflow at slot {} (capacity {})", ring.slot(at), ring.mask + 1);
+        *s = v;
+    }
+
+    /// The entry of `ring` arriving in cycle `now`, if any, removed.
+    #[inline]
+    pub fn take_in(&mut self, ring: Ring, now: u64) -> Option<T> {
+        let s = &mut self.data[ring.slot(now)];
+        if s.is_empty() {
             return None;
         }
-        let v = *self.slot(m, m.head);
-        if !ready(&v) {
-            return None;
-        }
-        let m = &mut self.meta[r];
-        m.head = (m.head + 1) & m.mask;
-        m.len -= 1;
+        let v = std::mem::replace(s, T::EMPTY);
+        debug_assert!(v.arrives(now), "an entry was not taken in its arrival cycle");
         Some(v)
     }
-    /// Iterate ring `r` oldest first.
+
+    /// The entry of `ring` arriving in cycle `now`, which the caller knows is there (an
+    /// arrival calendar said so), removed. Panics if there is none.
+    #[inline]
+    pub fn take_known_in(&mut self, ring: Ring, now: u64) -> T {
+        let v = std::mem::replace(&mut self.data[ring.slot(now)], T::EMPTY);
+        assert!(!v.is_empty(), "nothing arrives in cycle {now}");
+        debug_assert!(v.arrives(now), "an entry was not taken in its arrival cycle");
+        v
+    }
+
+    /// The slot of `ring` for cycle `at`, whatever it holds (for prefetching).
+    #[inline]
+    pub fn slot_of(&self, ring: Ring, at: u64) -> &T {
+        &self.data[ring.slot(at)]
+    }
+
+    /// The entries of ring `r`, in slot order (not necessarily arrival order).
     pub fn iter(&self, r: usize) -> impl Iterator<Item = &T> + '_ {
         let m = self.meta[r];
-        (0..m.len).map(move |i| self.slot(m, m.head + i))
+        self.data[m.base as usize..=(m.base + m.mask) as usize].iter().filter(|v| !v.is_empty())
     }
-    /// Total entries over all rings (sums every ring's length: for checks, not hot paths).
+
+    /// Bytes of slot storage.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.data.as_slice())
+    }
+
+    /// Total entries over all rings (scans every slot: for checks, not hot paths).
     pub fn total(&self) -> u64 {
-        self.meta.iter().map(|m| m.len as u64).sum()
+        self.data.iter().filter(|v| !v.is_empty()).count() as u64
     }
 }
 
@@ -134,33 +184,51 @@ impl<T: Copy + Default> RingPool<T> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn fifo_order_and_wrap() {
-        let mut p: RingPool<u32> = RingPool::new([3, 2]);
-        for round in 0..5 {
-            p.push(0, round * 10);
-            p.push(0, round * 10 + 1);
-            p.push(1, round);
-            assert_eq!(p.pop(0), Some(round * 10));
-            assert_eq!(p.front(0), Some(&(round * 10 + 1)));
-            assert_eq!(p.pop_if(0, |&v| v > 1000), None);
-            assert_eq!(p.pop_if(0, |_| true), Some(round * 10 + 1));
-            assert_eq!(p.pop(1), Some(round));
+    /// A test entry: its arrival cycle (`u32::MAX` = empty).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct E(u32);
+
+    impl Slot for E {
+        const EMPTY: Self = E(u32::MAX);
+        fn is_empty(&self) -> bool {
+            self.0 == u32::MAX
         }
-        assert!(p.is_empty(0) && p.is_empty(1));
-        p.push(0, 7);
-        p.push(0, 8);
-        p.push(0, 9);
-        assert_eq!(p.iter(0).copied().collect::<Vec<_>>(), vec![7, 8, 9]);
-        assert_eq!(p.total(), 3);
-        assert_eq!(p.capacity(0), 3);
+        fn arrives(&self, now: u64) -> bool {
+            self.0 == now as u32
+        }
     }
 
     #[test]
+    fn entries_are_taken_in_their_arrival_cycle() {
+        // Ring 0 carries delay 3 (capacity 4), ring 1 delay 1 (capacity 2).
+        let mut p: RingPool<E> = RingPool::new([4, 2]);
+        for now in 0..20u64 {
+            if now >= 3 {
+                assert_eq!(p.take(0, now), Some(E(now as u32)));
+            }
+            if now >= 1 {
+                assert_eq!(p.take_known(1, now), E(now as u32));
+            }
+            assert_eq!(p.take(0, now), None);
+            p.push(0, now + 3, E(now as u32 + 3));
+            p.push(1, now + 1, E(now as u32 + 1));
+            assert_eq!(p.len(0), (now as u32 + 1).min(3));
+            assert_eq!(p.due(1, now + 1), Some(&E(now as u32 + 1)));
+        }
+        assert_eq!(p.total(), 4);
+        let mut in_flight: Vec<u32> = p.iter(0).map(|e| e.0).collect();
+        in_flight.sort();
+        assert_eq!(in_flight, vec![20, 21, 22]);
+        assert_eq!(p.capacity(0), 4);
+        assert!(!p.is_empty(1));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
     #[should_panic(expected = "overflow")]
     fn overflow_is_a_bug() {
-        let mut p: RingPool<u8> = RingPool::new([1]);
-        p.push(0, 1);
-        p.push(0, 2);
+        let mut p: RingPool<E> = RingPool::new([2]);
+        p.push(0, 1, E(1));
+        p.push(0, 3, E(3));
     }
 }

@@ -5,7 +5,10 @@
 //! packet was routed to. The allocator returns the matched input ports — at most one
 //! output per input and one input per output — and, for each, which of its VCs goes.
 //! Round-robin pointers live with the caller (one [`PortPointers`] per router port) and
-//! are advanced only for grants that are used.
+//! are advanced only for grants that are used: [`SwitchAllocator::request`] computes the
+//! match from the pointers, and [`SwitchAllocator::commit`] advances them for one matched
+//! input when its flit goes (so switch traversal does it in the same pass over the
+//! matched inputs). [`SwitchAllocator::allocate`] does both.
 //!
 //! * **Separable input-first**: a round-robin arbiter per input port picks one of its
 //!   ready VCs; a round-robin arbiter per output port picks one of the inputs whose
@@ -64,6 +67,9 @@ pub struct SwitchAllocator {
     vc_of: [u8; N],
     /// Result per input port (valid for matched inputs): its output.
     out_of: [u8; N],
+    /// Inputs whose match moves the output-side pointers: every match of the separable
+    /// allocator, iSLIP's matches in its first iteration.
+    moves_outputs: u64,
 }
 
 impl SwitchAllocator {
@@ -87,22 +93,67 @@ impl SwitchAllocator {
             grants_to: [0; N],
             vc_of: [0; N],
             out_of: [0; N],
+            moves_outputs: 0,
         }
+    }
+
+    /// Match the input ports of one router and advance its pointers ([`request`] and
+    /// [`commit`] of every match). Returns the matched input ports; see
+    /// [`SwitchAllocator::grant`].
+    ///
+    /// [`request`]: SwitchAllocator::request
+    /// [`commit`]: SwitchAllocator::commit
+    #[inline]
+    pub fn allocate(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+        let matched = self.request(ready, output, ptrs);
+        let mut m = matched;
+        while m != 0 {
+            self.commit(take_lowest(&mut m), ptrs);
+        }
+        matched
     }
 
     /// Match the input ports of one router. `ready` = its input VCs that may go this
     /// cycle; `output(i)` = the output port input VC `i` requests; `ptrs` = the router's
-    /// pointers, port `p` at `ptrs[p]` (entries past the port count are not used).
-    /// Returns the matched input ports; see [`SwitchAllocator::grant`].
+    /// pointers, port `p` at `ptrs[p]` (entries past the port count are not used; read
+    /// only). Returns the matched input ports; see [`SwitchAllocator::grant`]. The
+    /// caller must [`commit`](SwitchAllocator::commit) every matched input before the
+    /// next call.
     #[inline]
-    pub fn allocate(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+    pub fn request(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         debug_assert!(ready & !self.all_vcs == 0, "ready VCs out of range");
-        if let Some(matched) = self.without_conflicts(ready, &output, ptrs) {
+        if let Some(matched) = self.without_conflicts(ready, &output) {
             return matched;
         }
+        self.with_conflicts(ready, output, ptrs)
+    }
+
+    /// The arbitrating allocators, for requests that conflict (kept out of line: the
+    /// common case does not need them).
+    #[inline(never)]
+    fn with_conflicts(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         match self.kind {
             AllocatorKind::SeparableInputFirst => self.separable(ready, output, ptrs),
             AllocatorKind::Islip => self.islip(ready, output, ptrs),
+        }
+    }
+
+    /// Advance the round-robin pointers for matched input `p` of the last
+    /// [`request`](SwitchAllocator::request): the input's VC arbiter moves past the VC
+    /// that goes; the output-side pointer (separable: output arbiter; iSLIP, in its first
+    /// iteration: grant pointer, and the input's accept pointer) moves past the partner.
+    #[inline]
+    pub fn commit(&self, p: usize, ptrs: &mut [PortPointers; N]) {
+        let (p, o) = (p & 63, self.out_of[p & 63] as usize & 63);
+        ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
+        if self.moves_outputs >> p & 1 != 0 {
+            match self.kind {
+                AllocatorKind::SeparableInputFirst => ptrs[o].output = next_ptr(p as u32, self.ports) as u8,
+                AllocatorKind::Islip => {
+                    ptrs[o].grant = next_ptr(p as u32, self.ports) as u8;
+                    ptrs[p].accept = next_ptr(o as u32, self.ports) as u8;
+                }
+            }
         }
     }
 
@@ -117,7 +168,7 @@ impl SwitchAllocator {
     /// every request (each output has one requester, each input one grant), so only the
     /// pointer updates differ. Returns `None` when requests conflict.
     #[inline]
-    fn without_conflicts(&mut self, ready: u64, output: &impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> Option<u64> {
+    fn without_conflicts(&mut self, ready: u64, output: &impl Fn(usize) -> usize) -> Option<u64> {
         let (mut ins, mut outs, mut clash) = (0u64, 0u64, 0u64);
         let mut m = ready;
         while m != 0 {
@@ -133,23 +184,11 @@ impl SwitchAllocator {
         if clash & 1 != 0 {
             return None;
         }
-        let mut m = ins;
-        while m != 0 {
-            let p = take_lowest(&mut m);
-            let o = self.out_of[p] as usize & 63;
-            ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
-            match self.kind {
-                AllocatorKind::SeparableInputFirst => ptrs[o].output = next_ptr(p as u32, self.ports) as u8,
-                AllocatorKind::Islip => {
-                    ptrs[o].grant = next_ptr(p as u32, self.ports) as u8;
-                    ptrs[p].accept = next_ptr(o as u32, self.ports) as u8;
-                }
-            }
-        }
+        self.moves_outputs = ins;
         Some(ins)
     }
 
-    fn separable(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+    fn separable(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         let v_n = self.vcs as usize;
         // Input stage: each input port with ready VCs picks one by round robin.
         let mut outs = 0u64;
@@ -172,15 +211,14 @@ impl SwitchAllocator {
         while outs != 0 {
             let o = take_lowest(&mut outs);
             let p = round_robin(self.req[o], ptrs[o].output as u32) as usize & 63;
-            ptrs[o].output = next_ptr(p as u32, self.ports) as u8;
-            ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
             self.out_of[p] = o as u8;
             matched |= 1 << p;
         }
+        self.moves_outputs = matched;
         matched
     }
 
-    fn islip(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+    fn islip(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         let v_n = self.vcs as usize;
         // Requests per output, at VC granularity: an input requests output `o` when any
         // of its ready VCs does, so "first requesting input at or after pointer g" is the
@@ -200,6 +238,7 @@ impl SwitchAllocator {
         let mut in_free = self.all_vcs;
         let mut out_free = outs;
         let mut matched = 0u64;
+        self.moves_outputs = 0;
         for iter in 0..self.iterations {
             // Grant: each free output grants the free requester nearest its pointer.
             let mut granted = 0u64;
@@ -229,8 +268,7 @@ impl SwitchAllocator {
                 in_free &= !(self.vc_bits << (i * v_n));
                 out_free &= !(1 << o);
                 if iter == 0 {
-                    ptrs[o].grant = next_ptr(i as u32, self.ports) as u8;
-                    ptrs[i].accept = next_ptr(o as u32, self.ports) as u8;
+                    self.moves_outputs |= 1 << i;
                 }
             }
             if out_free == 0 || in_free == 0 {
@@ -243,7 +281,6 @@ impl SwitchAllocator {
             let i = take_lowest(&mut m);
             let vcs = (self.req[self.out_of[i] as usize & 63] >> (i * v_n)) & self.vc_bits;
             let v = round_robin(vcs, ptrs[i].vc as u32);
-            ptrs[i].vc = next_ptr(v, self.vcs) as u8;
             self.vc_of[i] = v as u8;
         }
         matched

@@ -20,11 +20,9 @@ pub fn round_robin(mask: u64, ptr: u32) -> u32 {
 /// The pointer value after granting `winner` among `n` requesters.
 #[inline]
 pub fn next_ptr(winner: u32, n: u32) -> u32 {
-    if winner + 1 >= n {
-        0
-    } else {
-        winner + 1
-    }
+    let next = winner + 1;
+    // Branch-free: `next` when below `n`, else 0.
+    next & ((next >= n) as u32).wrapping_sub(1)
 }
 
 /// Among `n` requesters (n may exceed 64), the one with the smallest round-robin

@@ -29,14 +29,24 @@
 //! ## How the hot loop is organised
 //!
 //! * [`IqRouters::step_all`] steps every router with work once per cycle, so what every
-//!   step reads (configuration, array bases) is loaded once per cycle.
+//!   step reads (configuration, array bases, the arrival mode) is loaded once per cycle.
 //! * Per router, 64-bit sets over its input VCs (bit `port * vcs + vc`) drive the stages:
 //!   `occ` (holds flits), `va` (waiting for VC allocation), `act` (holds an output VC),
+//!   `wait` (in a pipeline delay) and `cred` (active, and its output VC has a credit),
 //!   and over its output VCs: `free`. Every stage iterates set bits only, on local copies
-//!   of the sets.
+//!   of the sets. The sets are kept up to date where their inputs change (a credit
+//!   arriving for an output VC that had none re-enables the input VC that `owner` names),
+//!   so the VC allocator's requests are `va & !wait` and the switch allocator's are
+//!   `occ & act & cred & !wait`, with no scan over the VCs (debug builds check both
+//!   against a full scan). With pipeline delays of at most one cycle, `wait` needs no
+//!   test of ready cycles at all: every delay ends in the next step.
 //! * A step sees its router's part of each per-router array as a fixed 64-entry view
 //!   ([`VIEW`]; the arrays are padded) indexed with `i & 63`: no bounds checks, no
 //!   `unsafe`.
+//! * Each port's wiring holds the [`Ring`]s of its channels (flits and credits, in and
+//!   out), so sending and receiving look nothing up, and the routers at the far ends.
+//!   An endpoint at a far end is the *sink* (id = number of routers): its notifications
+//!   go to a row nobody reads, so sending needs no test of what is at the far end.
 //! * **Arrival calendar.** Every channel and credit wire into a router has a fixed delay,
 //!   so the sender knows the cycle its flit or credit arrives. It marks the receiving
 //!   port in the receiver's calendar slot for that cycle (`arrive mod W`, `W` a power of
@@ -47,16 +57,25 @@
 //!   of [`MAX_CALENDAR`] cycles or more the calendar would be too big: routers then count
 //!   the flits and credits travelling to them, are stepped while that count or their
 //!   buffers are non-zero, and poll every connected port (same results, more work).
-//! * The VC allocator grants an output VC picked by a single requester directly, and
-//!   arbitrates only contested ones. The switch allocator takes the set of ready input
-//!   VCs, decides the common conflict-free case without arbitration, and reports the
-//!   matched input ports as a set, so switch traversal visits only those.
+//!   The step is compiled once for each mode ([`Arrive`]).
+//! * The VC allocator collects, per picked output VC, the requesters that picked it and
+//!   grants each by one round-robin bit search. The switch allocator takes the set of
+//!   ready input VCs, decides the common conflict-free case without arbitration, and
+//!   reports the matched input ports as a set, so switch traversal visits only those
+//!   (and advances the round-robin pointers of each as its flit goes).
+//! * **Prefetching.** In networks whose state is far larger than the core's caches
+//!   (tens of thousands of routers), a step would wait on memory for most of what it
+//!   touches. There `step_all`, a few routers ahead of the one it steps, asks the cache
+//!   for that router's input VCs, occupied buffers, output VC state, wiring, and the
+//!   channel slots its calendar says arrive this cycle; and, nearer, reads those slots
+//!   to ask for the arriving packets' headers. Prefetches are hints: they change no
+//!   result. Small networks, which live in the caches anyway, run faster without.
 
 use super::allocator::{lowest, take_lowest, PortPointers, SwitchAllocator};
-use super::arbiter::{next_ptr, rr_distance};
+use super::arbiter::{next_ptr, round_robin};
 use super::IqConfig;
 use crate::flow::FlowControl;
-use crate::link::{Channels, CreditWire, End, Flit, InFlight};
+use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -100,7 +119,8 @@ fn view_mut<T>(v: &mut [T], base: usize) -> &mut [T; VIEW] {
 /// delay into a router is this many cycles or more poll their ports instead.
 pub const MAX_CALENDAR: u32 = 64;
 
-/// State of one input VC, including its buffer's ring pointers (one cache line touch).
+/// State of one input VC, including its buffer's ring pointers (16 bytes: four share a
+/// cache line).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InputVc {
     /// One of [`state`].
@@ -117,11 +137,32 @@ pub struct InputVc {
     head: u16,
     /// Flits in the buffer.
     pub len: u16,
-    /// Cycle from which the next pipeline stage may act.
-    pub ready: u64,
+    /// Cycle from which the next pipeline stage may act, modulo 2^32 (see
+    /// [`InputVc::ready_by`]).
+    ready: u32,
 }
 
 impl InputVc {
+    /// Start a pipeline delay: the next stage may act from cycle `at`.
+    #[inline]
+    fn delay_until(&mut self, at: u64) {
+        self.ready = at as u32;
+    }
+
+    /// Has the pipeline delay passed by cycle `now`? Compares cycles modulo 2^32, which
+    /// is exact because a delay is at most a few cycles long and a VC in one is
+    /// visited every cycle.
+    #[inline]
+    pub fn ready_by(&self, now: u64) -> bool {
+        (now as u32).wrapping_sub(self.ready) as i32 >= 0
+    }
+
+    /// The cycle from which the next pipeline stage may act, for a VC in a delay at
+    /// cycle `now` (or whose delay ended at most 2^31 cycles before it).
+    pub fn ready_at(&self, now: u64) -> u64 {
+        now.wrapping_add_signed(self.ready.wrapping_sub(now as u32) as i32 as i64)
+    }
+
     /// Slot of the front flit in the router's buffer storage, for local input VC `li`.
     #[inline]
     fn front_slot(&self, li: usize, depth: usize) -> usize {
@@ -162,87 +203,187 @@ struct VcSets {
     act: u64,
     /// Free output VCs (bit `port * vcs + vc`), mirroring `owner == FREE`.
     free: u64,
+    /// Input VCs in VC_ALLOC or ACTIVE whose pipeline delay has not passed (`ready >
+    /// now`): they may not request yet.
+    wait: u64,
+    /// ACTIVE input VCs whose output VC has a credit (always, on an ejection port). With
+    /// `occ`, `act` and `wait` this makes the switch requests without visiting every VC:
+    /// the bit is cleared when the output VC's last credit is used and set again by the
+    /// credit's return (the output VC's `owner` names the input VC).
+    cred: u64,
 }
 
-/// Wiring of one router port: the channels into and out of it and who is at their far
-/// ends.
+/// Wiring of one router port: the channels into and out of it (their rings, so that the
+/// step looks nothing up) and who is at their far ends.
 #[derive(Clone, Copy, Debug)]
 struct PortWiring {
-    /// Channel arriving at the input, or [`NONE`].
-    in_chan: u32,
-    /// Router upstream of the input (it receives this port's credits), or [`NONE`] (an
-    /// endpoint).
+    /// Flit ring of the channel arriving at the input (unused when there is none).
+    in_flits: Ring,
+    /// Credit ring of that channel: credits for the input's buffer go upstream on it.
+    in_credits: Ring,
+    /// Flit ring of the channel leaving the output.
+    out_flits: Ring,
+    /// Credit ring of that channel: credits for the downstream buffer come back on it.
+    out_credits: Ring,
+    /// Router upstream of the input (it receives this port's credits), or the sink id
+    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads.
     up_router: u32,
-    /// The upstream router's output port driving the input channel.
-    up_port: u32,
+    /// Router downstream of the output, or the sink id (an endpoint, or an unconnected
+    /// mesh edge).
+    down_router: u32,
     /// Cycles from switch grant to arrival at the far end of the output channel (switch
     /// stages + wire).
     flit_delay: u32,
-    /// Router downstream of the output, or [`NONE`] (an endpoint, or an unconnected mesh
-    /// edge).
-    down_router: u32,
+    /// The upstream router's output port driving the input channel.
+    up_port: u8,
     /// Input port on the downstream router.
-    down_port: u32,
+    down_port: u8,
 }
 
-const UNWIRED: PortWiring =
-    PortWiring { in_chan: NONE, up_router: NONE, up_port: 0, flit_delay: 0, down_router: NONE, down_port: 0 };
+const UNWIRED: PortWiring = PortWiring {
+    in_flits: Ring::UNUSED,
+    in_credits: Ring::UNUSED,
+    out_flits: Ring::UNUSED,
+    out_credits: Ring::UNUSED,
+    up_router: NONE,
+    down_router: NONE,
+    flit_delay: 0,
+    up_port: 0,
+    down_port: 0,
+};
 
 /// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
 const FLIT: usize = 0;
 const CREDIT: usize = 1;
 
+/// The arrival calendar (see the module docs): `marks[(router << shift) | (slot << 1) |
+/// kind]` = set of ports with an arrival of `kind` in cycles `≡ slot (mod slots)`. A
+/// sink row past the last router takes the marks for endpoints; no router reads it.
+#[derive(Clone, Debug, Default)]
+struct Calendar {
+    /// `slots - 1` (slots per router, a power of two).
+    mask: u64,
+    /// `log2(slots) + 1`.
+    shift: u32,
+    marks: Vec<u64>,
+}
+
+/// Without a calendar: per router, flits and credits travelling to it plus flits in its
+/// buffers (and a sink entry past the last router, never read).
+#[derive(Clone, Debug, Default)]
+struct Counting {
+    pending: Vec<u32>,
+}
+
 /// How a router learns that something will arrive (see the module docs).
 #[derive(Clone, Debug)]
 enum Arrivals {
-    /// The arrival calendar: `marks[(router << shift) | (slot << 1) | kind]` = set of
-    /// ports with an arrival of `kind` in cycles `≡ slot (mod slots)`.
-    Calendar {
-        /// `slots - 1` (slots per router, a power of two).
-        mask: u64,
-        /// `log2(slots) + 1`.
-        shift: u32,
-        marks: Vec<u64>,
-    },
-    /// Per router: flits and credits travelling to it plus flits in its buffers.
-    Counting { pending: Vec<u32> },
+    Calendar(Calendar),
+    Counting(Counting),
 }
 
-impl Arrivals {
+/// One way of learning of arrivals. [`IqRouters::step_all`] picks the implementation
+/// once per cycle, so the per-router code is compiled once for each and tests no mode.
+trait Arrive {
+    /// Entries on a due port must be checked for their arrival cycle (polling); without
+    /// polling, a due port has exactly one arrived entry.
+    const POLLS: bool;
+    /// Does router `r` (whose buffers hold `occ`) have work in cycle `now`?
+    fn busy(&self, r: usize, now: u64, occ: u64) -> bool;
     /// Something of `kind` leaves for `port` of `router`, arriving at cycle `arrive`.
-    #[inline]
-    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize) {
-        match self {
-            Arrivals::Calendar { mask, shift, marks } => {
-                let i = ((router as usize) << *shift) | ((arrive & *mask) as usize) << 1 | kind;
-                marks[i] |= 1 << port;
-            }
-            Arrivals::Counting { pending } => pending[router as usize] += 1,
-        }
-    }
-
+    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize);
     /// The (flit, credit) port sets due at `router` in cycle `now`, emptying its slot;
-    /// with no calendar, `poll` (every connected port).
-    #[inline]
-    fn take(&mut self, router: usize, now: u64, poll: (u64, u64)) -> (u64, u64) {
-        match self {
-            Arrivals::Calendar { mask, shift, marks } => {
-                let i = (router << *shift) | ((now & *mask) as usize) << 1;
-                let slot = marks[i..].first_chunk_mut::<2>().expect("in range");
-                let due = (slot[FLIT], slot[CREDIT]);
-                *slot = [0, 0];
-                due
-            }
-            Arrivals::Counting { .. } => poll,
-        }
-    }
-
+    /// when polling, every connected port (`poll[router]`).
+    fn take(&mut self, router: usize, now: u64, poll: &[(u64, u64)]) -> (u64, u64);
     /// `router` received `credits` credits and sent `flits` flits this cycle.
-    #[inline]
+    fn done(&mut self, router: usize, credits: u32, flits: u32);
+    /// The (flit, credit) port sets due at `router` in cycle `now`, as far as known
+    /// without taking them (for prefetching only).
+    fn peek(&self, router: usize, now: u64) -> (u64, u64);
+}
+
+impl Arrive for Calendar {
+    const POLLS: bool = false;
+    #[inline(always)]
+    fn busy(&self, r: usize, now: u64, occ: u64) -> bool {
+        let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
+        occ != 0 || self.marks[i] | self.marks[i + 1] != 0
+    }
+    #[inline(always)]
+    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize) {
+        let i = ((router as usize) << self.shift) | ((arrive & self.mask) as usize) << 1 | kind;
+        self.marks[i] |= 1 << port;
+    }
+    #[inline(always)]
+    fn take(&mut self, router: usize, now: u64, _poll: &[(u64, u64)]) -> (u64, u64) {
+        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
+        let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
+        let due = (slot[FLIT], slot[CREDIT]);
+        *slot = [0, 0];
+        due
+    }
+    #[inline(always)]
+    fn done(&mut self, _router: usize, _credits: u32, _flits: u32) {}
+    #[inline(always)]
+    fn peek(&self, router: usize, now: u64) -> (u64, u64) {
+        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
+        (self.marks[i], self.marks[i + 1])
+    }
+}
+
+impl Arrive for Counting {
+    const POLLS: bool = true;
+    #[inline(always)]
+    fn busy(&self, r: usize, _now: u64, _occ: u64) -> bool {
+        self.pending[r] != 0
+    }
+    #[inline(always)]
+    fn notify(&mut self, router: u32, _port: u32, _arrive: u64, _kind: usize) {
+        // (Wrapping: the sink's count grows for ever and is never read.)
+        self.pending[router as usize] = self.pending[router as usize].wrapping_add(1);
+    }
+    #[inline(always)]
+    fn take(&mut self, router: usize, _now: u64, poll: &[(u64, u64)]) -> (u64, u64) {
+        poll[router]
+    }
+    #[inline(always)]
     fn done(&mut self, router: usize, credits: u32, flits: u32) {
-        if let Arrivals::Counting { pending } = self {
-            pending[router] -= credits + flits;
-        }
+        self.pending[router] -= credits + flits;
+    }
+    #[inline(always)]
+    fn peek(&self, _router: usize, _now: u64) -> (u64, u64) {
+        (0, 0)
+    }
+}
+
+/// Prefetching (see the module docs): routers whose state [`IqRouters::step_all`] asks
+/// the cache for ahead of their step, and how far ahead it reads their arriving flits to
+/// ask for the packet headers (the channel slots were asked for earlier).
+const PREFETCH_STATE: usize = 4;
+const PREFETCH_HEADERS: usize = 2;
+
+/// Networks whose per-cycle state (estimated) is at least this large prefetch: it then
+/// lives beyond the core's own caches. Smaller networks run faster without.
+const PREFETCH_ABOVE_BYTES: usize = 8 << 20;
+
+/// Ask the cache for the line holding `v` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and has no effect the program
+    // can observe. (SSE, which provides it, is part of the x86_64 baseline.)
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(v as *const T as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// `log2` of the calendar row length in words (0 without a calendar).
+fn slots_shift(a: &Arrivals) -> usize {
+    match a {
+        Arrivals::Calendar(c) => c.shift as usize,
+        Arrivals::Counting(_) => 0,
     }
 }
 
@@ -291,12 +432,14 @@ pub struct IqRouters {
     arrivals: Arrivals,
     /// Per output VC: VC allocator round-robin pointer.
     va_ptr: Vec<u16>,
-    /// VC allocator work space: the output VC each requesting input VC picked.
-    va_pick: [u8; VIEW],
+    /// VC allocator work space: per output VC, the input VCs that picked it.
+    va_pickers: [u64; VIEW],
     /// Switch allocator (with its work space).
     sw: SwitchAllocator,
     /// Per `(router, port)`: switch allocator round-robin pointers.
     ptrs: Vec<PortPointers>,
+    /// Prefetch ahead of each router's step (large networks only).
+    prefetch: bool,
     /// Local input-VC index `port * vcs + vc` -> port.
     li_port: [u8; VIEW],
     /// Local input-VC index -> VC.
@@ -325,33 +468,56 @@ impl IqRouters {
             if let End::Router { router, port } = ch.src[c] {
                 let o = &mut wiring[(router * p + port) as usize];
                 o.flit_delay = delay;
+                o.out_flits = ch.flits.ring(c);
+                o.out_credits = ch.credits.ring(c);
                 if let End::Router { router: dr, port: dp } = ch.dst[c] {
                     o.down_router = dr;
-                    o.down_port = dp;
+                    o.down_port = dp as u8;
                 }
             }
             if let End::Router { router, port } = ch.dst[c] {
                 in_chan[(router * p + port) as usize] = c as u32;
                 let ip = &mut wiring[(router * p + port) as usize];
-                ip.in_chan = c as u32;
+                ip.in_flits = ch.flits.ring(c);
+                ip.in_credits = ch.credits.ring(c);
                 poll[router as usize].0 |= 1 << port;
                 max_delay = max_delay.max(delay);
                 if let End::Router { router: ur, port: up } = ch.src[c] {
                     ip.up_router = ur;
-                    ip.up_port = up;
+                    ip.up_port = up as u8;
                     poll[ur as usize].1 |= 1 << up;
                     max_delay = max_delay.max(cfg.credit_delay);
                 }
             }
         }
+        // Notifications for endpoints go to a sink row past the last router (so sending
+        // needs no test of what is at the far end).
+        let sink = r;
+        for w in wiring.iter_mut() {
+            if w.up_router == NONE {
+                w.up_router = sink;
+            }
+            if w.down_router == NONE {
+                w.down_router = sink;
+            }
+        }
+        let rows = r as usize + 1;
         let slots = (max_delay + 1).next_power_of_two();
         let arrivals = if slots <= MAX_CALENDAR {
             let shift = slots.trailing_zeros() + 1;
-            Arrivals::Calendar { mask: slots as u64 - 1, shift, marks: vec![0; (r as usize) << shift] }
+            Arrivals::Calendar(Calendar { mask: slots as u64 - 1, shift, marks: vec![0; rows << shift] })
         } else {
-            Arrivals::Counting { pending: vec![0; r as usize] }
+            Arrivals::Counting(Counting { pending: vec![0; rows] })
         };
         let local = (0..p).filter(|&port| topo.is_local_port(port)).fold(0u64, |m, port| m | 1 << port);
+        // Bytes a cycle may touch: router state and buffers, channel slots, calendar.
+        let per_vc = std::mem::size_of::<InputVc>() + d as usize * std::mem::size_of::<Flit>() + 8;
+        let per_port = std::mem::size_of::<PortWiring>() + std::mem::size_of::<PortPointers>();
+        let footprint = nivc * per_vc
+            + nports * per_port
+            + r as usize * (std::mem::size_of::<VcSets>() + (8 << slots_shift(&arrivals)))
+            + ch.flits.bytes()
+            + ch.credits.bytes();
         IqRouters {
             ports: p,
             vcs: v,
@@ -359,7 +525,7 @@ impl IqRouters {
             cfg: cfg.clone(),
             ivc: vec![InputVc::default(); pivc],
             buf: vec![Flit::default(); nivc * d as usize],
-            sets: vec![VcSets { occ: 0, va: 0, act: 0, free: vc_mask(p * v) }; r as usize],
+            sets: vec![VcSets { free: vc_mask(p * v), ..VcSets::default() }; r as usize],
             owner: vec![FREE; pivc],
             credits: vec![d; pivc],
             in_chan,
@@ -368,9 +534,10 @@ impl IqRouters {
             poll,
             arrivals,
             va_ptr: vec![0; pivc],
-            va_pick: [0; VIEW],
+            va_pickers: [0; VIEW],
             sw: SwitchAllocator::new(cfg.allocator, cfg.islip_iterations, p, v),
             ptrs: vec![PortPointers::default(); pports],
+            prefetch: footprint >= PREFETCH_ABOVE_BYTES,
             li_port: std::array::from_fn(|li| (li as u32 / v) as u8),
             li_vc: std::array::from_fn(|li| (li as u32 % v) as u8),
         }
@@ -379,6 +546,17 @@ impl IqRouters {
     /// The configuration these routers were built with.
     pub fn config(&self) -> &IqConfig {
         &self.cfg
+    }
+
+    /// Does [`IqRouters::step_all`] prefetch (see the module docs)? Chosen at build from
+    /// the size of the network.
+    pub fn prefetching(&self) -> bool {
+        self.prefetch
+    }
+
+    /// Turn prefetching on or off (it never changes results; tests check that).
+    pub fn set_prefetching(&mut self, on: bool) {
+        self.prefetch = on;
     }
 
     /// Flits in input VC buffer `i` (global input-VC index).
@@ -409,25 +587,26 @@ impl IqRouters {
     /// `arrive`: tell the router (its arrival calendar, or its count of pending work).
     #[inline]
     pub fn flit_sent_to(&mut self, r: u32, port: u32, arrive: u64) {
-        self.arrivals.notify(r, port, arrive, FLIT);
+        match &mut self.arrivals {
+            Arrivals::Calendar(c) => c.notify(r, port, arrive, FLIT),
+            Arrivals::Counting(c) => c.notify(r, port, arrive, FLIT),
+        }
     }
 
     /// Does router `r` have anything to do in cycle `now`: flits in its buffers, or
     /// flits or credits arriving?
     #[inline]
     pub fn busy(&self, r: u32, now: u64) -> bool {
+        let occ = self.sets[r as usize].occ;
         match &self.arrivals {
-            Arrivals::Calendar { mask, shift, marks } => {
-                let i = ((r as usize) << *shift) | ((now & *mask) as usize) << 1;
-                self.sets[r as usize].occ != 0 || marks[i] | marks[i + 1] != 0
-            }
-            Arrivals::Counting { pending } => pending[r as usize] != 0,
+            Arrivals::Calendar(c) => c.busy(r as usize, now, occ),
+            Arrivals::Counting(c) => c.busy(r as usize, now, occ),
         }
     }
 
     /// Advance every router with work ([`IqRouters::busy`]) by one cycle at time `now`,
     /// in router order. (One call per cycle lets the compiler keep what every router step
-    /// reads — configuration, array bases — out of the per-router work.)
+    /// reads — configuration, array bases, the arrival mode — out of the per-router work.)
     #[allow(clippy::too_many_arguments)]
     pub fn step_all(
         &mut self,
@@ -439,10 +618,120 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        for r in 0..self.sets.len() as u32 {
-            if self.busy(r, now) {
-                self.step_router(r, now, topo, routing, ch, packets, stats, ctr);
+        // The arrival state is moved out for the pass (a move of a `Vec`, no allocation)
+        // so the routers' other state and it can be borrowed separately.
+        let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
+        match &mut arrivals {
+            Arrivals::Calendar(a) => self.step_routers(a, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Counting(a) => self.step_routers(a, now, topo, routing, ch, packets, stats, ctr),
+        }
+        self.arrivals = arrivals;
+    }
+
+    /// [`IqRouters::step_all`] for one arrival mode.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_routers<A: Arrive>(
+        &mut self,
+        arr: &mut A,
+        now: u64,
+        topo: &Topology,
+        routing: &RoutingFunction,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
+        let n = self.sets.len();
+        if self.prefetch {
+            let ps: usize = std::env::var("PF").ok().and_then(|v| v.parse().ok()).unwrap_or(PREFETCH_STATE);
+            let ph: usize = std::env::var("PF2").ok().and_then(|v| v.parse().ok()).unwrap_or(PREFETCH_HEADERS);
+            for r in 0..n {
+                if r + ps < n {
+                    self.prefetch_router(arr, r + ps, now, ch);
+                }
+                if r + ph < n {
+                    self.prefetch_headers(arr, r + ph, now, ch, packets);
+                }
+                if arr.busy(r, now, self.sets[r].occ) {
+                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                }
             }
+        } else {
+            for r in 0..n {
+                if arr.busy(r, now, self.sets[r].occ) {
+                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                }
+            }
+        }
+    }
+
+    /// Ask the cache for what router `r` will touch in this cycle's step: its input VCs
+    /// and the buffers of the occupied ones, its output VC state, wiring and switch
+    /// pointers, and the channel slots of its due arrivals (see the module docs).
+    #[inline(always)]
+    fn prefetch_router<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels) {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let rp = r * p_n;
+        let base = rp * v_n;
+        let depth = self.depth as usize;
+        let wiring = view(&self.wiring, rp);
+        let (mut due_flits, mut due_credits) = arr.peek(r, now);
+        while due_flits != 0 {
+            let p = take_lowest(&mut due_flits);
+            prefetch(ch.flits.slot_of(wiring[p].in_flits, now));
+        }
+        while due_credits != 0 {
+            let p = take_lowest(&mut due_credits);
+            prefetch(ch.credits.slot_of(wiring[p].out_credits, now));
+        }
+        let n_vc = p_n * v_n;
+        for i in (0..n_vc).step_by(4) {
+            prefetch(&self.ivc[base + i]);
+        }
+        let mut m = self.sets[r].occ;
+        while m != 0 {
+            // Both ends of the buffer: it may straddle two lines.
+            let at = (base + take_lowest(&mut m)) * depth;
+            prefetch(&self.buf[at]);
+            prefetch(&self.buf[at + depth - 1]);
+        }
+        for i in (0..n_vc).step_by(32) {
+            prefetch(&self.owner[base + i]);
+            prefetch(&self.va_ptr[base + i]);
+        }
+        for i in (0..n_vc).step_by(16) {
+            prefetch(&self.credits[base + i]);
+        }
+        for p in (0..p_n).step_by(2) {
+            prefetch(&self.wiring[rp + p]);
+        }
+        prefetch(&self.ptrs[rp]);
+    }
+
+    /// Ask the cache for the headers of the packets whose flits arrive at router `r` in
+    /// this cycle (their channel slots were prefetched earlier).
+    #[inline(always)]
+    fn prefetch_headers<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels, packets: &PacketArena) {
+        let rp = r * self.ports as usize;
+        let wiring = view(&self.wiring, rp);
+        let (mut due_flits, _) = arr.peek(r, now);
+        while due_flits != 0 {
+            let p = take_lowest(&mut due_flits);
+            let e = ch.flits.slot_of(wiring[p].in_flits, now);
+            if !e.is_empty() {
+                prefetch(packets.get(e.flit.pid));
+            }
+        }
+        // Heads already buffered behind a packet that has left.
+        let VcSets { occ, va, act, .. } = self.sets[r];
+        let mut m = occ & !(va | act);
+        let base = rp * self.vcs as usize;
+        let depth = self.depth as usize;
+        while m != 0 {
+            let li = take_lowest(&mut m);
+            let f = self.buf[self.ivc[base + li].front_slot(base + li, depth)];
+            prefetch(packets.get(f.pid));
         }
     }
 
@@ -461,14 +750,20 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        self.step_router(r, now, topo, routing, ch, packets, stats, ctr);
+        let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
+        match &mut arrivals {
+            Arrivals::Calendar(a) => self.step_router(a, r, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Counting(a) => self.step_router(a, r, now, topo, routing, ch, packets, stats, ctr),
+        }
+        self.arrivals = arrivals;
     }
 
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router(
+    fn step_router<A: Arrive>(
         &mut self,
+        arr: &mut A,
         r: u32,
         now: u64,
         topo: &Topology,
@@ -485,7 +780,7 @@ impl IqRouters {
         let base = rp * v_n;
         let depth = self.depth as usize;
         let IqRouters {
-            cfg, ivc, buf, sets, owner, credits, wiring, local, poll, arrivals, va_ptr, va_pick, sw, ptrs, li_port, li_vc, ..
+            cfg, ivc, buf, sets, owner, credits, wiring, local, poll, va_ptr, va_pickers, sw, ptrs, li_port, li_vc, ..
         } = self;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
@@ -495,78 +790,105 @@ impl IqRouters {
         let credits = view_mut(credits, base);
         let va_ptr = view_mut(va_ptr, base);
         let wiring = view(wiring, rp);
-        let VcSets { mut occ, mut va, mut act, mut free } = sets[ru];
+        let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred } = sets[ru];
 
         // 1. Receive flits and credits due this cycle. A channel carries at most one flit
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
         //    router has been stepped at every earlier arrival: so each due port has exactly
-        //    one entry to take.
-        let (mut due_flits, mut due_credits) = arrivals.take(ru, now, poll[ru]);
+        //    one entry to take (when polling, at most one).
+        let (mut due_flits, mut due_credits) = arr.take(ru, now, poll);
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
-            if let Some(e) = ch.flits.pop_if(wiring[p].in_chan as usize, |e| e.arrived(now)) {
-                let li = (p * v_n + e.vc as usize) & 63;
-                ivc[li].push(buf, li, depth, e.flit);
-                occ |= 1 << li;
-            }
+            let ring = wiring[p].in_flits;
+            let e = if A::POLLS {
+                match ch.flits.take_in(ring, now) {
+                    Some(e) => e,
+                    None => continue,
+                }
+            } else {
+                ch.flits.take_known_in(ring, now)
+            };
+            let li = (p * v_n + e.vc as usize) & 63;
+            ivc[li].push(buf, li, depth, e.flit);
+            occ |= 1 << li;
         }
         let mut got = 0;
         while due_credits != 0 {
             let p = take_lowest(&mut due_credits);
-            if let Some(w) = ch.credits.pop_if(rp + p, |w| w.arrived(now)) {
-                credits[(p * v_n + w.vc() as usize) & 63] += 1;
-                got += 1;
+            let ring = wiring[p].out_credits;
+            let w = if A::POLLS {
+                match ch.credits.take_in(ring, now) {
+                    Some(w) => w,
+                    None => continue,
+                }
+            } else {
+                ch.credits.take_known_in(ring, now)
+            };
+            let ovc = (p * v_n + w.vc() as usize) & 63;
+            // An output VC out of credits can move again: its owner may request the switch.
+            let (c, holder) = (credits[ovc], owner[ovc]);
+            cred |= (((c == 0) & (holder != FREE)) as u64) << (holder & 63);
+            credits[ovc] += 1;
+            got += 1;
+        }
+        debug_assert!(nothing_due(ch, wiring, poll[ru], now), "an arrival at router {r} was not received in its cycle");
+
+        // Pipeline delays that end this cycle. With delays of at most one cycle, every
+        // delay began in the previous cycle (a delayed VC holds a flit, so its router was
+        // stepped then) and ends now.
+        if cfg.routing_delay <= 1 && cfg.vc_alloc_delay <= 1 {
+            wait = 0;
+        } else {
+            let mut m = wait;
+            while m != 0 {
+                let li = take_lowest(&mut m);
+                if ivc[li].ready_by(now) {
+                    wait &= !(1 << li);
+                }
             }
         }
-        debug_assert!(nothing_due(ch, wiring, rp, poll[ru], now), "an arrival at router {r} was not received in its cycle");
+        debug_assert_eq!(wait, delayed(ivc, va | act, now), "stale pipeline delays");
 
         // 2. Route computation for idle VCs with a head flit, reading the packet header.
         //    A head that came over a router-to-router channel has made one more hop.
+        let routing_delay = cfg.routing_delay as u64;
         let mut idle = occ & !(va | act);
         while idle != 0 {
             let li = take_lowest(&mut idle);
             let st = &mut ivc[li];
             let f = buf[st.front_slot(li, depth)];
-            debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
-            let p = li_port[li] as u32;
-            let header = packets.get_mut(f.pid);
-            header.hops += (local >> p & 1 == 0) as u32;
-            let cand = routing.route(topo, r, p, li_vc[li] as u32, header.dst);
-            st.port = cand.port;
-            st.lo = cand.vc_lo;
-            st.hi = cand.vc_hi;
-            st.state = state::VC_ALLOC;
-            st.ready = now + cfg.routing_delay as u64;
+            let (p, v) = (li_port[li] as u32, li_vc[li] as u32);
+            route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets);
             va |= 1 << li;
+            wait |= ((routing_delay != 0) as u64) << li;
         }
 
         // 3. VC allocation among the routed VCs past their routing delay.
-        if va != 0 {
-            let mut m = va;
-            let mut req = 0u64;
-            while m != 0 {
-                let li = take_lowest(&mut m);
-                req |= ((ivc[li].ready <= now) as u64) << li;
-            }
-            if req != 0 {
-                let va_ctx = VaContext {
-                    v_n,
-                    n_in: ports * vcs,
-                    depth,
-                    local,
-                    flow: cfg.flow_control,
-                    ready_at: now + cfg.vc_alloc_delay as u64,
-                };
-                let won = va_ctx.allocate(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pick);
-                va &= !won;
-                act |= won;
+        let req = va & !wait;
+        if req != 0 {
+            let va_ctx = VaContext {
+                v_n,
+                n_in: ports * vcs,
+                depth,
+                local,
+                flow: cfg.flow_control,
+                ready_at: now + cfg.vc_alloc_delay as u64,
+            };
+            let (won, won_cred) = va_ctx.allocate(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pickers);
+            va &= !won;
+            act |= won;
+            cred |= won_cred;
+            if cfg.vc_alloc_delay != 0 {
+                wait |= won;
             }
         }
 
         // 4. Switch allocation: active VCs with a flit, past their delay, with a credit
-        //    (ejection ports take no credits).
-        let ready = switch_ready(ivc, credits, occ & act, local, v_n, now);
-        let matched = if ready == 0 { 0 } else { sw.allocate(ready, |i| ivc[i & 63].port as usize, view_mut(ptrs, rp)) };
+        //    (ejection ports never run out of credits).
+        let ready = occ & act & cred & !wait;
+        debug_assert_eq!(ready, switch_ready(ivc, credits, occ & act, local, v_n, now), "stale switch requests");
+        let ptrs = view_mut(ptrs, rp);
+        let matched = if ready == 0 { 0 } else { sw.request(ready, |i| ivc[i & 63].port as usize, ptrs) };
 
         // 5. Switch traversal of the matched inputs.
         let credit_delay = cfg.credit_delay as u64;
@@ -576,6 +898,7 @@ impl IqRouters {
             let p = take_lowest(&mut m);
             moved += 1;
             let (v, o) = sw.grant(p);
+            sw.commit(p, ptrs);
             let li = (p * v_n + v) & 63;
             let st = &mut ivc[li];
             let f = st.pop(buf, li, depth);
@@ -588,6 +911,7 @@ impl IqRouters {
                 // The packet has left: free the output VC, the input VC awaits a new head.
                 st.state = state::IDLE;
                 act &= !(1 << li);
+                cred &= !(1 << li);
                 owner[ovc] = FREE;
                 free |= 1 << ovc;
             }
@@ -595,28 +919,25 @@ impl IqRouters {
             let out = wiring[o & 63];
             let oc = rp + o;
             let arrive = now + out.flit_delay as u64;
-            ch.flits.push(oc, InFlight::new(arrive, f, w as u8));
-            if out.down_router != NONE {
-                arrivals.notify(out.down_router, out.down_port, arrive, FLIT);
-            }
-            if local >> o & 1 == 0 {
-                credits[ovc] -= 1;
-            }
+            ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
+            arr.notify(out.down_router, out.down_port as u32, arrive, FLIT);
+            // One credit used (an ejection port uses none and never runs out).
+            let left = credits[ovc] - (local >> o & 1 == 0) as u32;
+            credits[ovc] = left;
+            cred &= !(((left == 0) as u64) << li);
             stats.on_channel_flit(oc, w as u32, now);
             // A credit goes back upstream for the freed slot.
             let inp = wiring[p];
             let arrive = now + credit_delay;
-            ch.credits.push(inp.in_chan as usize, CreditWire::new(arrive, v as u32));
-            if inp.up_router != NONE {
-                arrivals.notify(inp.up_router, inp.up_port, arrive, CREDIT);
-            }
+            ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
+            arr.notify(inp.up_router, inp.up_port as u32, arrive, CREDIT);
         }
-        arrivals.done(ru, got, moved);
+        arr.done(ru, got, moved);
         if moved != 0 {
             ctr.flit_traversals += moved as u64;
             ctr.last_progress = now;
         }
-        sets[ru] = VcSets { occ, va, act, free };
+        sets[ru] = VcSets { occ, va, act, free, wait, cred };
     }
 
     /// Describe what input VC `(r, p, v)` is waiting for (deadlock reports).
@@ -641,14 +962,43 @@ impl IqRouters {
             }
             _ => {
                 let ovc = base + st.port as usize * self.vcs as usize + st.out_vc as usize;
-                if st.ready > now {
-                    format!("in pipeline until cycle {}", st.ready)
+                if !st.ready_by(now) {
+                    format!("in pipeline until cycle {}", st.ready_at(now))
                 } else {
                     format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.credits[ovc])
                 }
             }
         }
     }
+}
+
+/// Route computation for head flit `f`, now at the front of idle input VC `st` (input
+/// port `p`, VC `v`) of router `r`: reads the packet header (counting one more hop when
+/// the head came over a router-to-router channel), stores the routing function's
+/// candidate and moves the VC to VC allocation from cycle `ready`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn route_head(
+    st: &mut InputVc,
+    f: Flit,
+    r: u32,
+    p: u32,
+    v: u32,
+    hop: bool,
+    ready: u64,
+    topo: &Topology,
+    routing: &RoutingFunction,
+    packets: &mut PacketArena,
+) {
+    debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
+    let header = packets.get_mut(f.pid);
+    header.hops += hop as u32;
+    let cand = routing.route(topo, r, p, v, header.dst);
+    st.port = cand.port;
+    st.lo = cand.vc_lo;
+    st.hi = cand.vc_hi;
+    st.state = state::VC_ALLOC;
+    st.delay_until(ready);
 }
 
 /// What the VC allocator of one router needs besides its slices.
@@ -669,9 +1019,11 @@ impl VaContext {
     /// flow control lets it claim (all picks see the ownership at the start). Stage 2:
     /// each picked output VC grants the requester nearest its round-robin pointer (an
     /// output VC picked by one requester simply grants it). Returns the winners, now
-    /// active; `free` loses the granted output VCs. `pick` is work space.
+    /// active, and those of them whose output VC has a credit; `free` loses the granted
+    /// output VCs. `pickers` is work space: per output VC, the requesters that picked it
+    /// (valid for the VCs picked in this call).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn allocate(
         &self,
         req: u64,
@@ -681,11 +1033,11 @@ impl VaContext {
         owner: &mut [u16; VIEW],
         credits: &[u32; VIEW],
         va_ptr: &mut [u16; VIEW],
-        pick: &mut [u8; VIEW],
-    ) -> u64 {
+        pickers: &mut [u64; VIEW],
+    ) -> (u64, u64) {
         let v_n = self.v_n;
-        // Stage 1. `picked`: output VCs picked; `contested`: picked more than once.
-        let (mut who, mut picked, mut contested) = (0u64, 0u64, 0u64);
+        // Stage 1. `picked`: output VCs picked.
+        let mut picked = 0u64;
         let mut m = req;
         while m != 0 {
             let li = take_lowest(&mut m);
@@ -701,49 +1053,36 @@ impl VaContext {
             }
             if cand != 0 {
                 let t = lowest(cand);
-                pick[li] = t as u8;
-                contested |= picked & 1 << t;
+                // The first pick of `t` in this call starts its set afresh.
+                let earlier = (picked >> t & 1).wrapping_neg();
+                pickers[t] = pickers[t] & earlier | 1 << li;
                 picked |= 1 << t;
-                who |= 1 << li;
             }
         }
-        // Stage 2, requesters in ascending order.
-        let mut won = 0u64;
-        let mut m = who;
+        // Stage 2: each picked output VC grants the picker nearest its pointer (the first
+        // at or after it, wrapping: the round-robin order over the input VCs).
+        let (mut won, mut won_cred) = (0u64, 0u64);
+        let mut m = picked;
         while m != 0 {
-            let mut li = take_lowest(&mut m);
-            let t = pick[li] as usize & 63;
-            if contested >> t & 1 != 0 {
-                if *free >> t & 1 == 0 {
-                    continue; // granted to an earlier requester this cycle
-                }
-                let ptr = va_ptr[t] as u32;
-                let mut rest = m;
-                while rest != 0 {
-                    let j = take_lowest(&mut rest);
-                    if pick[j] as usize == t
-                        && rr_distance(j as u32, ptr, self.n_in) < rr_distance(li as u32, ptr, self.n_in)
-                    {
-                        li = j;
-                    }
-                }
-            }
+            let t = take_lowest(&mut m);
+            let li = round_robin(pickers[t], va_ptr[t] as u32) as usize & 63;
             owner[t] = li as u16;
-            *free &= !(1 << t);
             va_ptr[t] = next_ptr(li as u32, self.n_in) as u16;
             let st = &mut ivc[li];
             st.state = state::ACTIVE;
             st.out_vc = (t - st.port as usize * v_n) as u8;
-            st.ready = self.ready_at;
+            st.delay_until(self.ready_at);
             won |= 1 << li;
+            won_cred |= ((credits[t] != 0) as u64) << li;
         }
-        won
+        *free &= !picked;
+        (won, won_cred)
     }
 }
 
 /// The input VCs among `cand` (active, with a flit) that may request the switch: past
-/// their delay and with a credit for their output VC (or on an ejection port).
-#[inline]
+/// their delay and with a credit for their output VC (or on an ejection port). The step
+/// keeps this set incrementally; debug builds check it against this full scan.
 fn switch_ready(ivc: &[InputVc; VIEW], credits: &[u32; VIEW], mut cand: u64, local: u64, v_n: usize, now: u64) -> u64 {
     let mut ready = 0u64;
     while cand != 0 {
@@ -751,14 +1090,24 @@ fn switch_ready(ivc: &[InputVc; VIEW], credits: &[u32; VIEW], mut cand: u64, loc
         let st = &ivc[li];
         let o = st.port as usize;
         let credit = local >> o & 1 != 0 || credits[(o * v_n + st.out_vc as usize) & 63] != 0;
-        ready |= ((st.ready <= now && credit) as u64) << li;
+        ready |= ((st.ready_by(now) && credit) as u64) << li;
     }
     ready
 }
 
+/// The input VCs among `cand` still in a pipeline delay (debug check of `wait`).
+fn delayed(ivc: &[InputVc; VIEW], mut cand: u64, now: u64) -> u64 {
+    let mut m = 0u64;
+    while cand != 0 {
+        let li = take_lowest(&mut cand);
+        m |= (!ivc[li].ready_by(now) as u64) << li;
+    }
+    m
+}
+
 /// Debug check of the arrival calendar: after the receive stage nothing that has
-/// arrived may be left on router `rp / ports`'s input channels or credit wires.
-fn nothing_due(ch: &Channels, wiring: &[PortWiring; VIEW], rp: usize, (flits, credits): (u64, u64), now: u64) -> bool {
+/// arrived may be left on the router's input channels or credit wires.
+fn nothing_due(ch: &Channels, wiring: &[PortWiring; VIEW], (flits, credits): (u64, u64), now: u64) -> bool {
     let ports = |mut m: u64| {
         std::iter::from_fn(move || {
             (m != 0).then(|| {
@@ -768,6 +1117,6 @@ fn nothing_due(ch: &Channels, wiring: &[PortWiring; VIEW], rp: usize, (flits, cr
             })
         })
     };
-    ports(flits).all(|p| !matches!(ch.flits.front(wiring[p].in_chan as usize), Some(e) if e.arrived(now)))
-        && ports(credits).all(|p| !matches!(ch.credits.front(rp + p), Some(w) if w.arrived(now)))
+    ports(flits).all(|p| ch.flits.slot_of(wiring[p].in_flits, now).is_empty())
+        && ports(credits).all(|p| ch.credits.slot_of(wiring[p].out_credits, now).is_empty())
 }

@@ -23,55 +23,128 @@ pub struct Dor {
     pub vcs: u32,
     /// First VC of the upper (post-dateline) class.
     pub split: u32,
+    /// Endpoints per router.
+    concentration: u32,
+    /// `log2(concentration)` when it is a power of two (endpoint -> router is a shift).
+    conc_shift: Option<u32>,
+    /// Network ports per router (the first local port).
+    network_ports: u32,
+    /// Per router: its coordinates packed as bit fields, the first dimension of `order`
+    /// in the lowest bits (see [`Field`]). Comparing two routers' words finds the first
+    /// dimension to correct with one XOR: the lowest differing bit lies in its field.
+    packed: Vec<u64>,
+    /// Bit position -> index into `fields` of the field holding it.
+    field_of_bit: [u8; 64],
+    /// The coordinate fields, in routing order.
+    fields: Vec<Field>,
+}
+
+/// One dimension's coordinate field in [`Dor::packed`].
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    /// Lowest bit of the field.
+    shift: u32,
+    /// Field mask (after shifting down).
+    mask: u64,
+    /// The dimension.
+    dim: u32,
+    /// Its radix.
+    k: u32,
+    /// Torus ring (minimal direction the shorter way round).
+    wrap: bool,
+    /// Torus ring with dateline VC classes.
+    dateline: bool,
 }
 
 impl Dor {
     /// Build for a topology.
-    pub fn new(_topo: &Topology, order: Vec<u32>, datelines: bool, vcs: u32) -> Self {
-        Dor { order, datelines, vcs, split: vcs / 2 }
+    pub fn new(topo: &Topology, order: Vec<u32>, datelines: bool, vcs: u32) -> Self {
+        let c = topo.concentration.max(1);
+        let mut fields = Vec::with_capacity(order.len());
+        let mut field_of_bit = [0u8; 64];
+        let mut shift = 0;
+        for (i, &d) in order.iter().enumerate() {
+            let (k, wrap) = (topo.dims[d as usize], topo.wrap[d as usize]);
+            let width = (32 - (k - 1).leading_zeros()).max(1);
+            for b in shift..shift + width {
+                field_of_bit[b as usize] = i as u8;
+            }
+            fields.push(Field { shift, mask: (1u64 << width) - 1, dim: d, k, wrap, dateline: wrap && datelines });
+            shift += width;
+        }
+        // At most 2^24 routers in at most 16 dimensions: at most 24 + 16 bits.
+        assert!(shift <= 64, "coordinates fit one word");
+        if fields.is_empty() {
+            // No dimensions (a crossbar): every destination is local; `route` still reads
+            // a field.
+            fields.push(Field { shift: 0, mask: 0, dim: 0, k: 1, wrap: false, dateline: false });
+        }
+        let packed = (0..topo.num_routers)
+            .map(|r| {
+                let cr = topo.coords(r);
+                fields.iter().fold(0u64, |w, f| w | (cr.get(f.dim as usize).copied().unwrap_or(0) as u64) << f.shift)
+            })
+            .collect();
+        Dor {
+            order,
+            datelines,
+            vcs,
+            split: vcs / 2,
+            concentration: c,
+            conc_shift: c.is_power_of_two().then(|| c.trailing_zeros()),
+            network_ports: topo.network_ports(),
+            packed,
+            field_of_bit,
+            fields,
+        }
     }
 
     /// See the module docs.
     #[inline]
-    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        let dest_router = topo.router_of(dest);
+    pub fn route(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        let (dest_router, local) = match self.conc_shift {
+            Some(s) => (dest >> s, dest & ((1 << s) - 1)),
+            None => (dest / self.concentration, dest % self.concentration),
+        };
         let all = Candidate { port: 0, vc_lo: 0, vc_hi: self.vcs as u8 };
-        if dest_router == router {
-            return Candidate { port: topo.local_port_of(dest) as u8, ..all };
-        }
-        let cur = topo.coords(router);
-        let dst = topo.coords(dest_router);
-        for &d in &self.order {
-            let d = d as usize;
-            let (c, t) = (cur[d], dst[d]);
-            if c == t {
-                continue;
-            }
-            let k = topo.dims[d];
-            let plus = if topo.wrap[d] {
-                let fwd = (t + k - c) % k;
-                fwd <= k - fwd
-            } else {
-                t > c
-            };
-            let port = (2 * d + if plus { 0 } else { 1 }) as u8;
-            if !(topo.wrap[d] && self.datelines) {
-                return Candidate { port, ..all };
-            }
+        let (cur, dst) = (self.packed[router as usize], self.packed[dest_router as usize]);
+        // The first dimension (in routing order) whose coordinates differ; none when the
+        // destination is at this router. (The network hop is worked out either way, from
+        // field 0 when there is none, and the choice made at the end without a branch.)
+        let diff = cur ^ dst;
+        let f = self.fields[self.field_of_bit[(diff.trailing_zeros() & 63) as usize] as usize];
+        let (c, t) = ((cur >> f.shift & f.mask) as u32, (dst >> f.shift & f.mask) as u32);
+        let k = f.k;
+        let plus = if f.wrap {
+            let fwd = if t > c { t - c } else { t + k - c };
+            fwd <= k - fwd
+        } else {
+            t > c
+        };
+        let d = f.dim;
+        let port = (2 * d + if plus { 0 } else { 1 }) as u8;
+        let hop = if !f.dateline {
+            Candidate { port, ..all }
+        } else {
             // Torus dimension with dateline classes.
             let crosses_now = if plus { c == k - 1 } else { c == 0 };
             // Continuing in this dimension (arrived from the same dimension, same
             // direction) keeps the class of the VC the packet arrived on.
-            let same_dim = in_port < topo.network_ports() && in_port as usize / 2 == d;
+            let same_dim = in_port < self.network_ports && in_port / 2 == d;
             let was_upper = same_dim && in_vc >= self.split;
-            let upper = crosses_now || was_upper;
-            return if upper {
+            if crosses_now || was_upper {
                 Candidate { port, vc_lo: self.split as u8, vc_hi: self.vcs as u8 }
             } else {
                 Candidate { port, vc_lo: 0, vc_hi: self.split as u8 }
-            };
+            }
+        };
+        let eject = Candidate { port: (self.network_ports + local) as u8, ..all };
+        debug_assert_eq!(diff == 0, dest_router == router, "coordinates identify routers");
+        if diff == 0 {
+            eject
+        } else {
+            hop
         }
-        unreachable!("dest router differs but all coordinates match")
     }
 }
 

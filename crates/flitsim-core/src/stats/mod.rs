@@ -262,9 +262,10 @@ impl Collector {
     /// channel counters are enabled.
     #[inline]
     pub fn on_channel_flit(&mut self, channel: usize, vc: u32, cycle: u64) {
-        if self.cfg.channel_counters && self.in_window(cycle) {
+        if self.cfg.channel_counters {
             debug_assert!(vc < self.num_vcs, "vc {vc} out of range (num_vcs {})", self.num_vcs);
-            self.channel_flits[channel * self.num_vcs as usize + vc as usize] += 1;
+            // Adds 0 outside the window (no branch on the cycle).
+            self.channel_flits[channel * self.num_vcs as usize + vc as usize] += self.in_window(cycle) as u64;
         }
     }
 

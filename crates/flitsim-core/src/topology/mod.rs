@@ -328,7 +328,7 @@ impl Topology {
         let np = self.network_ports();
         if port < np {
             let d = (port / 2) as usize;
-            let sign = if port % 2 == 0 { '+' } else { '-' };
+            let sign = if port.is_multiple_of(2) { '+' } else { '-' };
             format!("{sign}{}", dim_name(d))
         } else {
             format!("local{}", port - np)
