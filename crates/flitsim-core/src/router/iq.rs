@@ -644,14 +644,12 @@ impl IqRouters {
     ) {
         let n = self.sets.len();
         if self.prefetch {
-            let ps: usize = std::env::var("PF").ok().and_then(|v| v.parse().ok()).unwrap_or(PREFETCH_STATE);
-            let ph: usize = std::env::var("PF2").ok().and_then(|v| v.parse().ok()).unwrap_or(PREFETCH_HEADERS);
             for r in 0..n {
-                if r + ps < n {
-                    self.prefetch_router(arr, r + ps, now, ch);
+                if r + PREFETCH_STATE < n {
+                    self.prefetch_router(arr, r + PREFETCH_STATE, now, ch);
                 }
-                if r + ph < n {
-                    self.prefetch_headers(arr, r + ph, now, ch, packets);
+                if r + PREFETCH_HEADERS < n {
+                    self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
                 if arr.busy(r, now, self.sets[r].occ) {
                     self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
@@ -709,8 +707,9 @@ impl IqRouters {
         prefetch(&self.ptrs[rp]);
     }
 
-    /// Ask the cache for the headers of the packets whose flits arrive at router `r` in
-    /// this cycle (their channel slots were prefetched earlier).
+    /// Ask the cache for the headers of the packets whose heads router `r` routes in
+    /// this cycle: those arriving (their channel slots were prefetched earlier) and those
+    /// already at the front of an idle VC.
     #[inline(always)]
     fn prefetch_headers<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels, packets: &PacketArena) {
         let rp = r * self.ports as usize;

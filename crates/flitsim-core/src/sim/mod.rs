@@ -226,7 +226,7 @@ impl Simulation {
                 self.queue_at_window_start = self.endpoints.queued();
             }
             self.step()?;
-            if self.now % 4096 == 0 {
+            if self.now.is_multiple_of(4096) {
                 let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
                 progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
             }
@@ -235,7 +235,7 @@ impl Simulation {
         let drain_start = self.now;
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
             self.step()?;
-            if self.now % 4096 == 0 {
+            if self.now.is_multiple_of(4096) {
                 progress(&Progress { cycle: self.now, planned, stage: Stage::Drain, in_network: self.in_network() });
             }
         }
