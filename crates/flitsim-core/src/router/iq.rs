@@ -12,9 +12,10 @@
 //!    index). The routing function's candidate is stored; the VC may request allocation
 //!    `routing_delay` cycles later. A head that arrived over a router-to-router channel
 //!    counts one hop here.
-//! 3. **VC allocation** (separable, input-first): each requesting input VC picks the lowest
-//!    free output VC in its candidate range that the flow control lets it claim; each
-//!    output VC grants one requester by round robin. The winner may compete for the switch
+//! 3. **VC allocation** (separable, input-first, round-robin arbiters on both sides):
+//!    each requesting input VC picks, nearest its own round-robin pointer, a free output
+//!    VC in its candidate range that the flow control lets it claim; each output VC
+//!    grants one requester by round robin. Pointers advance only past a won grant. The winner may compete for the switch
 //!    `vc_alloc_delay` cycles later.
 //! 4. **Switch allocation**: among active input VCs with a flit and a downstream credit,
 //!    the separable input-first or iSLIP allocator matches inputs to outputs.
@@ -133,6 +134,9 @@ pub struct InputVc {
     pub hi: u8,
     /// Allocated output VC (valid when active).
     pub out_vc: u8,
+    /// Round-robin pointer of this input VC's VC-allocation arbiter: the output VC
+    /// (within the port) it tries first. Advances past the VC it wins.
+    va_rr: u8,
     /// Ring head within the buffer.
     head: u16,
     /// Flits in the buffer.
@@ -1014,8 +1018,9 @@ struct VaContext {
 
 impl VaContext {
     /// Separable input-first VC allocation for the requesting input VCs `req`. Stage 1:
-    /// each requester picks the lowest free output VC in its candidate range that the
-    /// flow control lets it claim (all picks see the ownership at the start). Stage 2:
+    /// each requester picks the free output VC in its candidate range that the flow
+    /// control lets it claim nearest its own round-robin pointer (all picks see the
+    /// ownership at the start). Stage 2:
     /// each picked output VC grants the requester nearest its round-robin pointer (an
     /// output VC picked by one requester simply grants it). Returns the winners, now
     /// active, and those of them whose output VC has a credit; `free` loses the granted
@@ -1051,7 +1056,9 @@ impl VaContext {
                 }
             }
             if cand != 0 {
-                let t = lowest(cand);
+                // The input arbiter: the claimable free output VC nearest this input
+                // VC's round-robin pointer.
+                let t = round_robin(cand, (o * v_n) as u32 + st.va_rr as u32) as usize;
                 // The first pick of `t` in this call starts its set afresh.
                 let earlier = (picked >> t & 1).wrapping_neg();
                 pickers[t] = pickers[t] & earlier | 1 << li;
@@ -1070,6 +1077,7 @@ impl VaContext {
             let st = &mut ivc[li];
             st.state = state::ACTIVE;
             st.out_vc = (t - st.port as usize * v_n) as u8;
+            st.va_rr = next_ptr(st.out_vc as u32, v_n as u32) as u8;
             st.delay_until(self.ready_at);
             won |= 1 << li;
             won_cred |= ((credits[t] != 0) as u64) << li;
