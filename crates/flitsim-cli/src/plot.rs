@@ -7,8 +7,9 @@ use crate::sweep::SweepRow;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// One panel: a line with point markers over `pts`, plus an optional reference line.
-fn panel(area: &Area, caption: &str, y_desc: &str, x_max: f64, y_max: f64, pts: &[(f64, f64)], color: RGBColor, diagonal: bool) {
+/// One panel titled `(caption, y axis label)` over `[0, x_max] x [0, y_max]`: a line with
+/// point markers over `pts`, plus the `y = x` reference line if `diagonal`.
+fn panel(area: &Area, (caption, y_desc): (&str, &str), (x_max, y_max): (f64, f64), pts: &[(f64, f64)], color: RGBColor, diagonal: bool) {
     let chart = ChartBuilder::on(area)
         .margin(12)
         .caption(caption, ("sans-serif", 14))
@@ -35,10 +36,10 @@ pub fn load_latency_svg(title: &str, rows: &[SweepRow]) -> String {
         let x_max = rows.iter().map(|r| r.load).fold(0.0f64, f64::max).max(0.05) * 1.05;
         let lat: Vec<(f64, f64)> = rows.iter().filter(|r| !r.saturated).map(|r| (r.offered, r.latency_mean)).collect();
         let lat_max = lat.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-        panel(&left, "latency vs offered load (unsaturated points)", "mean packet latency (cycles)", x_max, lat_max, &lat, BLUE, false);
+        panel(&left, ("latency vs offered load (unsaturated points)", "mean packet latency (cycles)"), (x_max, lat_max), &lat, BLUE, false);
         let acc: Vec<(f64, f64)> = rows.iter().map(|r| (r.offered, r.accepted)).collect();
         let acc_max = rows.iter().map(|r| r.accepted.max(r.offered)).fold(0.05f64, f64::max) * 1.1;
-        panel(&right, "accepted vs offered", "accepted (flits/node/cycle)", x_max, acc_max, &acc, RED, true);
+        panel(&right, ("accepted vs offered", "accepted (flits/node/cycle)"), (x_max, acc_max), &acc, RED, true);
         let _ = root.present();
     }
     svg

@@ -223,7 +223,7 @@ packet_size = 2
     ),
 ];
 
-/// Longer runs of the benchmark network (8x8 mesh, 1-flit packets, the `perf_tmp`
+/// Longer runs of the benchmark network (8x8 mesh, 1-flit packets, the `profile`
 /// reference) without check mode: divergences that take many cycles to show up.
 const LONG_SIM: &str = r#"
 [sim]

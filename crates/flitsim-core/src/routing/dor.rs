@@ -1,4 +1,5 @@
-//! Dimension-order routing with dateline VC classes.
+//! Dimension-order routing with dateline VC classes (Dally & Seitz 1987; Dally & Towles
+//! 2004, sections 14.2 and 14.3).
 //!
 //! Dimensions are corrected one at a time in a configurable order, minimally in each
 //! (on a torus ring the shorter way round; a tie on an even ring goes `+`). On a torus

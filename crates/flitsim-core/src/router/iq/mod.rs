@@ -1,6 +1,10 @@
 //! The input-queued virtual-channel router (BookSim-style), all routers of a network in
 //! one structure-of-arrays.
 //!
+//! Follows the virtual-channel router of Dally & Towles, *Principles and Practices of
+//! Interconnection Networks* (2004), ch. 16 (router pipeline: RC, VA, SA, ST) and ch. 19
+//! (separable allocators), as BookSim2's `iq_router` implements it.
+//!
 //! Per input port and VC: a FIFO buffer of `buffer_depth` flits and a state machine
 //! (idle -> waiting for VC allocation -> active). Per output port and VC: the input VC
 //! that owns it and the credit count for the downstream buffer. One cycle of router `r`:
@@ -72,25 +76,24 @@
 //!   to ask for the arriving packets' headers. Prefetches are hints: they change no
 //!   result. Small networks, which live in the caches anyway, run faster without.
 
-use super::allocator::{lowest, take_lowest, PortPointers, SwitchAllocator};
-use super::arbiter::{next_ptr, round_robin};
+mod arrivals;
+mod input_vc;
+mod vc_alloc;
+
+pub use input_vc::{state, InputVc};
+
+use arrivals::{slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
+use input_vc::{delayed, switch_ready, VcSets};
+use vc_alloc::VaContext;
+
+use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::IqConfig;
-use crate::flow::FlowControl;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 
-/// Input VC states.
-pub mod state {
-    /// No packet routed: the front flit, if any, is a head awaiting route computation.
-    pub const IDLE: u8 = 0;
-    /// Routed, waiting for (or delayed after) route computation, then VC allocation.
-    pub const VC_ALLOC: u8 = 1;
-    /// Holds an output VC: flits compete for the switch.
-    pub const ACTIVE: u8 = 2;
-}
 
 /// Owner value of a free output VC.
 pub const FREE: u16 = u16::MAX;
@@ -120,102 +123,6 @@ fn view_mut<T>(v: &mut [T], base: usize) -> &mut [T; VIEW] {
 /// delay into a router is this many cycles or more poll their ports instead.
 pub const MAX_CALENDAR: u32 = 64;
 
-/// State of one input VC, including its buffer's ring pointers (16 bytes: four share a
-/// cache line).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct InputVc {
-    /// One of [`state`].
-    pub state: u8,
-    /// Routed output port.
-    pub port: u8,
-    /// Candidate VC range `[lo, hi)`.
-    pub lo: u8,
-    /// End of the candidate range.
-    pub hi: u8,
-    /// Allocated output VC (valid when active).
-    pub out_vc: u8,
-    /// Round-robin pointer of this input VC's VC-allocation arbiter: the output VC
-    /// (within the port) it tries first. Advances past the VC it wins.
-    va_rr: u8,
-    /// Ring head within the buffer.
-    head: u16,
-    /// Flits in the buffer.
-    pub len: u16,
-    /// Cycle from which the next pipeline stage may act, modulo 2^32 (see
-    /// [`InputVc::ready_by`]).
-    ready: u32,
-}
-
-impl InputVc {
-    /// Start a pipeline delay: the next stage may act from cycle `at`.
-    #[inline]
-    fn delay_until(&mut self, at: u64) {
-        self.ready = at as u32;
-    }
-
-    /// Has the pipeline delay passed by cycle `now`? Compares cycles modulo 2^32, which
-    /// is exact because a delay is at most a few cycles long and a VC in one is
-    /// visited every cycle.
-    #[inline]
-    pub fn ready_by(&self, now: u64) -> bool {
-        (now as u32).wrapping_sub(self.ready) as i32 >= 0
-    }
-
-    /// The cycle from which the next pipeline stage may act, for a VC in a delay at
-    /// cycle `now` (or whose delay ended at most 2^31 cycles before it).
-    pub fn ready_at(&self, now: u64) -> u64 {
-        now.wrapping_add_signed(self.ready.wrapping_sub(now as u32) as i32 as i64)
-    }
-
-    /// Slot of the front flit in the router's buffer storage, for local input VC `li`.
-    #[inline]
-    fn front_slot(&self, li: usize, depth: usize) -> usize {
-        li * depth + self.head as usize
-    }
-
-    /// Append `f` to the buffer of local input VC `li` (`buf` = the router's storage).
-    #[inline]
-    fn push(&mut self, buf: &mut [Flit], li: usize, depth: usize, f: Flit) {
-        debug_assert!((self.len as usize) < depth, "input buffer overflow: credits violated");
-        let mut pos = self.head as usize + self.len as usize;
-        if pos >= depth {
-            pos -= depth;
-        }
-        self.len += 1;
-        buf[li * depth + pos] = f;
-    }
-
-    /// Remove the front flit of local input VC `li`.
-    #[inline]
-    fn pop(&mut self, buf: &[Flit], li: usize, depth: usize) -> Flit {
-        debug_assert!(self.len > 0);
-        let f = buf[self.front_slot(li, depth)];
-        self.head = if self.head as usize + 1 == depth { 0 } else { self.head + 1 };
-        self.len -= 1;
-        f
-    }
-}
-
-/// Per router: the input-VC sets that drive the pipeline stages (bit `port * vcs + vc`).
-#[derive(Clone, Copy, Debug, Default)]
-struct VcSets {
-    /// Input VCs holding flits.
-    occ: u64,
-    /// Input VCs in state VC_ALLOC.
-    va: u64,
-    /// Input VCs in state ACTIVE.
-    act: u64,
-    /// Free output VCs (bit `port * vcs + vc`), mirroring `owner == FREE`.
-    free: u64,
-    /// Input VCs in VC_ALLOC or ACTIVE whose pipeline delay has not passed (`ready >
-    /// now`): they may not request yet.
-    wait: u64,
-    /// ACTIVE input VCs whose output VC has a credit (always, on an ejection port). With
-    /// `occ`, `act` and `wait` this makes the switch requests without visiting every VC:
-    /// the bit is cleared when the output VC's last credit is used and set again by the
-    /// credit's return (the output VC's `owner` names the input VC).
-    cred: u64,
-}
 
 /// Wiring of one router port: the channels into and out of it (their rings, so that the
 /// step looks nothing up) and who is at their far ends.
@@ -256,109 +163,6 @@ const UNWIRED: PortWiring = PortWiring {
     down_port: 0,
 };
 
-/// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
-const FLIT: usize = 0;
-const CREDIT: usize = 1;
-
-/// The arrival calendar (see the module docs): `marks[(router << shift) | (slot << 1) |
-/// kind]` = set of ports with an arrival of `kind` in cycles `≡ slot (mod slots)`. A
-/// sink row past the last router takes the marks for endpoints; no router reads it.
-#[derive(Clone, Debug, Default)]
-struct Calendar {
-    /// `slots - 1` (slots per router, a power of two).
-    mask: u64,
-    /// `log2(slots) + 1`.
-    shift: u32,
-    marks: Vec<u64>,
-}
-
-/// Without a calendar: per router, flits and credits travelling to it plus flits in its
-/// buffers (and a sink entry past the last router, never read).
-#[derive(Clone, Debug, Default)]
-struct Counting {
-    pending: Vec<u32>,
-}
-
-/// How a router learns that something will arrive (see the module docs).
-#[derive(Clone, Debug)]
-enum Arrivals {
-    Calendar(Calendar),
-    Counting(Counting),
-}
-
-/// One way of learning of arrivals. [`IqRouters::step_all`] picks the implementation
-/// once per cycle, so the per-router code is compiled once for each and tests no mode.
-trait Arrive {
-    /// Entries on a due port must be checked for their arrival cycle (polling); without
-    /// polling, a due port has exactly one arrived entry.
-    const POLLS: bool;
-    /// Does router `r` (whose buffers hold `occ`) have work in cycle `now`?
-    fn busy(&self, r: usize, now: u64, occ: u64) -> bool;
-    /// Something of `kind` leaves for `port` of `router`, arriving at cycle `arrive`.
-    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize);
-    /// The (flit, credit) port sets due at `router` in cycle `now`, emptying its slot;
-    /// when polling, every connected port (`poll[router]`).
-    fn take(&mut self, router: usize, now: u64, poll: &[(u64, u64)]) -> (u64, u64);
-    /// `router` received `credits` credits and sent `flits` flits this cycle.
-    fn done(&mut self, router: usize, credits: u32, flits: u32);
-    /// The (flit, credit) port sets due at `router` in cycle `now`, as far as known
-    /// without taking them (for prefetching only).
-    fn peek(&self, router: usize, now: u64) -> (u64, u64);
-}
-
-impl Arrive for Calendar {
-    const POLLS: bool = false;
-    #[inline(always)]
-    fn busy(&self, r: usize, now: u64, occ: u64) -> bool {
-        let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
-        occ != 0 || self.marks[i] | self.marks[i + 1] != 0
-    }
-    #[inline(always)]
-    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize) {
-        let i = ((router as usize) << self.shift) | ((arrive & self.mask) as usize) << 1 | kind;
-        self.marks[i] |= 1 << port;
-    }
-    #[inline(always)]
-    fn take(&mut self, router: usize, now: u64, _poll: &[(u64, u64)]) -> (u64, u64) {
-        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
-        let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
-        let due = (slot[FLIT], slot[CREDIT]);
-        *slot = [0, 0];
-        due
-    }
-    #[inline(always)]
-    fn done(&mut self, _router: usize, _credits: u32, _flits: u32) {}
-    #[inline(always)]
-    fn peek(&self, router: usize, now: u64) -> (u64, u64) {
-        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
-        (self.marks[i], self.marks[i + 1])
-    }
-}
-
-impl Arrive for Counting {
-    const POLLS: bool = true;
-    #[inline(always)]
-    fn busy(&self, r: usize, _now: u64, _occ: u64) -> bool {
-        self.pending[r] != 0
-    }
-    #[inline(always)]
-    fn notify(&mut self, router: u32, _port: u32, _arrive: u64, _kind: usize) {
-        // (Wrapping: the sink's count grows for ever and is never read.)
-        self.pending[router as usize] = self.pending[router as usize].wrapping_add(1);
-    }
-    #[inline(always)]
-    fn take(&mut self, router: usize, _now: u64, poll: &[(u64, u64)]) -> (u64, u64) {
-        poll[router]
-    }
-    #[inline(always)]
-    fn done(&mut self, router: usize, credits: u32, flits: u32) {
-        self.pending[router] -= credits + flits;
-    }
-    #[inline(always)]
-    fn peek(&self, _router: usize, _now: u64) -> (u64, u64) {
-        (0, 0)
-    }
-}
 
 /// Prefetching (see the module docs): routers whose state [`IqRouters::step_all`] asks
 /// the cache for ahead of their step, and how far ahead it reads their arriving flits to
@@ -383,13 +187,6 @@ fn prefetch<T>(v: &T) {
     let _ = v;
 }
 
-/// `log2` of the calendar row length in words (0 without a calendar).
-fn slots_shift(a: &Arrivals) -> usize {
-    match a {
-        Arrivals::Calendar(c) => c.shift as usize,
-        Arrivals::Counting(_) => 0,
-    }
-}
 
 /// The low `vcs` bits.
 #[inline]
@@ -738,29 +535,6 @@ impl IqRouters {
         }
     }
 
-    /// Advance router `r` by one cycle at time `now`. Every router must be stepped in
-    /// every cycle in which it is [`IqRouters::busy`] (and may be in any other);
-    /// [`IqRouters::step_all`] does that.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step(
-        &mut self,
-        r: u32,
-        now: u64,
-        topo: &Topology,
-        routing: &RoutingFunction,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
-        let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
-        match &mut arrivals {
-            Arrivals::Calendar(a) => self.step_router(a, r, now, topo, routing, ch, packets, stats, ctr),
-            Arrivals::Counting(a) => self.step_router(a, r, now, topo, routing, ch, packets, stats, ctr),
-        }
-        self.arrivals = arrivals;
-    }
-
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -1004,113 +778,6 @@ fn route_head(
     st.delay_until(ready);
 }
 
-/// What the VC allocator of one router needs besides its slices.
-struct VaContext {
-    v_n: usize,
-    /// Input VCs per router (the round-robin range of the output-VC arbiters).
-    n_in: u32,
-    depth: usize,
-    local: u64,
-    flow: FlowControl,
-    /// Cycle from which a winner may compete for the switch.
-    ready_at: u64,
-}
-
-impl VaContext {
-    /// Separable input-first VC allocation for the requesting input VCs `req`. Stage 1:
-    /// each requester picks the free output VC in its candidate range that the flow
-    /// control lets it claim nearest its own round-robin pointer (all picks see the
-    /// ownership at the start). Stage 2:
-    /// each picked output VC grants the requester nearest its round-robin pointer (an
-    /// output VC picked by one requester simply grants it). Returns the winners, now
-    /// active, and those of them whose output VC has a credit; `free` loses the granted
-    /// output VCs. `pickers` is work space: per output VC, the requesters that picked it
-    /// (valid for the VCs picked in this call).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn allocate(
-        &self,
-        req: u64,
-        free: &mut u64,
-        ivc: &mut [InputVc; VIEW],
-        buf: &[Flit],
-        owner: &mut [u16; VIEW],
-        credits: &[u32; VIEW],
-        va_ptr: &mut [u16; VIEW],
-        pickers: &mut [u64; VIEW],
-    ) -> (u64, u64) {
-        let v_n = self.v_n;
-        // Stage 1. `picked`: output VCs picked.
-        let mut picked = 0u64;
-        let mut m = req;
-        while m != 0 {
-            let li = take_lowest(&mut m);
-            let st = &ivc[li];
-            let o = st.port as usize;
-            // Free output VCs in the candidate range, lowest first.
-            let mut cand = *free & ((1u64 << st.hi) - (1u64 << st.lo)) << (o * v_n);
-            if cand != 0 && self.local >> o & 1 == 0 && self.flow == FlowControl::VirtualCutThrough {
-                let size = buf[st.front_slot(li, self.depth)].size();
-                while cand != 0 && !self.flow.may_claim(credits[lowest(cand)], size) {
-                    cand &= cand - 1;
-                }
-            }
-            if cand != 0 {
-                // The input arbiter: the claimable free output VC nearest this input
-                // VC's round-robin pointer.
-                let t = round_robin(cand, (o * v_n) as u32 + st.va_rr as u32) as usize;
-                // The first pick of `t` in this call starts its set afresh.
-                let earlier = (picked >> t & 1).wrapping_neg();
-                pickers[t] = pickers[t] & earlier | 1 << li;
-                picked |= 1 << t;
-            }
-        }
-        // Stage 2: each picked output VC grants the picker nearest its pointer (the first
-        // at or after it, wrapping: the round-robin order over the input VCs).
-        let (mut won, mut won_cred) = (0u64, 0u64);
-        let mut m = picked;
-        while m != 0 {
-            let t = take_lowest(&mut m);
-            let li = round_robin(pickers[t], va_ptr[t] as u32) as usize & 63;
-            owner[t] = li as u16;
-            va_ptr[t] = next_ptr(li as u32, self.n_in) as u16;
-            let st = &mut ivc[li];
-            st.state = state::ACTIVE;
-            st.out_vc = (t - st.port as usize * v_n) as u8;
-            st.va_rr = next_ptr(st.out_vc as u32, v_n as u32) as u8;
-            st.delay_until(self.ready_at);
-            won |= 1 << li;
-            won_cred |= ((credits[t] != 0) as u64) << li;
-        }
-        *free &= !picked;
-        (won, won_cred)
-    }
-}
-
-/// The input VCs among `cand` (active, with a flit) that may request the switch: past
-/// their delay and with a credit for their output VC (or on an ejection port). The step
-/// keeps this set incrementally; debug builds check it against this full scan.
-fn switch_ready(ivc: &[InputVc; VIEW], credits: &[u32; VIEW], mut cand: u64, local: u64, v_n: usize, now: u64) -> u64 {
-    let mut ready = 0u64;
-    while cand != 0 {
-        let li = take_lowest(&mut cand);
-        let st = &ivc[li];
-        let o = st.port as usize;
-        let credit = local >> o & 1 != 0 || credits[(o * v_n + st.out_vc as usize) & 63] != 0;
-        ready |= ((st.ready_by(now) && credit) as u64) << li;
-    }
-    ready
-}
-
-/// The input VCs among `cand` still in a pipeline delay (debug check of `wait`).
-fn delayed(ivc: &[InputVc; VIEW], mut cand: u64, now: u64) -> u64 {
-    let mut m = 0u64;
-    while cand != 0 {
-        let li = take_lowest(&mut cand);
-        m |= (!ivc[li].ready_by(now) as u64) << li;
-    }
-    m
-}
 
 /// Debug check of the arrival calendar: after the receive stage nothing that has
 /// arrived may be left on the router's input channels or credit wires.

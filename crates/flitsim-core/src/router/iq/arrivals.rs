@@ -1,0 +1,115 @@
+//! How an input-queued router learns that flits or credits will arrive: the arrival
+//! calendar (senders mark the receiving port in a slot for the arrival cycle) or, when a
+//! delay is too long for the calendar, counting pending work and polling every port.
+
+/// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
+pub(super) const FLIT: usize = 0;
+pub(super) const CREDIT: usize = 1;
+
+/// The arrival calendar (see the module docs): `marks[(router << shift) | (slot << 1) |
+/// kind]` = set of ports with an arrival of `kind` in cycles `≡ slot (mod slots)`. A
+/// sink row past the last router takes the marks for endpoints; no router reads it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Calendar {
+    /// `slots - 1` (slots per router, a power of two).
+    pub(super) mask: u64,
+    /// `log2(slots) + 1`.
+    pub(super) shift: u32,
+    pub(super) marks: Vec<u64>,
+}
+
+/// Without a calendar: per router, flits and credits travelling to it plus flits in its
+/// buffers (and a sink entry past the last router, never read).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Counting {
+    pub(super) pending: Vec<u32>,
+}
+
+/// How a router learns that something will arrive (see the module docs).
+#[derive(Clone, Debug)]
+pub(super) enum Arrivals {
+    Calendar(Calendar),
+    Counting(Counting),
+}
+
+/// One way of learning of arrivals. [`IqRouters::step_all`] picks the implementation
+/// once per cycle, so the per-router code is compiled once for each and tests no mode.
+pub(super) trait Arrive {
+    /// Entries on a due port must be checked for their arrival cycle (polling); without
+    /// polling, a due port has exactly one arrived entry.
+    const POLLS: bool;
+    /// Does router `r` (whose buffers hold `occ`) have work in cycle `now`?
+    fn busy(&self, r: usize, now: u64, occ: u64) -> bool;
+    /// Something of `kind` leaves for `port` of `router`, arriving at cycle `arrive`.
+    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize);
+    /// The (flit, credit) port sets due at `router` in cycle `now`, emptying its slot;
+    /// when polling, every connected port (`poll[router]`).
+    fn take(&mut self, router: usize, now: u64, poll: &[(u64, u64)]) -> (u64, u64);
+    /// `router` received `credits` credits and sent `flits` flits this cycle.
+    fn done(&mut self, router: usize, credits: u32, flits: u32);
+    /// The (flit, credit) port sets due at `router` in cycle `now`, as far as known
+    /// without taking them (for prefetching only).
+    fn peek(&self, router: usize, now: u64) -> (u64, u64);
+}
+
+impl Arrive for Calendar {
+    const POLLS: bool = false;
+    #[inline(always)]
+    fn busy(&self, r: usize, now: u64, occ: u64) -> bool {
+        let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
+        occ != 0 || self.marks[i] | self.marks[i + 1] != 0
+    }
+    #[inline(always)]
+    fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize) {
+        let i = ((router as usize) << self.shift) | ((arrive & self.mask) as usize) << 1 | kind;
+        self.marks[i] |= 1 << port;
+    }
+    #[inline(always)]
+    fn take(&mut self, router: usize, now: u64, _poll: &[(u64, u64)]) -> (u64, u64) {
+        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
+        let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
+        let due = (slot[FLIT], slot[CREDIT]);
+        *slot = [0, 0];
+        due
+    }
+    #[inline(always)]
+    fn done(&mut self, _router: usize, _credits: u32, _flits: u32) {}
+    #[inline(always)]
+    fn peek(&self, router: usize, now: u64) -> (u64, u64) {
+        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
+        (self.marks[i], self.marks[i + 1])
+    }
+}
+
+impl Arrive for Counting {
+    const POLLS: bool = true;
+    #[inline(always)]
+    fn busy(&self, r: usize, _now: u64, _occ: u64) -> bool {
+        self.pending[r] != 0
+    }
+    #[inline(always)]
+    fn notify(&mut self, router: u32, _port: u32, _arrive: u64, _kind: usize) {
+        // (Wrapping: the sink's count grows for ever and is never read.)
+        self.pending[router as usize] = self.pending[router as usize].wrapping_add(1);
+    }
+    #[inline(always)]
+    fn take(&mut self, router: usize, _now: u64, poll: &[(u64, u64)]) -> (u64, u64) {
+        poll[router]
+    }
+    #[inline(always)]
+    fn done(&mut self, router: usize, credits: u32, flits: u32) {
+        self.pending[router] -= credits + flits;
+    }
+    #[inline(always)]
+    fn peek(&self, _router: usize, _now: u64) -> (u64, u64) {
+        (0, 0)
+    }
+}
+
+/// `log2` of the calendar row length in words (0 without a calendar).
+pub(super) fn slots_shift(a: &Arrivals) -> usize {
+    match a {
+        Arrivals::Calendar(c) => c.shift as usize,
+        Arrivals::Counting(_) => 0,
+    }
+}

@@ -1,0 +1,334 @@
+//! Tests of the traffic patterns: hand-computed destinations, bijections, rates.
+
+use super::*;
+use crate::sim::rng::stream;
+
+fn build(cfg: PatternConfig, space: &NodeSpace) -> Pattern {
+    Pattern::build(&cfg, space, 1, "traffic.pattern").unwrap()
+}
+
+fn err(cfg: PatternConfig, space: &NodeSpace) -> Error {
+    Pattern::build(&cfg, space, 1, "traffic.pattern").unwrap_err()
+}
+
+fn dests(p: &Pattern) -> Vec<u32> {
+    let mut rng = stream(0, domain::ENDPOINT, 0);
+    (0..p.num_nodes()).map(|s| p.dest(s, &mut rng)).collect()
+}
+
+fn assert_err(e: Error, path: &str, phrase: &str) {
+    assert_eq!(e.path(), Some(path), "{e}");
+    assert!(e.to_string().contains(phrase), "`{e}` lacks `{phrase}`");
+}
+
+#[test]
+fn bit_patterns_on_16_nodes_match_hand_values() {
+    let space = NodeSpace::crossbar(16);
+    // bit complement: 4-bit NOT, i.e. 15 - s.
+    let bc = dests(&build(PatternConfig::BitComplement, &space));
+    assert_eq!(bc[5], 10); // 0101 -> 1010
+    assert_eq!(bc[0], 15);
+    assert_eq!(bc, (0..16).rev().collect::<Vec<u32>>());
+    // bit reverse: 0001 -> 1000, 0110 -> 0110, 1011 -> 1101, 0011 -> 1100.
+    let br = dests(&build(PatternConfig::BitReverse, &space));
+    assert_eq!(br[1], 8);
+    assert_eq!(br[6], 6);
+    assert_eq!(br[11], 13);
+    assert_eq!(br[3], 12);
+    // shuffle: 1001 -> 0011, 0100 -> 1000, 1000 -> 0001, 1111 -> 1111.
+    let sh = dests(&build(PatternConfig::Shuffle, &space));
+    assert_eq!(sh[9], 3);
+    assert_eq!(sh[4], 8);
+    assert_eq!(sh[8], 1);
+    assert_eq!(sh[15], 15);
+    // transpose on 4x4: node 1 = (x1, y0) -> (x0, y1) = 4; node 6 = (2,1) -> (1,2) = 9.
+    let tr = dests(&build(PatternConfig::Transpose, &space));
+    assert_eq!(tr[1], 4);
+    assert_eq!(tr[6], 9);
+    assert_eq!(tr[11], 14); // (3,2) -> (2,3)
+    assert_eq!(tr[5], 5);
+}
+
+#[test]
+fn transpose_equals_coordinate_transpose_on_8x8() {
+    let p = build(PatternConfig::Transpose, &NodeSpace::cube(&[8, 8], 1));
+    let d = dests(&p);
+    for y in 0..8 {
+        for x in 0..8 {
+            assert_eq!(d[(y * 8 + x) as usize], x * 8 + y);
+        }
+    }
+}
+
+#[test]
+fn bit_patterns_are_permutations() {
+    let space = NodeSpace::crossbar(64);
+    for cfg in [
+        PatternConfig::BitComplement,
+        PatternConfig::BitReverse,
+        PatternConfig::Shuffle,
+        PatternConfig::Transpose,
+    ] {
+        let mut d = dests(&build(cfg.clone(), &space));
+        d.sort_unstable();
+        assert_eq!(d, (0..64).collect::<Vec<u32>>(), "{cfg:?}");
+    }
+}
+
+#[test]
+fn tornado_on_8_ary_2_cube() {
+    let p = build(PatternConfig::Tornado, &NodeSpace::cube(&[8, 8], 1));
+    // (x, y) = (1, 2) is node 2*8 + 1 = 17; k = 8 moves 3 hops: (4, 5) = 44.
+    assert_eq!(dests(&p)[17], 44);
+    // (6, 7) -> (9 mod 8, 10 mod 8) = (1, 2) = 17.
+    assert_eq!(dests(&p)[7 * 8 + 6], 17);
+}
+
+#[test]
+fn tornado_on_mixed_5x4() {
+    // x radix 5 moves ceil(5/2)-1 = 2, y radix 4 moves ceil(4/2)-1 = 1.
+    let d = dests(&build(PatternConfig::Tornado, &NodeSpace::cube(&[5, 4], 1)));
+    assert_eq!(d[0], 5 + 2); // (0,0) -> (2,1)
+    assert_eq!(d[3 * 5 + 4], 1); // (4,3) -> (1,0)
+    assert_eq!(d[2 * 5 + 3], 3 * 5); // (3,2) -> (0,3)
+}
+
+#[test]
+fn neighbor_wraps() {
+    let d = dests(&build(
+        PatternConfig::Neighbor,
+        &NodeSpace::cube(&[4, 3], 1),
+    ));
+    assert_eq!(d[0], 4 + 1); // (0,0) -> (1,1)
+    assert_eq!(d[2 * 4 + 3], 0); // (3,2) -> (0,0)
+    assert_eq!(d[4 + 3], 2 * 4); // (3,1) -> (0,2)
+}
+
+#[test]
+fn concentration_keeps_the_local_index() {
+    // 4x4 routers, 2 endpoints each: node = router*2 + local.
+    let space = NodeSpace::cube(&[4, 4], 2);
+    let d = dests(&build(PatternConfig::Neighbor, &space));
+    // router (1,2) = 9; nodes 18 and 19 -> router (2,3) = 14, nodes 28 and 29.
+    assert_eq!(d[18], 28);
+    assert_eq!(d[19], 29);
+    let t = dests(&build(PatternConfig::Tornado, &space));
+    // k = 4 moves 1 hop: same as neighbor here.
+    assert_eq!(t, d);
+}
+
+#[test]
+fn random_permutation_is_a_seeded_bijection() {
+    let space = NodeSpace::crossbar(100);
+    let perm = |seed: Option<u64>, run: u64| {
+        dests(
+            &Pattern::build(&PatternConfig::RandomPermutation { seed }, &space, run, "p")
+                .unwrap(),
+        )
+    };
+    let a = perm(Some(5), 1);
+    let mut sorted = a.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
+    assert_eq!(a, perm(Some(5), 2), "explicit seed overrides the run seed");
+    assert_ne!(a, perm(Some(6), 1));
+    assert_eq!(
+        perm(None, 9),
+        perm(Some(9), 1),
+        "no seed means the run seed"
+    );
+    assert_ne!(perm(None, 9), perm(None, 10));
+}
+
+#[test]
+fn uniform_covers_all_nodes_evenly() {
+    let n = 16u32;
+    let p = build(PatternConfig::Uniform, &NodeSpace::crossbar(n));
+    let mut rng = stream(11, domain::ENDPOINT, 3);
+    let draws = 160_000u32;
+    let mut counts = vec![0u32; n as usize];
+    for i in 0..draws {
+        counts[p.dest(i % n, &mut rng) as usize] += 1;
+    }
+    let expected = (draws / n) as f64;
+    let chi2: f64 = counts
+        .iter()
+        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .sum();
+    // 15 degrees of freedom: mean 15, sd sqrt(30) ~ 5.5; 60 is beyond 8 sd.
+    assert!(chi2 < 60.0, "chi2 {chi2}, counts {counts:?}");
+    assert!(counts.iter().all(|&c| c > 0));
+}
+
+#[test]
+fn hotspot_fraction_is_honoured() {
+    let n = 64u32;
+    let p = build(
+        PatternConfig::Hotspot {
+            nodes: vec![5, 40],
+            fraction: 0.3,
+        },
+        &NodeSpace::crossbar(n),
+    );
+    let mut rng = stream(12, domain::ENDPOINT, 0);
+    let draws = 200_000u32;
+    let (mut to5, mut to40) = (0u32, 0u32);
+    for i in 0..draws {
+        match p.dest(i % n, &mut rng) {
+            5 => to5 += 1,
+            40 => to40 += 1,
+            _ => {}
+        }
+    }
+    // P(dest = 5) = 0.3/2 + 0.7/64.
+    let q = 0.15 + 0.7 / 64.0;
+    let mean = draws as f64 * q;
+    let sd = (draws as f64 * q * (1.0 - q)).sqrt();
+    for c in [to5, to40] {
+        assert!((c as f64 - mean).abs() < 5.0 * sd, "{c} vs {mean} +- {sd}");
+    }
+}
+
+#[test]
+fn merge_to_one() {
+    let p = build(
+        PatternConfig::MergeToOne { dest: 3 },
+        &NodeSpace::crossbar(8),
+    );
+    let mut rng = stream(0, domain::ENDPOINT, 0);
+    assert!(!p.is_source(3));
+    for s in (0..8).filter(|&s| s != 3) {
+        assert!(p.is_source(s));
+        assert_eq!(p.dest(s, &mut rng), 3);
+    }
+}
+
+#[test]
+fn validation_errors() {
+    let x64 = NodeSpace::cube(&[8, 8], 1);
+    let e = err(
+        PatternConfig::Hotspot {
+            nodes: vec![1, 70],
+            fraction: 0.5,
+        },
+        &x64,
+    );
+    assert_err(
+        e,
+        "traffic.pattern.nodes",
+        "node 70 is outside the network (nodes are 0..63)",
+    );
+    let e = err(
+        PatternConfig::Hotspot {
+            nodes: vec![],
+            fraction: 0.5,
+        },
+        &x64,
+    );
+    assert_err(e, "traffic.pattern.nodes", "at least one");
+    let e = err(
+        PatternConfig::Hotspot {
+            nodes: vec![2, 2],
+            fraction: 0.5,
+        },
+        &x64,
+    );
+    assert_err(
+        e,
+        "traffic.pattern.nodes",
+        "node 2 is listed more than once",
+    );
+    for f in [-0.1, 1.5, f64::NAN] {
+        let e = err(
+            PatternConfig::Hotspot {
+                nodes: vec![0],
+                fraction: f,
+            },
+            &x64,
+        );
+        assert_err(e, "traffic.pattern.fraction", "must be in [0, 1]");
+    }
+    let e = err(PatternConfig::MergeToOne { dest: 64 }, &x64);
+    assert_err(
+        e,
+        "traffic.pattern.dest",
+        "node 64 is outside the network (nodes are 0..63)",
+    );
+
+    let x48 = NodeSpace::cube(&[6, 8], 1);
+    for cfg in [
+        PatternConfig::BitComplement,
+        PatternConfig::BitReverse,
+        PatternConfig::Shuffle,
+        PatternConfig::Transpose,
+    ] {
+        let e = err(cfg, &x48);
+        assert_err(e.clone(), "traffic.pattern.type", "network has 48 nodes");
+        assert!(
+            e.to_string()
+                .contains("32 or 64 nodes, or the `uniform` pattern"),
+            "{e}"
+        );
+    }
+    let e = err(PatternConfig::Transpose, &NodeSpace::cube(&[8, 4], 1));
+    assert_err(e, "traffic.pattern.type", "odd number of id bits");
+
+    for cfg in [PatternConfig::Tornado, PatternConfig::Neighbor] {
+        let e = Pattern::build(
+            &cfg,
+            &NodeSpace::crossbar(16),
+            1,
+            "traffic.phases[2].pattern",
+        )
+        .unwrap_err();
+        assert_err(e, "traffic.phases[2].pattern.type", "have none");
+    }
+}
+
+#[test]
+fn config_parses_from_toml() {
+    #[derive(Deserialize)]
+    struct T {
+        pattern: PatternConfig,
+    }
+    let parse = |s: &str| toml::from_str::<T>(s).map(|t| t.pattern);
+    assert_eq!(
+        parse("pattern = { type = \"bit_reverse\" }").unwrap(),
+        PatternConfig::BitReverse
+    );
+    assert_eq!(
+        parse("pattern = { type = \"random_permutation\" }").unwrap(),
+        PatternConfig::RandomPermutation { seed: None }
+    );
+    assert_eq!(
+        parse("[pattern]\ntype = \"hotspot\"\nnodes = [0, 9]\nfraction = 0.25").unwrap(),
+        PatternConfig::Hotspot {
+            nodes: vec![0, 9],
+            fraction: 0.25
+        }
+    );
+    assert!(parse("pattern = { type = \"merge_to_one\", dest = 1, extra = 2 }").is_err());
+    assert!(parse("pattern = { type = \"nope\" }")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown variant"));
+    // Stray keys on parameterless patterns are rejected too.
+    assert!(parse("pattern = { type = \"tornado\", k = 8 }")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown field `k`"));
+    assert!(parse("pattern = { type = \"uniform\", fraction = 0.5 }").is_err());
+    // Serialization round-trips.
+    for cfg in [
+        PatternConfig::Uniform,
+        PatternConfig::RandomPermutation { seed: Some(3) },
+        PatternConfig::MergeToOne { dest: 2 },
+    ] {
+        #[derive(Serialize)]
+        struct S<'a> {
+            pattern: &'a PatternConfig,
+        }
+        let text = toml::to_string(&S { pattern: &cfg }).unwrap();
+        assert_eq!(parse(&text).unwrap(), cfg, "{text}");
+    }
+}
