@@ -147,6 +147,17 @@ impl<T: Slot> RingPool<T> {
         Some(v)
     }
 
+    /// The entry of `ring` due in cycle `now`, removed: when `polling` there may be none;
+    /// otherwise an arrival calendar said one is there ([`RingPool::take_known_in`]).
+    #[inline(always)]
+    pub fn take_due_in(&mut self, ring: Ring, now: u64, polling: bool) -> Option<T> {
+        if polling {
+            self.take_in(ring, now)
+        } else {
+            Some(self.take_known_in(ring, now))
+        }
+    }
+
     /// The entry of `ring` arriving in cycle `now`, which the caller knows is there (an
     /// arrival calendar said so), removed. Panics if there is none.
     #[inline]

@@ -576,15 +576,7 @@ impl IqRouters {
         let (mut due_flits, mut due_credits) = arr.take(ru, now, poll);
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
-            let ring = wiring[p].in_flits;
-            let e = if A::POLLS {
-                match ch.flits.take_in(ring, now) {
-                    Some(e) => e,
-                    None => continue,
-                }
-            } else {
-                ch.flits.take_known_in(ring, now)
-            };
+            let Some(e) = ch.flits.take_due_in(wiring[p].in_flits, now, A::POLLS) else { continue };
             let li = (p * v_n + e.vc as usize) & 63;
             ivc[li].push(buf, li, depth, e.flit);
             occ |= 1 << li;
@@ -592,15 +584,7 @@ impl IqRouters {
         let mut got = 0;
         while due_credits != 0 {
             let p = take_lowest(&mut due_credits);
-            let ring = wiring[p].out_credits;
-            let w = if A::POLLS {
-                match ch.credits.take_in(ring, now) {
-                    Some(w) => w,
-                    None => continue,
-                }
-            } else {
-                ch.credits.take_known_in(ring, now)
-            };
+            let Some(w) = ch.credits.take_due_in(wiring[p].out_credits, now, A::POLLS) else { continue };
             let ovc = (p * v_n + w.vc() as usize) & 63;
             // An output VC out of credits can move again: its owner may request the switch.
             let (c, holder) = (credits[ovc], owner[ovc]);
