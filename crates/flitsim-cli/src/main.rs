@@ -1,6 +1,7 @@
 //! The `flitsim` command: parse arguments, call the library, print. Thin by design;
 //! everything that simulates lives in `flitsim-core`.
 
+mod aging_params;
 mod bench;
 mod common;
 mod plot;
@@ -106,6 +107,12 @@ enum Command {
         #[arg(short, long)]
         jobs: Option<usize>,
     },
+    /// Derive SeaStar age-arbitration parameters (per-dimension age bias, age clock period)
+    /// from the radix, buffers and bandwidths, and print the derivation step by step.
+    AgingParams {
+        #[command(flatten)]
+        args: aging_params::AgingParamsArgs,
+    },
 }
 
 fn main() -> ExitCode {
@@ -120,6 +127,7 @@ fn main() -> ExitCode {
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
         Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),
+        Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
     };
     match result {
         Ok(code) => code,

@@ -118,3 +118,47 @@ fn config_reference_is_generated_from_the_registry() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
     assert_eq!(doc, out, "docs/config.md is stale: regenerate with `flitsim list --markdown > docs/config.md`");
 }
+
+#[test]
+fn aging_params_reproduces_the_seastar_paper() {
+    // Section 3 of the SeaStar age-arbitration paper: 11,12,16-ary 3-D torus.
+    let (code, out, err) = run(&["aging-params", "--radix", "11,12,16", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["biases"], serde_json::json!([3, 2, 1]));
+    assert_eq!(d["hops_total"], 10);
+    assert_eq!(d["t_bias"], 19);
+    assert_eq!(d["ticks_per_hop"], 11);
+    assert_eq!(d["queueing_per_hop"], 198);
+    assert_eq!(d["clock_period"], 18);
+    assert_eq!(d["dims"][0]["hops_rounded"], 3);
+    assert_eq!(d["dims"][2]["utilisation_gbs"], 2.0);
+
+    let (code, out, err) = run(&["aging-params", "--radix", "11,12,16"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    for want in [
+        "T_bias = 3x3 + 3x2 + 4x1 = 19",
+        "ticks per hop = round((128 - 19) / 10) = round(10.9) = 11",
+        "queued packets per hop = floor(96/9) + floor(16/9) = 10 + 1 = 11",
+        "period = round(11 x 18 / 11) = round(18) = 18",
+        "recommendation: REQ_AGE_BIAS x=3 y=2 z=1, AGE_CLOCK_PERIOD = 18",
+        "paper: biases 3,2,1, T_bias 19, period 18 (matches)",
+    ] {
+        assert!(lines.contains(&want), "missing line `{want}` in:\n{out}");
+    }
+
+    // A 2-D mesh named by dimension: no paper comparison, different numbers.
+    let (code, out, _) = run(&["aging-params", "--radix", "8,8", "--mesh", "x,y"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("REQ_AGE_BIAS x=2 y=1, AGE_CLOCK_PERIOD = 10"), "{out}");
+    assert!(!out.contains("paper:"), "{out}");
+
+    // Bad input: non-zero exit, the field is named.
+    let (code, _, err) = run(&["aging-params", "--radix", "11,1,16"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--radix") && err.contains("radix[1]") && err.contains("at least 2"), "{err}");
+    let (code, _, err) = run(&["aging-params", "--radix", "11,12,16", "--mesh", "w"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--mesh"), "{err}");
+}

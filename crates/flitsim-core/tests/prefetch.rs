@@ -3,13 +3,22 @@
 //! small ones force it, so that every prefetch path runs under check mode.)
 
 use flitsim_core::config::Config;
+use flitsim_core::router::iq::IqRouters;
+use flitsim_core::router::Routers;
 use flitsim_core::sim::Simulation;
+
+fn iq(r: &mut Routers) -> &mut IqRouters {
+    match r {
+        Routers::Iq(x) => x,
+        _ => panic!("these networks use input-queued routers"),
+    }
+}
 
 fn report(toml: &str, prefetch: bool) -> serde_json::Value {
     let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
     let mut sim = Simulation::new(spec).unwrap();
-    sim.routers.set_prefetching(prefetch);
-    assert_eq!(sim.routers.prefetching(), prefetch);
+    iq(&mut sim.routers).set_prefetching(prefetch);
+    assert_eq!(iq(&mut sim.routers).prefetching(), prefetch);
     let mut v = serde_json::to_value(sim.run(&mut |_| {}).unwrap()).unwrap();
     v.as_object_mut().unwrap().remove("version");
     v
@@ -63,6 +72,6 @@ fn large_networks_prefetch_small_ones_do_not() {
         let toml = format!("[topology]\ntype = \"torus\"\ndims = {dims}\n[traffic]\nload = 0.1\n");
         Simulation::new(Config::from_toml(&toml, &[]).unwrap().validate().unwrap()).unwrap()
     };
-    assert!(!build("[8, 8]").routers.prefetching());
-    assert!(build("[24, 24, 24]").routers.prefetching());
+    assert!(!iq(&mut build("[8, 8]").routers).prefetching());
+    assert!(iq(&mut build("[24, 24, 24]").routers).prefetching());
 }

@@ -202,12 +202,13 @@ impl Config {
         let vcs = self.router.vcs();
         match &self.router {
             RouterConfig::InputQueued(c) => c.validate("router", max_packet)?,
+            RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
         }
         if topology.ports * vcs > crate::router::iq::MAX_PORT_VCS {
             return Err(Error::config(
                 "router.vcs",
                 format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the input-queued router supports at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions or a smaller crossbar)",
+                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions or a smaller crossbar)",
                     topology.ports,
                     topology.ports * vcs,
                     crate::router::iq::MAX_PORT_VCS
@@ -248,14 +249,14 @@ impl Config {
         }
         // The longest a flit may legitimately wait between two moves: a head crossing a
         // router pipeline and then the longest wire, or a flit waiting for a credit.
-        let RouterConfig::InputQueued(rc) = &self.router;
-        let pipeline = rc.routing_delay + rc.vc_alloc_delay + rc.sw_alloc_delay + rc.st_delay;
+        let rc = &self.router;
+        let pipeline = rc.pipeline();
         let wire = match &ch.dim_latency {
             Some(dl) => dl.iter().copied().max().unwrap_or(0),
             None => ch.latency,
         }
         .max(ch.endpoint_latency);
-        let quiet = u64::from((pipeline + wire).max(rc.credit_delay));
+        let quiet = u64::from((pipeline + wire).max(rc.credit_delay()));
         if s.watchdog < quiet {
             return Err(Error::config(
                 "sim.watchdog",
@@ -263,7 +264,8 @@ impl Config {
                     "{} cycles is shorter than the {quiet} cycles a flit may wait between two moves in this \
                      network (router pipeline {pipeline} + longest channel latency {wire}, or the credit delay {}), \
                      so it would report deadlocks that are not there; use watchdog >= {quiet} (default 5000)",
-                    s.watchdog, rc.credit_delay
+                    s.watchdog,
+                    rc.credit_delay()
                 ),
             ));
         }

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use crate::flow::FlowControl;
 use crate::link::{Channels, Flit, InFlight, Ring};
-use crate::router::iq::IqRouters;
+use crate::router::Routers;
 use crate::sim::packet::{Counters, Packet, PacketArena};
 use crate::sim::rng::{self, SimRng};
 use crate::stats::{Collector, Delivered};
@@ -139,7 +139,7 @@ impl Endpoints {
         packets: &mut PacketArena,
         stats: &mut Collector,
         ctr: &mut Counters,
-        routers: &mut IqRouters,
+        routers: &mut Routers,
     ) {
         let vcs = self.vcs as usize;
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
@@ -163,7 +163,7 @@ impl Endpoints {
         packets: &mut PacketArena,
         stats: &mut Collector,
         ctr: &mut Counters,
-        routers: &mut IqRouters,
+        routers: &mut Routers,
     ) {
         // (1) Credits from the router's injection port.
         if let Some(w) = ch.credits.take_in(nic.inj_credits, now) {
@@ -210,6 +210,8 @@ impl Endpoints {
                     inject: 0,
                     measured,
                     phase: ph as u32,
+                    age: 0,
+                    hop_start: 0,
                 });
                 stats.on_created(e, size, now);
                 ctr.packets_created += 1;

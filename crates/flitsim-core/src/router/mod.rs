@@ -1,10 +1,14 @@
 //! Router microarchitectures and their allocators and arbiters.
 //!
-//! Today: the input-queued virtual-channel router (BookSim-style pipeline: route
-//! computation, VC allocation, switch allocation, switch traversal) in [`iq`], with the
-//! round-robin [`arbiter`] and the separable / iSLIP switch [`allocator`]s.
+//! The input-queued virtual-channel router (BookSim-style pipeline: route computation,
+//! VC allocation, switch allocation, switch traversal) in [`iq`], with the round-robin
+//! [`arbiter`] and the separable / iSLIP switch [`allocator`]s; the buffered-crossbar
+//! router (SeaStar) in [`buffered`] with SeaStar [`aging`]; and [`Routers`], the routers
+//! of a network of either kind.
 //! `docs/architecture.md` walks through one cycle of it.
 
+pub mod aging;
+pub mod buffered;
 pub mod allocator;
 pub mod arbiter;
 pub mod iq;
@@ -20,6 +24,9 @@ use crate::flow::FlowControl;
 pub enum RouterConfig {
     /// Input-queued virtual-channel router with credit-based flow control.
     InputQueued(IqConfig),
+    /// Buffered-crossbar router (input buffers, per-output staging buffers, per-packet
+    /// output arbitration with SeaStar aging); the defaults are the Cray XT SeaStar's.
+    BufferedCrossbar(buffered::BufferedConfig),
 }
 
 /// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
@@ -28,12 +35,14 @@ pub enum RouterConfig {
 #[serde(rename_all = "snake_case")]
 enum RawRouter {
     InputQueued(IqConfig),
+    BufferedCrossbar(buffered::BufferedConfig),
 }
 
 impl<'de> Deserialize<'de> for RouterConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
             RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
+            RawRouter::BufferedCrossbar(c) => RouterConfig::BufferedCrossbar(c),
         })
     }
 }
@@ -49,6 +58,48 @@ impl RouterConfig {
     pub fn vcs(&self) -> u32 {
         match self {
             RouterConfig::InputQueued(c) => c.vcs,
+            RouterConfig::BufferedCrossbar(c) => c.vcs,
+        }
+    }
+
+    /// Credit return delay.
+    pub fn credit_delay(&self) -> u32 {
+        match self {
+            RouterConfig::InputQueued(c) => c.credit_delay,
+            RouterConfig::BufferedCrossbar(c) => c.credit_delay,
+        }
+    }
+
+    /// Input buffer depth per VC (the credits an upstream sender starts with).
+    pub fn buffer_depth(&self) -> u32 {
+        match self {
+            RouterConfig::InputQueued(c) => c.buffer_depth,
+            RouterConfig::BufferedCrossbar(c) => c.buffer_depth,
+        }
+    }
+
+    /// Cycles from a flit's grant at an output to its entry into the channel (added to
+    /// the channel latency of every router output).
+    pub fn output_delay(&self) -> u32 {
+        match self {
+            RouterConfig::InputQueued(c) => c.sw_alloc_delay + c.st_delay,
+            RouterConfig::BufferedCrossbar(c) => c.output_delay,
+        }
+    }
+
+    /// Flow control at injection (the NIC claims an injection VC like a router would).
+    pub fn flow_control(&self) -> FlowControl {
+        match self {
+            RouterConfig::InputQueued(c) => c.flow_control,
+            RouterConfig::BufferedCrossbar(_) => FlowControl::VirtualCutThrough,
+        }
+    }
+
+    /// The longest a head spends in a router's pipeline at zero load.
+    pub fn pipeline(&self) -> u32 {
+        match self {
+            RouterConfig::InputQueued(c) => c.routing_delay + c.vc_alloc_delay + c.sw_alloc_delay + c.st_delay,
+            RouterConfig::BufferedCrossbar(c) => c.routing_delay + c.crossbar_delay + c.output_delay,
         }
     }
 }
@@ -162,7 +213,8 @@ impl IqConfig {
 }
 
 /// Registry entries for `flitsim list`.
-pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registry::Entry {
+pub const REGISTRY: &[crate::config::registry::Entry] = &[
+    crate::config::registry::Entry {
     family: "router",
     name: "input_queued",
     summary: "input-queued VC router: RC, VA, SA, ST pipeline, credit flow control, wormhole or VCT",
@@ -178,4 +230,125 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("st_delay", "1", "switch traversal cycles"),
         ("credit_delay", "1", "credit return cycles"),
     ],
-}];
+    },
+    crate::config::registry::Entry {
+        family: "router",
+        name: "buffered_crossbar",
+        summary: "buffered crossbar (SeaStar): input buffers, per-output staging buffers, per-packet output arbitration, bit-exact aging",
+        params: &[
+            ("vcs", "4", "virtual channels per port"),
+            ("buffer_depth", "96", "flit slots per input VC"),
+            ("staging_depth", "16", "flit slots per staging buffer (output x input x VC)"),
+            ("max_packet", "workload max", "flits of downstream credit an output VC needs to compete"),
+            ("routing_delay", "1", "cycles from head arrival to crossing"),
+            ("crossbar_delay", "1", "cycles from crossing to leaving staging"),
+            ("output_delay", "1", "cycles from leaving staging to the channel"),
+            ("credit_delay", "1", "credit return cycles"),
+            ("age_rr_select", "0", "AGE_RR_SELECT 64-bit mask: 1 bits = age-based grants"),
+            ("age_clock_period", "4096", "AGE_CLK_PERIOD: cycles per age timestamp tick"),
+            ("req_age_bias", "[1, ...]", "REQ_AGE_BIAS per dimension (0..=7)"),
+            ("rsp_age_bias", "[1, ...]", "RSP_AGE_BIAS per dimension (0..=7)"),
+            ("req_age_bias_local", "1", "REQ_AGE_BIAS of the processor ports"),
+            ("rsp_age_bias_local", "1", "RSP_AGE_BIAS of the processor ports"),
+            ("req_age_bias_ports", "none", "per-port REQ_AGE_BIAS (overrides the above)"),
+            ("rsp_age_bias_ports", "none", "per-port RSP_AGE_BIAS"),
+            ("saturation_check", "corrected", "corrected | as_printed (the paper's literal Procedure 2 test)"),
+        ],
+    },
+];
+
+/// The routers of a network: one microarchitecture for all of them, chosen at build
+/// (a closed enum: the per-cycle dispatch happens once per cycle, not per router).
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per simulation: its size does not matter
+pub enum Routers {
+    /// Input-queued VC routers.
+    Iq(iq::IqRouters),
+    /// Buffered-crossbar routers.
+    Buffered(buffered::BufferedRouters),
+}
+
+impl Routers {
+    /// Ports per router.
+    pub fn ports(&self) -> u32 {
+        match self {
+            Routers::Iq(r) => r.ports,
+            Routers::Buffered(r) => r.ports,
+        }
+    }
+
+    /// VCs per port.
+    pub fn vcs(&self) -> u32 {
+        match self {
+            Routers::Iq(r) => r.vcs,
+            Routers::Buffered(r) => r.vcs,
+        }
+    }
+
+    /// Input buffer depth per VC.
+    pub fn depth(&self) -> u32 {
+        match self {
+            Routers::Iq(r) => r.depth,
+            Routers::Buffered(r) => r.depth,
+        }
+    }
+
+    /// Flits in input VC buffer `(router, port, vc)`.
+    pub fn input_len(&self, r: u32, p: u32, v: u32) -> u32 {
+        match self {
+            Routers::Iq(x) => x.buffer_len(((r * x.ports + p) * x.vcs + v) as usize),
+            Routers::Buffered(x) => x.input_len(r, p, v),
+        }
+    }
+
+    /// Front flit of input VC buffer `(router, port, vc)`.
+    pub fn input_front(&self, r: u32, p: u32, v: u32) -> Option<crate::link::Flit> {
+        match self {
+            Routers::Iq(x) => x.buffer_front(((r * x.ports + p) * x.vcs + v) as usize),
+            Routers::Buffered(x) => x.input_front(r, p, v),
+        }
+    }
+
+    /// Credits of output VC `(router, port, vc)` for the downstream buffer.
+    pub fn out_credits(&self, r: u32, p: u32, v: u32) -> u32 {
+        match self {
+            Routers::Iq(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
+            Routers::Buffered(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
+        }
+    }
+
+    /// Flits buffered in all routers.
+    pub fn total_buffered(&self) -> u64 {
+        match self {
+            Routers::Iq(r) => r.total_buffered(),
+            Routers::Buffered(r) => r.total_buffered(),
+        }
+    }
+
+    /// An endpoint sent a flit into input `port` of router `r`, arriving at `arrive`.
+    #[inline]
+    pub fn flit_sent_to(&mut self, r: u32, port: u32, arrive: u64) {
+        match self {
+            Routers::Iq(x) => x.flit_sent_to(r, port, arrive),
+            Routers::Buffered(x) => x.flit_sent_to(r, port, arrive),
+        }
+    }
+
+    /// Advance every router with work by one cycle.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_all(
+        &mut self,
+        now: u64,
+        topo: &crate::topology::Topology,
+        routing: &crate::routing::RoutingFunction,
+        ch: &mut crate::link::Channels,
+        packets: &mut crate::sim::packet::PacketArena,
+        stats: &mut crate::stats::Collector,
+        ctr: &mut crate::sim::packet::Counters,
+    ) {
+        match self {
+            Routers::Iq(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
+            Routers::Buffered(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
+        }
+    }
+}

@@ -9,6 +9,11 @@
 //! staying there until it leaves the dimension. The class is read from the VC the packet
 //! arrived on, exactly as a router does in hardware; nothing is stored in the packet.
 //! Mesh dimensions and ejection may use every VC.
+//!
+//! With several traffic classes (`classes`, e.g. the Cray XT's request VC0/VC1 and
+//! response VC2/VC3) the VCs form equal groups, a packet stays in the group of the VC it
+//! arrived on, and the dateline split above is made inside the group (VC0 -> VC1 and
+//! VC2 -> VC3 on the XT).
 
 use super::Candidate;
 use crate::topology::Topology;
@@ -22,8 +27,12 @@ pub struct Dor {
     pub datelines: bool,
     /// VCs per port.
     pub vcs: u32,
-    /// First VC of the upper (post-dateline) class.
+    /// VCs per traffic class.
+    pub per_class: u32,
+    /// Offset of the upper (post-dateline) half within a class.
     pub split: u32,
+    /// Input VC -> first VC of its traffic class.
+    class_base: [u8; 16],
     /// Endpoints per router.
     concentration: u32,
     /// `log2(concentration)` when it is a power of two (endpoint -> router is a shift).
@@ -59,7 +68,8 @@ struct Field {
 
 impl Dor {
     /// Build for a topology.
-    pub fn new(topo: &Topology, order: Vec<u32>, datelines: bool, vcs: u32) -> Self {
+    pub fn new(topo: &Topology, order: Vec<u32>, datelines: bool, vcs: u32, classes: u32) -> Self {
+        let per_class = vcs / classes.max(1);
         let c = topo.concentration.max(1);
         let mut fields = Vec::with_capacity(order.len());
         let mut field_of_bit = [0u8; 64];
@@ -90,7 +100,9 @@ impl Dor {
             order,
             datelines,
             vcs,
-            split: vcs / 2,
+            per_class,
+            split: per_class / 2,
+            class_base: std::array::from_fn(|v| (v as u32 / per_class.max(1) * per_class) as u8),
             concentration: c,
             conc_shift: c.is_power_of_two().then(|| c.trailing_zeros()),
             network_ports: topo.network_ports(),
@@ -107,7 +119,10 @@ impl Dor {
             Some(s) => (dest >> s, dest & ((1 << s) - 1)),
             None => (dest / self.concentration, dest % self.concentration),
         };
-        let all = Candidate { port: 0, vc_lo: 0, vc_hi: self.vcs as u8 };
+        // The traffic class of the VC the packet arrived on (a packet injected by an
+        // endpoint arrives in its class too).
+        let base = self.class_base[(in_vc & 15) as usize];
+        let all = Candidate { port: 0, vc_lo: base, vc_hi: base + self.per_class as u8 };
         let (cur, dst) = (self.packed[router as usize], self.packed[dest_router as usize]);
         // The first dimension (in routing order) whose coordinates differ; none when the
         // destination is at this router. (The network hop is worked out either way, from
@@ -132,11 +147,12 @@ impl Dor {
             // Continuing in this dimension (arrived from the same dimension, same
             // direction) keeps the class of the VC the packet arrived on.
             let same_dim = in_port < self.network_ports && in_port / 2 == d;
-            let was_upper = same_dim && in_vc >= self.split;
+            let mid = base + self.split as u8;
+            let was_upper = same_dim && in_vc >= mid as u32;
             if crosses_now || was_upper {
-                Candidate { port, vc_lo: self.split as u8, vc_hi: self.vcs as u8 }
+                Candidate { port, vc_lo: mid, vc_hi: base + self.per_class as u8 }
             } else {
-                Candidate { port, vc_lo: 0, vc_hi: self.split as u8 }
+                Candidate { port, vc_lo: base, vc_hi: mid }
             }
         };
         let eject = Candidate { port: (self.network_ports + local) as u8, ..all };
@@ -186,7 +202,7 @@ mod tests {
     #[test]
     fn routes_are_minimal_and_dimension_ordered() {
         let t = topo(&[5, 4, 3], true);
-        let r = Dor::new(&t, vec![0, 1, 2], true, 4);
+        let r = Dor::new(&t, vec![0, 1, 2], true, 4, 1);
         for s in 0..t.num_nodes {
             for d in 0..t.num_nodes {
                 let path = walk(&t, &r, s, d);
@@ -201,7 +217,7 @@ mod tests {
     fn dateline_class_switches_on_the_wrap_hop_and_resets_per_dimension() {
         // 8-ary 1-cube: from 6 to 1 goes + : 6 -> 7 -> 0 -> 1; the 7->0 hop crosses.
         let t = topo(&[8, 8], true);
-        let r = Dor::new(&t, vec![0, 1], true, 4);
+        let r = Dor::new(&t, vec![0, 1], true, 4, 1);
         let src = t.router_at(&[6, 7]);
         let dst = t.router_at(&[1, 1]);
         let path = walk(&t, &r, src, dst);
@@ -216,7 +232,7 @@ mod tests {
     #[test]
     fn order_is_respected() {
         let t = topo(&[4, 4], false);
-        let r = Dor::new(&t, vec![1, 0], true, 2);
+        let r = Dor::new(&t, vec![1, 0], true, 2, 1);
         let path = walk(&t, &r, t.router_at(&[0, 0]), t.router_at(&[2, 3]));
         let ports: Vec<u8> = path.iter().map(|(_, c)| c.port).collect();
         assert_eq!(ports, vec![2, 2, 2, 0, 0, 4]);

@@ -26,7 +26,18 @@ pub enum RoutingConfig {
         /// studying deadlock.
         #[serde(default = "yes")]
         datelines: bool,
+        /// Traffic classes (1..=8, default 1): the VCs are split into this many equal
+        /// groups (class `c` = VCs `[c*V/classes, (c+1)*V/classes)`) and a packet never
+        /// leaves the class of the VC it was injected on; the dateline split is made
+        /// inside each class. The Cray XT uses 2 (request VC0/VC1, response VC2/VC3).
+        /// Synthetic sources inject into class 0 (requests).
+        #[serde(default = "one")]
+        classes: u32,
     },
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn yes() -> bool {
@@ -43,20 +54,22 @@ enum RawRouting {
         order: Option<Vec<u32>>,
         #[serde(default = "yes")]
         datelines: bool,
+        #[serde(default = "one")]
+        classes: u32,
     },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
-            RawRouting::Dor { order, datelines } => RoutingConfig::Dor { order, datelines },
+            RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
         })
     }
 }
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig::Dor { order: None, datelines: true }
+        RoutingConfig::Dor { order: None, datelines: true, classes: 1 }
     }
 }
 
@@ -68,6 +81,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
     params: &[
         ("order", "natural", "order in which dimensions are corrected, e.g. [2, 0, 1]"),
         ("datelines", "true", "split VCs into two dateline classes on torus dimensions"),
+        ("classes", "1", "traffic classes (VC groups, e.g. 2 = request/response); datelines split each"),
     ],
 }];
 
@@ -93,7 +107,7 @@ impl RoutingFunction {
     /// Build and validate against the topology and the number of VCs.
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, path: &str) -> Result<Self> {
         match cfg {
-            RoutingConfig::Dor { order, datelines } => {
+            RoutingConfig::Dor { order, datelines, classes } => {
                 let n = topo.ndims();
                 let order: Vec<u32> = match order {
                     Some(o) => {
@@ -117,16 +131,29 @@ impl RoutingFunction {
                     }
                     None => (0..n as u32).collect(),
                 };
+                let classes = *classes;
+                if !(1..=8).contains(&classes) {
+                    return Err(Error::config(format!("{path}.classes"), format!("{classes} is out of range: traffic classes must be 1..=8")));
+                }
+                if !vcs.is_multiple_of(classes) {
+                    return Err(Error::config(
+                        format!("{path}.classes"),
+                        format!("{vcs} VCs cannot be split into {classes} equal traffic classes; use a number of VCs that is a multiple of {classes}"),
+                    ));
+                }
+                let per_class = vcs / classes;
                 let any_torus = topo.shape == Shape::Cube && topo.wrap.iter().any(|&w| w);
-                if *datelines && any_torus && vcs < 2 {
+                if *datelines && any_torus && per_class < 2 {
+                    let what = if classes == 1 { format!("{vcs} VC") } else { format!("{per_class} VC per traffic class") };
                     return Err(Error::config(
                         "router.vcs",
                         format!(
-                            "{vcs} VC cannot hold the two dateline classes a torus dimension needs; use vcs >= 2 (or routing.datelines = false to study deadlock)"
+                            "{what} cannot hold the two dateline classes a torus dimension needs; use vcs >= {} (or routing.datelines = false to study deadlock)",
+                            2 * classes
                         ),
                     ));
                 }
-                Ok(RoutingFunction::Dor(dor::Dor::new(topo, order, *datelines, vcs)))
+                Ok(RoutingFunction::Dor(dor::Dor::new(topo, order, *datelines, vcs, classes)))
             }
         }
     }
@@ -143,7 +170,7 @@ impl RoutingFunction {
     /// The VC range an endpoint may inject into.
     pub fn injection_vcs(&self) -> (u8, u8) {
         match self {
-            RoutingFunction::Dor(d) => (0, d.vcs as u8),
+            RoutingFunction::Dor(d) => (0, d.per_class as u8),
         }
     }
 }

@@ -4,6 +4,7 @@ use super::Simulation;
 use crate::error::{Error, Result};
 use crate::link::End;
 use crate::router::iq::{state, FREE};
+use crate::router::Routers;
 
 /// Verify all invariants after a cycle; the first violation becomes an error.
 pub fn verify(sim: &Simulation) -> Result<()> {
@@ -11,7 +12,7 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     let bad = |message: String| Err(Error::Invariant { cycle: now, message });
     let r = &sim.routers;
     let ch = &sim.channels;
-    let (p_n, v_n) = (r.ports as usize, r.vcs as usize);
+    let (p_n, v_n) = (r.ports() as usize, r.vcs() as usize);
     // Flit conservation.
     let in_channels: u64 = ch.flits.total();
     let in_buffers: u64 = r.total_buffered();
@@ -23,17 +24,17 @@ pub fn verify(sim: &Simulation) -> Result<()> {
         ));
     }
     // Credit conservation per (channel, vc) into a router input buffer, buffer bounds.
-    let depth = r.depth;
+    let depth = r.depth();
     for c in 0..ch.len() {
         let End::Router { router: dr, port: dp } = ch.dst[c] else { continue };
         for w in 0..v_n {
             let upstream_credits = match ch.src[c] {
-                End::Router { router, port } => r.credits[((router as usize * p_n) + port as usize) * v_n + w],
+                End::Router { router, port } => r.out_credits(router, port, w as u32),
                 End::Endpoint(e) => sim.endpoints.credits[e as usize * v_n + w],
                 End::None => continue,
             };
             let flying = ch.flits.iter(c).filter(|f| f.vc as usize == w).count() as u32;
-            let buffered = r.buffer_len((dr as usize * p_n + dp as usize) * v_n + w);
+            let buffered = r.input_len(dr, dp, w as u32);
             let returning = ch.credits.iter(c).filter(|k| k.vc() as usize == w).count() as u32;
             if buffered > depth {
                 return bad(format!("buffer overflow at router {dr} port {dp} vc{w}: {buffered} > {depth}"));
@@ -46,6 +47,7 @@ pub fn verify(sim: &Simulation) -> Result<()> {
         }
     }
     // Output VC ownership is consistent with input VC state.
+    let Routers::Iq(r) = r else { return Ok(()) };
     for (o, &owner) in r.owner.iter().enumerate() {
         if owner == FREE {
             continue;

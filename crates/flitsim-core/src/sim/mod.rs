@@ -15,8 +15,9 @@ use crate::endpoint::Endpoints;
 use crate::error::{Error, Result};
 use crate::link::{Channels, End, RingPool};
 use crate::report::{ChannelRow, PhaseReport, Report};
+use crate::router::buffered::BufferedRouters;
 use crate::router::iq::IqRouters;
-use crate::router::RouterConfig;
+use crate::router::{RouterConfig, Routers};
 use crate::stats::{Collector, FinishInfo};
 use crate::topology::NONE;
 
@@ -51,7 +52,7 @@ pub struct Progress {
 pub struct Simulation {
     spec: Spec,
     /// Routers.
-    pub routers: IqRouters,
+    pub routers: Routers,
     /// Channels.
     pub channels: Channels,
     /// Endpoints.
@@ -72,7 +73,7 @@ impl Simulation {
     pub fn new(spec: Spec) -> Result<Self> {
         let cfg = &spec.config;
         let topo = &spec.topology;
-        let RouterConfig::InputQueued(rc) = &cfg.router;
+        let rc = &cfg.router;
         let (r_n, p_n, n) = (topo.num_routers, topo.ports, topo.num_nodes);
         let total = (r_n * p_n + n) as usize;
         let mut latency = vec![1u32; total];
@@ -104,7 +105,7 @@ impl Simulation {
             dst[c] = End::Router { router: topo.router_of(e), port: topo.local_port_of(e) };
             latency[c] = cfg.channel.endpoint_latency;
         }
-        let switch = rc.sw_alloc_delay + rc.st_delay;
+        let switch = rc.output_delay();
         let flit_caps = (0..total).map(|c| {
             if dst[c] == End::None {
                 1
@@ -114,7 +115,7 @@ impl Simulation {
                 latency[c] + 1
             }
         });
-        let credit_caps = (0..total).map(|c| if dst[c] == End::None { 1 } else { rc.credit_delay + 1 });
+        let credit_caps = (0..total).map(|c| if dst[c] == End::None { 1 } else { rc.credit_delay() + 1 });
         let channels = Channels {
             flits: RingPool::new(flit_caps.collect::<Vec<_>>()),
             credits: RingPool::new(credit_caps.collect::<Vec<_>>()),
@@ -122,19 +123,26 @@ impl Simulation {
             src,
             dst,
         };
-        let routers = IqRouters::new(rc, topo, &channels);
+        let routers = match rc {
+            RouterConfig::InputQueued(c) => Routers::Iq(IqRouters::new(c, topo, &channels)),
+            RouterConfig::BufferedCrossbar(c) => {
+                let max_packet = c.max_packet.unwrap_or_else(|| spec.workload.size().max());
+                let (_, request_vcs) = spec.routing.injection_vcs();
+                Routers::Buffered(BufferedRouters::new(c, topo, &channels, max_packet, request_vcs as u32))
+            }
+        };
         let endpoints = Endpoints::new(
             topo,
             &channels,
             &spec.workload,
-            rc.vcs,
+            rc.vcs(),
             spec.routing.injection_vcs(),
-            rc.buffer_depth,
-            rc.flow_control,
+            rc.buffer_depth(),
+            rc.flow_control(),
             cfg.seed,
         );
         let w = cfg.sim.warmup;
-        let stats = Collector::new(&cfg.stats, n, total, rc.vcs, w, w + cfg.sim.measure);
+        let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         Ok(Simulation {
             routers,
             channels,
@@ -318,32 +326,45 @@ impl Simulation {
     fn deadlock_error(&self, idle: u64) -> Error {
         let topo = &self.spec.topology;
         let r = &self.routers;
+        let (p_n, v_n) = (r.ports(), r.vcs());
         let mut lines = Vec::new();
         let mut count = 0;
         for router in 0..topo.num_routers {
-            for p in 0..r.ports {
-                for v in 0..r.vcs {
-                    let i = ((router * r.ports + p) * r.vcs + v) as usize;
-                    if r.buffer_len(i) == 0 {
+            for p in 0..p_n {
+                for v in 0..v_n {
+                    let len = r.input_len(router, p, v);
+                    if len == 0 {
                         continue;
                     }
                     count += 1;
                     if lines.len() < 24 {
-                        let f = r.buffer_front(i).unwrap();
+                        let f = r.input_front(router, p, v).expect("non-empty");
                         let pk = self.packets.get(f.pid);
+                        let why = match r {
+                            Routers::Iq(x) => x.describe_wait(router, p, v, self.now),
+                            Routers::Buffered(_) => String::new(),
+                        };
                         lines.push(format!(
-                            "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}; {}",
+                            "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}{}{}",
                             topo.router_name(router),
                             topo.port_name(p),
                             v,
-                            r.buffer_len(i),
+                            len,
                             f.pid,
                             pk.src,
                             pk.dst,
                             f.idx,
                             f.last,
-                            r.describe_wait(router, p, v, self.now)
+                            if why.is_empty() { "" } else { "; " },
+                            why
                         ));
+                    }
+                }
+            }
+            if let Routers::Buffered(x) = r {
+                if lines.len() < 24 && x.buffered(router) > 0 {
+                    for l in x.describe(router, self.now).into_iter().take(8) {
+                        lines.push(format!("  router {}: {l}", topo.router_name(router)));
                     }
                 }
             }
@@ -351,19 +372,21 @@ impl Simulation {
         if count > lines.len() {
             lines.push(format!("  ... and {} more blocked VCs", count - lines.len()));
         }
-        let name = |i: usize| {
-            let (p_n, v_n) = (r.ports as usize, r.vcs as usize);
-            let router = (i / (p_n * v_n)) as u32;
-            let p = ((i / v_n) % p_n) as u32;
-            format!("{}{} vc{}", topo.router_name(router), topo.port_name(p), i % v_n)
-        };
-        match deadlock::wait_cycle(r, &self.channels) {
-            Some(cycle) => {
-                let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
-                names.push(name(cycle[0]));
-                lines.insert(0, format!("  cycle of waiting channels ({} input VCs): {}", cycle.len(), names.join(" -> ")));
+        if let Routers::Iq(x) = r {
+            let name = |i: usize| {
+                let (p_n, v_n) = (x.ports as usize, x.vcs as usize);
+                let router = (i / (p_n * v_n)) as u32;
+                let p = ((i / v_n) % p_n) as u32;
+                format!("{}{} vc{}", topo.router_name(router), topo.port_name(p), i % v_n)
+            };
+            match deadlock::wait_cycle(x, &self.channels) {
+                Some(cycle) => {
+                    let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
+                    names.push(name(cycle[0]));
+                    lines.insert(0, format!("  cycle of waiting channels ({} input VCs): {}", cycle.len(), names.join(" -> ")));
+                }
+                None => lines.insert(0, "  no cycle found in the wait-for graph (a livelock or a chain blocked on something else)".into()),
             }
-            None => lines.insert(0, "  no cycle found in the wait-for graph (a livelock or a chain blocked on something else)".into()),
         }
         Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
     }

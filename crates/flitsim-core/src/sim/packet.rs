@@ -20,6 +20,12 @@ pub struct Packet {
     pub measured: bool,
     /// Traffic phase it was created in.
     pub phase: u32,
+    /// The header's 11-bit age field (SeaStar aging, [`crate::router::aging`]): 0 when
+    /// injected; inside a buffered-crossbar router it holds that router's bookkeeping.
+    pub age: u16,
+    /// Cycle (modulo 2^32) its head arrived at the router it is in (per-hop queueing
+    /// delay, buffered-crossbar router).
+    pub hop_start: u32,
 }
 
 /// Packets indexed by id with a free list: no allocation in steady state.

@@ -1,0 +1,694 @@
+//! The buffered-crossbar router: input buffers per port and VC, a crossbar into
+//! per-output **staging buffers** (one per input port and VC), and per-packet output
+//! arbitration — the microarchitecture of the Cray XT SeaStar router (section 2 of the
+//! paper in `../shared/papers/seastar-age-arbitration.txt`), written as a general
+//! router: port count, VCs, buffer sizes, delays and the arbitration policy are
+//! parameters ([`BufferedConfig`]), and the SiCortex crosspoint-buffered switch is the
+//! same structure.
+//!
+//! One cycle of router `r`:
+//!
+//! 1. **Receive** flits into the input VC buffers and credits into the output VC credit
+//!    counts. A head flit arriving is a new packet at this router: its age is updated
+//!    by Procedure 1 (input port bias, saturation, epoch count; [`aging::clock`]).
+//! 2. **Route** a head at the front of an idle input VC (dimension-order routing reads
+//!    the header): the output port and one output VC (the VC the packet arrived on if
+//!    the routing function allows it, else the lowest it allows). It may cross the
+//!    crossbar `routing_delay` cycles later.
+//! 3. **Crossbar input**: each input port moves at most one flit per cycle into the
+//!    staging buffer dedicated to it (and its VC) at the routed output. No allocation is
+//!    needed — only flow control: a head enters by **virtual cut-through**, when the
+//!    staging buffer has room for the whole packet; the packet's other flits follow as
+//!    they arrive. Among its VCs that can move, the port chooses by round robin.
+//!    A staged flit can leave `crossbar_delay` cycles after it entered.
+//! 4. **Output arbitration and transmission**, per packet: an idle output port considers
+//!    the staging buffers with a head at the front whose output VC has downstream
+//!    credits for a maximum-size packet. AGE_RR_SELECT (a 64-bit mask indexed by a 6-bit
+//!    grant counter per output) chooses for each grant between round robin — a 7-to-1
+//!    input-port arbiter, then a 4-to-1 VC arbiter, each with its own pointer — and
+//!    age-based arbitration (the largest age by Procedure 2 wins; ties go round robin
+//!    from a separate age pointer over the staging buffers). While the router's age
+//!    clock inhibits aging (an epoch switch waits for old packets), every grant is round
+//!    robin. The winner's age goes into its header and its epoch count drops
+//!    (Procedure 2, lines 13-14); the output then sends its flits, one per cycle as they
+//!    are staged, arriving downstream `output_delay + latency` cycles later.
+//! 5. **Age clock** (Procedure 3) ticks once, at the end of the cycle. A router with no
+//!    packets is not visited; its clock catches up in closed form when it next is.
+//!
+//! Zero load, a head arriving at cycle `t` leaves on the output at
+//! `t + routing_delay + crossbar_delay` and reaches the next router `output_delay +
+//! latency` cycles later.
+//!
+//! The router keeps the SeaStar performance counters of Table 4 ([`PerfCounters`]).
+//! Routers are visited when they hold flits or something travels to them; each visit
+//! polls its connected ports.
+
+pub mod config;
+pub mod counters;
+
+pub use config::BufferedConfig;
+pub use counters::PerfCounters;
+
+use super::aging::clock::{age_selected, AgeClock};
+use super::allocator::take_lowest;
+use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
+use crate::routing::RoutingFunction;
+use crate::sim::packet::{Counters, PacketArena};
+use crate::stats::Collector;
+use crate::topology::{Topology, NONE};
+
+/// Largest `ports * vcs` of one router (64-bit sets over input VCs and staging buffers).
+pub const MAX_PORT_VCS: u32 = 64;
+
+/// Input VC states.
+mod state {
+    /// No packet routed: the front flit, if any, is a head awaiting routing.
+    pub const IDLE: u8 = 0;
+    /// Routed; its head waits for its routing delay and room in its staging buffer.
+    pub const ROUTED: u8 = 1;
+    /// Its head has crossed: the packet's other flits follow.
+    pub const MOVING: u8 = 2;
+}
+
+/// No packet: an idle output.
+const IDLE_OUT: u16 = u16::MAX;
+
+/// One input VC: buffer ring pointers and the packet at its front.
+#[derive(Clone, Copy, Debug, Default)]
+struct InVc {
+    head: u16,
+    len: u16,
+    state: u8,
+    out_port: u8,
+    out_vc: u8,
+    /// Cycle (mod 2^32) from which a routed head may cross.
+    ready: u32,
+}
+
+/// A staged flit: the flit, the cycle it entered (mod 2^32) and its output VC.
+#[derive(Clone, Copy, Debug, Default)]
+struct Staged {
+    flit: Flit,
+    enter: u32,
+    vc: u8,
+}
+
+/// One staging buffer's ring pointers; `committed` = flits staged plus flits of the
+/// packet crossing into it still to come (virtual cut-through reserves the packet).
+#[derive(Clone, Copy, Debug, Default)]
+struct StagingState {
+    head: u16,
+    len: u16,
+    committed: u16,
+}
+
+/// One output port: the staging buffer it is sending from, and its arbiters' state.
+#[derive(Clone, Copy, Debug)]
+struct OutPort {
+    /// Staging buffer (local index `in_port * vcs + vc`) being sent, or [`IDLE_OUT`].
+    cur: u16,
+    /// Round-robin input-port pointer (7-to-1 on SeaStar).
+    rr_port: u8,
+    /// Round-robin VC pointer (4-to-1).
+    rr_vc: u8,
+    /// Age-based tie-break pointer over staging buffers (`in_port * vcs + vc`).
+    age_ptr: u8,
+    /// The 6-bit grant counter indexing AGE_RR_SELECT.
+    grants: u8,
+}
+
+const OUT_INIT: OutPort = OutPort { cur: IDLE_OUT, rr_port: 0, rr_vc: 0, age_ptr: 0, grants: 0 };
+
+/// Wiring of one port: the channels into and out of it and who is at their far ends.
+#[derive(Clone, Copy, Debug)]
+struct Wire {
+    in_flits: Ring,
+    in_credits: Ring,
+    out_flits: Ring,
+    out_credits: Ring,
+    /// Channel id of the output channel (statistics), or [`NONE`].
+    out_chan: u32,
+    /// Router upstream of the input / downstream of the output, or the sink id.
+    up_router: u32,
+    down_router: u32,
+    /// Cycles from a flit leaving staging to its arrival at the far end.
+    flit_delay: u32,
+}
+
+const UNWIRED: Wire = Wire {
+    in_flits: Ring::UNUSED,
+    in_credits: Ring::UNUSED,
+    out_flits: Ring::UNUSED,
+    out_credits: Ring::UNUSED,
+    out_chan: NONE,
+    up_router: NONE,
+    down_router: NONE,
+    flit_delay: 0,
+};
+
+/// Every buffered-crossbar router of a network.
+#[derive(Clone, Debug)]
+pub struct BufferedRouters {
+    /// Ports per router.
+    pub ports: u32,
+    /// VCs per port.
+    pub vcs: u32,
+    /// Input buffer depth per VC.
+    pub depth: u32,
+    /// Staging buffer depth.
+    pub staging_depth: u32,
+    /// Maximum packet for the output credit test.
+    pub max_packet: u32,
+    cfg: BufferedConfig,
+    ivc: Vec<InVc>,
+    buf: Vec<Flit>,
+    /// Staging buffers `((r * P + out) * P + in) * V + vc`.
+    stg: Vec<StagingState>,
+    sbuf: Vec<Staged>,
+    /// Per `(router, output)`: staging buffers holding flits (bit `in * V + vc`).
+    staged: Vec<u64>,
+    out: Vec<OutPort>,
+    /// Output VC credits `(r * P + out) * V + vc`.
+    pub credits: Vec<u32>,
+    /// Per router: input VCs holding flits (bit `port * vcs + vc`).
+    occ: Vec<u64>,
+    /// Per router: its age clock.
+    pub clocks: Vec<AgeClock>,
+    /// Per router: the first cycle its clock has not ticked for.
+    clocked: Vec<u64>,
+    /// Per `(router, port)`: crossbar-input round-robin pointer over the port's VCs.
+    xin_ptr: Vec<u8>,
+    /// Per router (plus a sink): flits and credits travelling to it plus flits in it.
+    pending: Vec<u32>,
+    wiring: Vec<Wire>,
+    /// Per router: (connected input ports, output ports receiving credits, connected outputs).
+    poll: Vec<(u64, u64, u64)>,
+    /// Ejection ports (no credits).
+    local: u64,
+    /// Per port: (request bias, response bias).
+    bias: Vec<(u8, u8)>,
+    /// VCs of the request class (class 0): `vc < req_vcs` gets the request bias.
+    req_vcs: u32,
+    /// Port -> dimension (`ndims` for the processor ports), for queueing statistics.
+    port_dim: Vec<u8>,
+    /// SeaStar performance counters (Table 4), counted inside the measurement window.
+    pub counters: PerfCounters,
+}
+
+impl BufferedRouters {
+    /// Build the routers of `topo` wired to `ch`. `max_packet` is the resolved maximum
+    /// packet (config or workload), `req_vcs` the VCs of traffic class 0.
+    pub fn new(cfg: &BufferedConfig, topo: &Topology, ch: &Channels, max_packet: u32, req_vcs: u32) -> Self {
+        let (p, v) = (topo.ports, cfg.vcs);
+        assert!(p * v <= MAX_PORT_VCS, "validated: ports * vcs <= 64");
+        let r = topo.num_routers;
+        let (pu, vu) = (p as usize, v as usize);
+        let nivc = r as usize * pu * vu;
+        let nstg = nivc * pu;
+        let mut wiring = vec![UNWIRED; r as usize * pu];
+        let mut poll = vec![(0u64, 0u64, 0u64); r as usize];
+        for c in 0..ch.len() {
+            let from_router = matches!(ch.src[c], End::Router { .. });
+            if let End::Router { router, port } = ch.src[c] {
+                let w = &mut wiring[(router * p + port) as usize];
+                w.out_flits = ch.flits.ring(c);
+                w.out_credits = ch.credits.ring(c);
+                w.out_chan = c as u32;
+                w.flit_delay = ch.latency[c] + cfg.output_delay;
+                if ch.dst[c] != End::None {
+                    poll[router as usize].2 |= 1 << port;
+                }
+                if let End::Router { router: dr, .. } = ch.dst[c] {
+                    w.down_router = dr;
+                    poll[router as usize].1 |= 1 << port;
+                }
+            }
+            if let End::Router { router, port } = ch.dst[c] {
+                let w = &mut wiring[(router * p + port) as usize];
+                w.in_flits = ch.flits.ring(c);
+                w.in_credits = ch.credits.ring(c);
+                poll[router as usize].0 |= 1 << port;
+                if let (true, End::Router { router: ur, .. }) = (from_router, ch.src[c]) {
+                    w.up_router = ur;
+                }
+            }
+        }
+        let sink = r;
+        for w in wiring.iter_mut() {
+            if w.up_router == NONE {
+                w.up_router = sink;
+            }
+            if w.down_router == NONE {
+                w.down_router = sink;
+            }
+        }
+        let local = (0..p).filter(|&port| topo.is_local_port(port)).fold(0u64, |m, port| m | 1 << port);
+        let ndims = topo.network_ports() / 2;
+        let port_dim = (0..p).map(|port| if port < 2 * ndims { (port / 2) as u8 } else { ndims as u8 }).collect();
+        BufferedRouters {
+            ports: p,
+            vcs: v,
+            depth: cfg.buffer_depth,
+            staging_depth: cfg.staging_depth,
+            max_packet,
+            cfg: cfg.clone(),
+            ivc: vec![InVc::default(); nivc],
+            buf: vec![Flit::default(); nivc * cfg.buffer_depth as usize],
+            stg: vec![StagingState::default(); nstg],
+            sbuf: vec![Staged::default(); nstg * cfg.staging_depth as usize],
+            staged: vec![0; r as usize * pu],
+            out: vec![OUT_INIT; r as usize * pu],
+            credits: vec![cfg.buffer_depth; r as usize * pu * vu],
+            occ: vec![0; r as usize],
+            clocks: vec![AgeClock::new(cfg.age_clock_period); r as usize],
+            clocked: vec![0; r as usize],
+            xin_ptr: vec![0; r as usize * pu],
+            pending: vec![0; r as usize + 1],
+            wiring,
+            poll,
+            local,
+            bias: cfg.port_biases(ndims as usize, p),
+            req_vcs,
+            port_dim,
+            counters: PerfCounters::new(r, p, v, ndims + 1),
+        }
+    }
+
+    /// The configuration these routers were built with.
+    pub fn config(&self) -> &BufferedConfig {
+        &self.cfg
+    }
+
+    /// Flits in input VC buffer `(router, port, vc)`.
+    pub fn input_len(&self, r: u32, p: u32, v: u32) -> u32 {
+        self.ivc[((r * self.ports + p) * self.vcs + v) as usize].len as u32
+    }
+
+    /// Front flit of input VC buffer `(router, port, vc)`.
+    pub fn input_front(&self, r: u32, p: u32, v: u32) -> Option<Flit> {
+        let i = ((r * self.ports + p) * self.vcs + v) as usize;
+        let st = &self.ivc[i];
+        (st.len > 0).then(|| self.buf[i * self.depth as usize + st.head as usize])
+    }
+
+    /// Flits in staging buffer `(router, out, in, vc)`.
+    pub fn staging_len(&self, r: u32, o: u32, p: u32, v: u32) -> u32 {
+        self.stg[(((r * self.ports + o) * self.ports + p) * self.vcs + v) as usize].len as u32
+    }
+
+    /// Flits buffered in all routers (input and staging buffers).
+    pub fn total_buffered(&self) -> u64 {
+        self.ivc.iter().map(|s| s.len as u64).sum::<u64>() + self.stg.iter().map(|s| s.len as u64).sum::<u64>()
+    }
+
+    /// Flits buffered in router `r`.
+    pub fn buffered(&self, r: u32) -> u64 {
+        let (p, v) = (self.ports as usize, self.vcs as usize);
+        let ri = r as usize;
+        self.ivc[ri * p * v..(ri + 1) * p * v].iter().map(|s| s.len as u64).sum::<u64>()
+            + self.stg[ri * p * p * v..(ri + 1) * p * p * v].iter().map(|s| s.len as u64).sum::<u64>()
+    }
+
+    /// An endpoint sent a flit into router `r`.
+    #[inline]
+    pub fn flit_sent_to(&mut self, r: u32, _port: u32, _arrive: u64) {
+        bump(&mut self.pending[r as usize]);
+    }
+
+    /// Describe what blocks the flits of router `r` (deadlock reports).
+    pub fn describe(&self, r: u32, now: u64) -> Vec<String> {
+        let (p_n, v_n) = (self.ports, self.vcs);
+        let mut lines = Vec::new();
+        for p in 0..p_n {
+            for v in 0..v_n {
+                let st = &self.ivc[((r * p_n + p) * v_n + v) as usize];
+                if st.len > 0 {
+                    let what = match st.state {
+                        state::IDLE => "awaiting routing".to_string(),
+                        state::ROUTED => {
+                            let s = &self.stg[(((r * p_n + st.out_port as u32) * p_n + p) * v_n + v) as usize];
+                            format!(
+                                "routed to port {} vc{}, waiting for its staging buffer ({} of {} flits committed){}",
+                                st.out_port,
+                                st.out_vc,
+                                s.committed,
+                                self.staging_depth,
+                                if (now as u32).wrapping_sub(st.ready) as i32 >= 0 { "" } else { " (in routing delay)" }
+                            )
+                        }
+                        _ => format!("crossing to port {} vc{}", st.out_port, st.out_vc),
+                    };
+                    lines.push(format!("input port {p} vc{v}: {} flits, {what}", st.len));
+                }
+            }
+        }
+        for o in 0..p_n {
+            let out = self.out[(r * p_n + o) as usize];
+            for p in 0..p_n {
+                for v in 0..v_n {
+                    let s = (((r * p_n + o) * p_n + p) * v_n + v) as usize;
+                    if self.stg[s].len > 0 {
+                        let e = self.sbuf[s * self.staging_depth as usize + self.stg[s].head as usize];
+                        let credits = self.credits[((r * p_n + o) * v_n + e.vc as u32) as usize];
+                        let sending = out.cur as u32 == p * v_n + v;
+                        lines.push(format!(
+                            "staging out {o} <- in {p} vc{v}: {} flits, front for vc{} with {credits} credits{}",
+                            self.stg[s].len,
+                            e.vc,
+                            if sending { " (being sent)" } else { "" }
+                        ));
+                    }
+                }
+            }
+        }
+        lines
+    }
+
+    /// Advance every router with work by one cycle at time `now`, in router order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_all(
+        &mut self,
+        now: u64,
+        topo: &Topology,
+        routing: &RoutingFunction,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
+        let counting = stats.in_window(now);
+        for r in 0..self.occ.len() {
+            if self.pending[r] != 0 {
+                self.step_router(r as u32, now, counting, topo, routing, ch, packets, stats, ctr);
+            }
+        }
+    }
+
+    /// One router's cycle (see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    fn step_router(
+        &mut self,
+        r: u32,
+        now: u64,
+        counting: bool,
+        topo: &Topology,
+        routing: &RoutingFunction,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
+        let ru = r as usize;
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let rp = ru * p_n;
+        let base = rp * v_n;
+        let depth = self.depth as usize;
+        let sdepth = self.staging_depth as usize;
+        let now32 = now as u32;
+        let check = self.cfg.saturation_check;
+        // The clock catches up over the cycles this router was not visited (it held no
+        // packets then: a packet is counted from its head's arrival to its hand-off).
+        let behind = now - self.clocked[ru];
+        if behind > 0 {
+            self.clocks[ru].idle_ticks(behind);
+        }
+        let (in_ports, credit_ports, out_ports) = self.poll[ru];
+        let mut occ = self.occ[ru];
+        let mut moved_any = false;
+
+        // 1. Receive flits and credits.
+        let mut m = in_ports;
+        while m != 0 {
+            let p = take_lowest(&mut m);
+            let w = self.wiring[rp + p];
+            let Some(e) = ch.flits.take_due_in(w.in_flits, now, true) else { continue };
+            let li = p * v_n + e.vc as usize;
+            let st = &mut self.ivc[base + li];
+            debug_assert!((st.len as usize) < depth, "input buffer overflow: credits violated");
+            let mut pos = st.head as usize + st.len as usize;
+            if pos >= depth {
+                pos -= depth;
+            }
+            self.buf[(base + li) * depth + pos] = e.flit;
+            st.len += 1;
+            occ |= 1 << li;
+            if counting {
+                self.counters.vc_flits[base + li] += 1;
+            }
+            if e.flit.is_head() {
+                // Procedure 1: a new packet at this input port.
+                let pk = packets.get_mut(e.flit.pid);
+                let (req, rsp) = self.bias[p];
+                let bias = if (e.vc as u32) < self.req_vcs { req } else { rsp };
+                pk.age = self.clocks[ru].receive(pk.age, bias);
+                pk.hop_start = now32;
+                pk.hops += (self.local >> p & 1 == 0) as u32;
+                if counting {
+                    self.counters.vc_pkts[base + li] += 1;
+                }
+            }
+        }
+        let mut m = credit_ports;
+        while m != 0 {
+            let o = take_lowest(&mut m);
+            let w = self.wiring[rp + o];
+            if let Some(c) = ch.credits.take_due_in(w.out_credits, now, true) {
+                self.credits[base + o * v_n + c.vc() as usize] += 1;
+                self.pending[ru] -= 1;
+            }
+        }
+
+        // 2. Route heads at the front of idle input VCs.
+        let routing_delay = self.cfg.routing_delay;
+        let mut m = occ;
+        while m != 0 {
+            let li = take_lowest(&mut m);
+            let st = &mut self.ivc[base + li];
+            if st.state != state::IDLE {
+                continue;
+            }
+            let f = self.buf[(base + li) * depth + st.head as usize];
+            debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
+            let (p, v) = ((li / v_n) as u32, (li % v_n) as u32);
+            let dst = packets.get(f.pid).dst;
+            let cand = routing.route(topo, r, p, v, dst);
+            st.out_port = cand.port;
+            st.out_vc = if (cand.vc_lo as u32..cand.vc_hi as u32).contains(&v) { v as u8 } else { cand.vc_lo };
+            st.state = state::ROUTED;
+            st.ready = now32.wrapping_add(routing_delay);
+        }
+
+        // 3. Crossbar inputs: one flit per input port.
+        let credit_delay = self.cfg.credit_delay as u64;
+        let mut m = occ;
+        while m != 0 {
+            let li = lowest(m);
+            let p = li / v_n;
+            let port_vcs = (((1u64 << v_n) - 1) << (p * v_n)) & occ;
+            m &= !port_vcs;
+            // Candidates: VCs whose next flit can cross now.
+            let mut can = 0u64;
+            let mut waiting = 0u64;
+            let mut k = port_vcs;
+            while k != 0 {
+                let li = take_lowest(&mut k);
+                let st = &self.ivc[base + li];
+                match st.state {
+                    state::MOVING => can |= 1 << li,
+                    state::ROUTED if now32.wrapping_sub(st.ready) as i32 >= 0 => {
+                        let f = self.buf[(base + li) * depth + st.head as usize];
+                        let s = &self.stg[(base + st.out_port as usize * v_n) * p_n + li];
+                        if sdepth - s.committed as usize >= f.size() as usize {
+                            can |= 1 << li;
+                        } else {
+                            waiting |= 1 << li;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if counting && waiting != 0 {
+                let mut k = waiting;
+                while k != 0 {
+                    self.counters.vc_blocked[base + take_lowest(&mut k)] += 1;
+                }
+                if can == 0 {
+                    self.counters.stalled[rp + p] += 1;
+                }
+            }
+            if can == 0 {
+                continue;
+            }
+            // Round robin over the port's VCs from its pointer.
+            let ptr = p * v_n + self.xin_ptr[rp + p] as usize;
+            let li = super::arbiter::round_robin(can, ptr as u32) as usize;
+            let v = li - p * v_n;
+            self.xin_ptr[rp + p] = if v + 1 == v_n { 0 } else { (v + 1) as u8 };
+            let st = &mut self.ivc[base + li];
+            let f = self.buf[(base + li) * depth + st.head as usize];
+            st.head = if st.head as usize + 1 == depth { 0 } else { st.head + 1 };
+            st.len -= 1;
+            if st.len == 0 {
+                occ &= !(1 << li);
+            }
+            let o = st.out_port as usize;
+            let vc = st.out_vc;
+            if f.is_head() {
+                st.state = state::MOVING;
+            }
+            if f.is_tail() {
+                st.state = state::IDLE;
+            }
+            let si = (base + o * v_n) * p_n + li;
+            let s = &mut self.stg[si];
+            if f.is_head() {
+                s.committed += f.size() as u16;
+            }
+            let mut pos = s.head as usize + s.len as usize;
+            if pos >= sdepth {
+                pos -= sdepth;
+            }
+            self.sbuf[si * sdepth + pos] = Staged { flit: f, enter: now32, vc };
+            s.len += 1;
+            self.staged[rp + o] |= 1 << li;
+            moved_any = true;
+            // A credit for the freed input slot goes upstream.
+            let w = self.wiring[rp + p];
+            let arrive = now + credit_delay;
+            ch.credits.push_in(w.in_credits, arrive, CreditWire::new(arrive, v as u32));
+            bump(&mut self.pending[w.up_router as usize]);
+        }
+
+        // 4. Outputs: arbitrate idle ones, send one flit per busy one.
+        let xd = self.cfg.crossbar_delay;
+        let visible = |e: &Staged| now32.wrapping_sub(e.enter) as i32 >= xd as i32;
+        let mut sent = 0u32;
+        let mut m = out_ports;
+        while m != 0 {
+            let o = take_lowest(&mut m);
+            let staged = self.staged[rp + o];
+            if staged == 0 {
+                continue;
+            }
+            let ob = (base + o * v_n) * p_n; // staging index of (o, in 0, vc 0)
+            let local = self.local >> o & 1 != 0;
+            let mut out = self.out[rp + o];
+            if out.cur == IDLE_OUT {
+                // Candidates: staged heads, visible, whose VC has credits for a maximum
+                // packet downstream.
+                let mut cand = 0u64;
+                let mut k = staged;
+                while k != 0 {
+                    let li = take_lowest(&mut k);
+                    let s = &self.stg[ob + li];
+                    let e = &self.sbuf[(ob + li) * sdepth + s.head as usize];
+                    debug_assert!(e.flit.is_head(), "staging buffer front of an idle output is not a head");
+                    if visible(e) && (local || self.credits[base + o * v_n + e.vc as usize] >= self.max_packet) {
+                        cand |= 1 << li;
+                    }
+                }
+                if cand == 0 {
+                    continue;
+                }
+                let clock = &self.clocks[ru];
+                let by_age = age_selected(self.cfg.age_rr_select, out.grants) && clock.age_based_allowed();
+                out.grants = (out.grants + 1) & 63;
+                let win = if by_age {
+                    let mut best = 0u8;
+                    let mut tied = 0u64;
+                    let mut k = cand;
+                    while k != 0 {
+                        let li = take_lowest(&mut k);
+                        let s = &self.stg[ob + li];
+                        let e = &self.sbuf[(ob + li) * sdepth + s.head as usize];
+                        let a = clock.age_now(packets.get(e.flit.pid).age, check);
+                        if a > best || tied == 0 {
+                            best = a;
+                            tied = 1 << li;
+                        } else if a == best {
+                            tied |= 1 << li;
+                        }
+                    }
+                    let li = super::arbiter::round_robin(tied, out.age_ptr as u32) as usize;
+                    out.age_ptr = super::arbiter::next_ptr(li as u32, (p_n * v_n) as u32) as u8;
+                    li
+                } else {
+                    // Input-port arbiter, then the VC arbiter of the chosen port.
+                    let mut port_set = 0u64;
+                    let mut k = cand;
+                    while k != 0 {
+                        port_set |= 1 << (take_lowest(&mut k) / v_n);
+                    }
+                    let p = super::arbiter::round_robin(port_set, out.rr_port as u32) as usize;
+                    out.rr_port = super::arbiter::next_ptr(p as u32, p_n as u32) as u8;
+                    let vcs = (cand >> (p * v_n)) & ((1u64 << v_n) - 1);
+                    let v = super::arbiter::round_robin(vcs, out.rr_vc as u32) as usize;
+                    out.rr_vc = super::arbiter::next_ptr(v as u32, v_n as u32) as u8;
+                    p * v_n + v
+                };
+                // Procedure 2, lines 13-14: the winner's age into its header; its epoch
+                // count drops as it is handed to the link.
+                let s = &self.stg[ob + win];
+                let e = self.sbuf[(ob + win) * sdepth + s.head as usize];
+                let pk = packets.get_mut(e.flit.pid);
+                pk.age = self.clocks[ru].hand_off(pk.age, check);
+                if counting {
+                    self.counters.age_hist[rp + o][(pk.age >> 6) as usize & 3] += 1;
+                    let waited = now32.wrapping_sub(pk.hop_start) as u64;
+                    let d = self.port_dim[o] as usize;
+                    self.counters.hop_cycles[d] += waited;
+                    self.counters.hops[d] += 1;
+                }
+                out.cur = win as u16;
+            }
+            // Send the next flit of the current packet if it is staged and visible.
+            let li = out.cur as usize;
+            let si = ob + li;
+            let s = &mut self.stg[si];
+            if s.len > 0 && visible(&self.sbuf[si * sdepth + s.head as usize]) {
+                let e = self.sbuf[si * sdepth + s.head as usize];
+                s.head = if s.head as usize + 1 == sdepth { 0 } else { s.head + 1 };
+                s.len -= 1;
+                s.committed -= 1;
+                if s.len == 0 {
+                    self.staged[rp + o] &= !(1 << li);
+                }
+                if e.flit.is_tail() {
+                    out.cur = IDLE_OUT;
+                }
+                let w = self.wiring[rp + o];
+                let arrive = now + w.flit_delay as u64;
+                ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, e.flit, e.vc));
+                bump(&mut self.pending[w.down_router as usize]);
+                self.pending[ru] -= 1;
+                if !local {
+                    self.credits[base + o * v_n + e.vc as usize] -= 1;
+                }
+                stats.on_channel_flit(w.out_chan as usize, e.vc as u32, now);
+                sent += 1;
+            }
+            self.out[rp + o] = out;
+        }
+        if sent != 0 || moved_any {
+            ctr.flit_traversals += sent as u64;
+            ctr.last_progress = now;
+        }
+        self.occ[ru] = occ;
+        // 5. Procedure 3: the age clock ticks at the end of the cycle.
+        self.clocks[ru].tick();
+        self.clocked[ru] = now + 1;
+    }
+}
+
+/// Count one more thing travelling to a router (wrapping: the sink's count, past the
+/// last router, grows for ever and is never read).
+#[inline(always)]
+fn bump(c: &mut u32) {
+    *c = c.wrapping_add(1);
+}
+
+/// Index of the lowest set bit.
+#[inline(always)]
+fn lowest(m: u64) -> usize {
+    (m.trailing_zeros() & 63) as usize
+}
