@@ -74,6 +74,27 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
             );
         }
     }
+    if let Some(c) = &r.router_counters {
+        let _ = writeln!(o, "router counters (Table 4 of the SeaStar aging paper, summed per port direction):");
+        let _ = writeln!(o, "  port   stalled  occupancy  packets   blocked/VC          ages 0-63/64-127/128-191/192-255");
+        for p in &c.ports {
+            let pkts: u64 = p.vc_pkts.iter().sum();
+            let blocked: Vec<String> = p.vc_blocked.iter().map(|b| b.to_string()).collect();
+            let ages: Vec<String> = p.age_groups.iter().map(|b| b.to_string()).collect();
+            let _ = writeln!(
+                o,
+                "  {:<5} {:>8} {:>10.2} {:>8}   {:<19} {}",
+                p.port,
+                p.stalled,
+                p.occupancy,
+                pkts,
+                blocked.join("/"),
+                ages.join("/")
+            );
+        }
+        let q: Vec<String> = c.queueing.iter().map(|d| format!("{} {:.1}", d.dim, d.mean_cycles)).collect();
+        let _ = writeln!(o, "  queueing per hop (cycles, arrival to hand-off): {}", q.join(", "));
+    }
     if let Some(s) = wall_secs {
         let _ = writeln!(
             o,

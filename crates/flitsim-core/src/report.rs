@@ -29,6 +29,11 @@ pub struct Report {
     pub phases: Vec<PhaseReport>,
     /// Per connected channel: flits per VC in the window and utilization.
     pub channels: Vec<ChannelRow>,
+    /// Buffered-crossbar routers only: the SeaStar performance counters (Table 4 of the
+    /// aging paper) per port direction and the queueing delay per dimension, over the
+    /// measurement window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub router_counters: Option<crate::router::buffered::counters::CountersReport>,
 }
 
 /// One traffic phase.

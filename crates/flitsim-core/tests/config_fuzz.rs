@@ -165,6 +165,11 @@ const BASES: &[&str] = &[
      [[traffic.phases]]\nduration = 50\nload = 0.5\npattern = { type = \"merge_to_one\", dest = 3 }\n\
      [[traffic.phases]]\nduration = 50\nload = 0.1\npattern = { type = \"random_permutation\", seed = 7 }\n\
      [stats]\nhistogram_bin = 5\naccepted_tolerance = 0.1\nchannel_counters = false",
+    // The SeaStar buffered-crossbar router with aging, per-port biases and two classes.
+    "[topology]\ntype = \"torus\"\ndims = [4, 3, 2]\n\
+     [router]\ntype = \"buffered_crossbar\"\nage_rr_select = \"0x5555555555555555\"\nage_clock_period = 8\n\
+     req_age_bias = [3, 2, 1]\nrsp_age_bias_ports = [1, 1, 1, 1, 1, 1, 2]\nsaturation_check = \"as_printed\"\n\
+     [routing]\nclasses = 2\n[traffic]\npacket_size = 9",
 ];
 
 #[derive(Clone, Debug, PartialEq)]

@@ -230,6 +230,32 @@ mod tests {
     }
 
     #[test]
+    fn traffic_classes_keep_their_vcs_and_split_at_the_dateline_inside() {
+        // The XT scheme: request VC0 -> VC1 and response VC2 -> VC3 at the dateline.
+        let t = topo(&[8], true);
+        let r = Dor::new(&t, vec![0], true, 4, 2);
+        let (at6, local) = (t.router_at(&[6]), t.local_port_of(0));
+        let (at7, dst) = (t.router_at(&[7]), t.router_at(&[1]));
+        // From the processor port on a request VC: class 0, before the dateline.
+        let c = r.route(&t, at6, local, 1, dst);
+        assert_eq!((c.port, c.vc_lo, c.vc_hi), (0, 0, 1));
+        // Crossing the wrap at router 7: VC1 for requests, VC3 for responses.
+        assert_eq!(r.route(&t, at7, 1, 0, dst).vc_lo, 1);
+        let c = r.route(&t, at7, 1, 2, dst);
+        assert_eq!((c.vc_lo, c.vc_hi), (3, 4));
+        // A response that has crossed stays on VC3; one that has not stays on VC2.
+        let c = r.route(&t, t.router_at(&[0]), 1, 3, dst);
+        assert_eq!((c.vc_lo, c.vc_hi), (3, 4));
+        let c = r.route(&t, t.router_at(&[5]), 1, 2, t.router_at(&[6]));
+        assert_eq!((c.vc_lo, c.vc_hi), (2, 3));
+        // Ejection keeps the class.
+        let c = r.route(&t, dst, 1, 3, dst);
+        assert_eq!((c.port as u32, c.vc_lo, c.vc_hi), (t.local_port_of(0), 2, 4));
+        // Sources inject into the request class.
+        assert_eq!(crate::routing::RoutingFunction::Dor(r).injection_vcs(), (0, 2));
+    }
+
+    #[test]
     fn order_is_respected() {
         let t = topo(&[4, 4], false);
         let r = Dor::new(&t, vec![1, 0], true, 2, 1);

@@ -320,6 +320,10 @@ impl Simulation {
             stats,
             phases,
             channels,
+            router_counters: match &self.routers {
+                Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
+                Routers::Iq(_) => None,
+            },
         }
     }
 
@@ -389,5 +393,15 @@ impl Simulation {
             }
         }
         Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
+    }
+}
+
+/// Name of port `p` as a direction: the topology's port name (`+x`, `-x`, ...), with a
+/// single processor port called `proc` as in the SeaStar paper.
+fn port_direction(topo: &crate::topology::Topology, p: u32) -> String {
+    if topo.ports - topo.network_ports() == 1 && p == topo.network_ports() {
+        "proc".into()
+    } else {
+        topo.port_name(p)
     }
 }

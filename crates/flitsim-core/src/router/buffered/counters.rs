@@ -23,6 +23,8 @@
 
 use serde::Serialize;
 
+use crate::topology::dim_name;
+
 /// Raw counters of every router.
 #[derive(Clone, Debug)]
 pub struct PerfCounters {
@@ -67,7 +69,7 @@ pub struct PortCounters {
 /// Queueing delay of one dimension.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DimQueueing {
-    /// Dimension name (`x`, `y`, `z`, `d3`..., or `eject`).
+    /// Dimension name (`x`, `y`, `z`, ..., or `eject`).
     pub dim: String,
     /// Hops leaving routers through this dimension's ports.
     pub hops: u64,
@@ -82,16 +84,6 @@ pub struct CountersReport {
     pub ports: Vec<PortCounters>,
     /// Per output dimension.
     pub queueing: Vec<DimQueueing>,
-}
-
-/// Name of dimension `d`.
-pub fn dim_name(d: usize) -> String {
-    match d {
-        0 => "x".into(),
-        1 => "y".into(),
-        2 => "z".into(),
-        _ => format!("d{d}"),
-    }
 }
 
 impl PerfCounters {
