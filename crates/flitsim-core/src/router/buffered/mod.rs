@@ -51,11 +51,17 @@ pub use counters::PerfCounters;
 
 use super::aging::clock::{age_selected, AgeClock};
 use super::allocator::take_lowest;
+use super::prefetch;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
+
+/// How many routers ahead of its step a router's state is prefetched, and (once that
+/// has arrived) the buffer slots the state points to.
+const PREFETCH_STATE: usize = 4;
+const PREFETCH_BUFFERS: usize = 2;
 
 /// Largest `ports * vcs` of one router (64-bit sets over input VCs and staging buffers).
 pub const MAX_PORT_VCS: u32 = 64;
@@ -377,9 +383,74 @@ impl BufferedRouters {
         ctr: &mut Counters,
     ) {
         let counting = stats.in_window(now);
-        for r in 0..self.occ.len() {
+        let n = self.occ.len();
+        for r in 0..n {
+            if r + PREFETCH_STATE < n && self.pending[r + PREFETCH_STATE] != 0 {
+                self.prefetch_state(r + PREFETCH_STATE, ch, now);
+            }
+            if r + PREFETCH_BUFFERS < n && self.pending[r + PREFETCH_BUFFERS] != 0 {
+                self.prefetch_buffers(r + PREFETCH_BUFFERS);
+            }
             if self.pending[r] != 0 {
                 self.step_router(r as u32, now, counting, topo, routing, ch, packets, stats, ctr);
+            }
+        }
+    }
+
+    /// Ask the cache for the state router `r` reads in its step: its input VC states,
+    /// the states of its staged buffers, its output and credit state, and its input
+    /// channels' slots for this cycle. Hints only: no effect on results.
+    #[inline(always)]
+    fn prefetch_state(&self, r: usize, ch: &Channels, now: u64) {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let rp = r * p_n;
+        let base = rp * v_n;
+        for i in (0..p_n * v_n).step_by(4) {
+            prefetch(&self.ivc[base + i]);
+        }
+        for o in 0..p_n {
+            let ob = (base + o * v_n) * p_n;
+            let mut m = self.staged[rp + o];
+            while m != 0 {
+                prefetch(&self.stg[ob + take_lowest(&mut m)]);
+            }
+        }
+        prefetch(&self.out[rp]);
+        prefetch(&self.credits[base]);
+        let mut m = self.poll[r].0;
+        while m != 0 {
+            let p = take_lowest(&mut m);
+            prefetch(ch.flits.slot_of(self.wiring[rp + p].in_flits, now));
+        }
+    }
+
+    /// Ask the cache for the buffer slots router `r` reads and writes: the front and
+    /// back of each occupied input VC and the front of each staged buffer (their states
+    /// were asked for earlier by [`BufferedRouters::prefetch_state`]).
+    #[inline(always)]
+    fn prefetch_buffers(&self, r: usize) {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let rp = r * p_n;
+        let base = rp * v_n;
+        let (depth, sdepth) = (self.depth as usize, self.staging_depth as usize);
+        let mut m = self.occ[r];
+        while m != 0 {
+            let li = take_lowest(&mut m);
+            let st = &self.ivc[base + li];
+            let at = (base + li) * depth;
+            prefetch(&self.buf[at + st.head as usize]);
+            let mut back = st.head as usize + st.len as usize;
+            if back >= depth {
+                back -= depth;
+            }
+            prefetch(&self.buf[at + back]);
+        }
+        for o in 0..p_n {
+            let ob = (base + o * v_n) * p_n;
+            let mut m = self.staged[rp + o];
+            while m != 0 {
+                let li = take_lowest(&mut m);
+                prefetch(&self.sbuf[(ob + li) * sdepth + self.stg[ob + li].head as usize]);
             }
         }
     }

@@ -87,6 +87,7 @@ use input_vc::{delayed, switch_ready, VcSets};
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
+use super::prefetch;
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
 use crate::routing::RoutingFunction;
@@ -173,20 +174,6 @@ const PREFETCH_HEADERS: usize = 2;
 /// Networks whose per-cycle state (estimated) is at least this large prefetch: it then
 /// lives beyond the core's own caches. Smaller networks run faster without.
 const PREFETCH_ABOVE_BYTES: usize = 8 << 20;
-
-/// Ask the cache for the line holding `v` (a hint: no effect on results).
-#[inline(always)]
-fn prefetch<T>(v: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and has no effect the program
-    // can observe. (SSE, which provides it, is part of the x86_64 baseline.)
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(v as *const T as *const i8)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-}
-
 
 /// The low `vcs` bits.
 #[inline]
