@@ -72,9 +72,35 @@ drain_limit = 0
 channel_counters = false
 "#;
 
+/// The SeaStar preset on the 2,112-node XT3 torus of the aging paper (11x12x16),
+/// uniform 9-flit packets at 0.3 flits/node/cycle (heavy, just below round robin's
+/// saturation near 0.34), age-based arbitration with the paper's recommended settings.
+const SEASTAR_XT3: &str = r#"
+[topology]
+type = "torus"
+dims = [11, 12, 16]
+[router]
+type = "buffered_crossbar"
+age_rr_select = "0xffffffffffffffff"
+age_clock_period = 8
+req_age_bias = [3, 2, 1]
+[routing]
+classes = 2
+[traffic]
+load = 0.3
+packet_size = 9
+[sim]
+warmup = 1000
+measure = 4000
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
 const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000 },
     Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000 },
+    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000 },
     Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000 },
 ];
 

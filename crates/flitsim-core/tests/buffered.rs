@@ -221,3 +221,18 @@ proptest! {
         prop_assert!(r.stats.per_source.values[..4].iter().all(|&v| v > 0.0), "{:?}", r.stats.per_source.values);
     }
 }
+
+#[test]
+fn seastar_preset_builds_the_xt3() {
+    let text = include_str!("../../../presets/seastar-xt3.toml");
+    let spec = Config::from_toml(text, &[]).unwrap().validate().unwrap();
+    assert_eq!(spec.topology.num_nodes, 11 * 12 * 16);
+    let sim = Simulation::new(spec).unwrap();
+    match &sim.routers {
+        flitsim_core::router::Routers::Buffered(r) => {
+            assert_eq!((r.ports, r.vcs, r.depth, r.staging_depth, r.max_packet), (7, 4, 96, 16, 9));
+            assert_eq!(r.config().age_clock_period, 0x1000);
+        }
+        other => panic!("expected SeaStar routers, got {other:?}"),
+    }
+}

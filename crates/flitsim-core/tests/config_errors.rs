@@ -319,6 +319,20 @@ const CASES: &[Case] = &[
         "traffic.phases[1].load",
         &["load 1.2", "[0, 1]"],
     ),
+    case(
+        "packets_per_source_zero",
+        "[traffic]\npackets_per_source = 0",
+        Cfg,
+        "traffic.packets_per_source",
+        &["packets_per_source 0", "at least 1", "remove it for no limit"],
+    ),
+    case(
+        "all_to_all_on_one_node",
+        "[topology]\ntype = \"crossbar\"\nports = 1\n[traffic.pattern]\ntype = \"all_to_all\"",
+        Cfg,
+        "traffic.pattern.type",
+        &["all_to_all", "1 node", "at least 2 nodes"],
+    ),
     case("phase_duration_zero", "[[traffic.phases]]\nduration = 0\nload = 0.5", Cfg, "traffic.phases[0].duration", &["duration 0", "at least 1 cycle"]),
     case(
         "hotspot_node_outside",
@@ -602,6 +616,7 @@ fn edge_values_just_inside_the_ranges_are_accepted() {
         "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 1",
         "[topology]\ntype = \"torus\"\ndims = [2, 2]\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 3",
         "[routing]\norder = [1, 0]",
+        "[topology]\ntype = \"crossbar\"\nports = 2\n[traffic]\npackets_per_source = 1\npattern = { type = \"all_to_all\" }",
         // Default pipeline 4 + wire 1: the shortest watchdog that cannot fire falsely.
         "[sim]\nwatchdog = 5\nmeasure = 1\nwarmup = 0\ndrain_limit = 0",
         "[router]\nrouting_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\n[sim]\nwatchdog = 1",
@@ -659,6 +674,8 @@ fn non_default_configs_round_trip_through_toml() {
          [[traffic.phases]]\nduration = 50\nload = 0.3\npattern = { type = \"random_permutation\", seed = 4 }",
         "[router]\nflow_control = \"virtual_cut_through\"\n[traffic]\npacket_size = 4\n\
          pattern = { type = \"tornado\" }\n[stats]\nchannel_counters = false\nlatency_limit = 250.0",
+        "[traffic]\npackets_per_source = 63\npattern = { type = \"all_to_all\" }\n\
+         [[traffic.phases]]\nduration = 10\nload = 0.2\npattern = { type = \"all_to_all\" }",
     ] {
         let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
         c.validate().unwrap_or_else(|e| panic!("{e}\n{toml}"));

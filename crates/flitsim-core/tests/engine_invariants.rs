@@ -490,3 +490,92 @@ fn zero_load_latency_matches_the_closed_form_with_a_zero_cycle_router() {
     let lattice = zero_load("routing_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0", 1, 1, 2, 0);
     assert_eq!(lattice, vec![3, 4, 5, 6, 7, 8, 9, 10]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Finite workloads: packets_per_source, all_to_all, last_delivery
+// ---------------------------------------------------------------------------------------
+
+/// One all-to-all exchange on a 4x4 mesh: 15 two-flit packets per source at full load,
+/// all created and measured from cycle 0.
+const ALL_TO_ALL_4X4: &str = r#"
+[topology]
+type = "mesh"
+dims = [4, 4]
+[router]
+type = "input_queued"
+[traffic]
+load = 1.0
+packet_size = 2
+packets_per_source = 15
+pattern = { type = "all_to_all" }
+[sim]
+warmup = 0
+measure = 5000
+check = true
+"#;
+
+#[test]
+fn all_to_all_exchange_completes_and_reports_its_completion_cycle() {
+    let r = run_ok(ALL_TO_ALL_4X4);
+    assert_consistent(&r, "all_to_all");
+    let c = &r.counters;
+    assert_eq!(c.packets_created, 16 * 15, "{c:?}");
+    assert_eq!(c.packets_delivered, 16 * 15, "{c:?}");
+    assert_eq!(c.measured_delivered, 16 * 15, "{c:?}");
+    assert_eq!(c.flits_ejected, 16 * 15 * 2, "{c:?}");
+    assert_eq!(r.stats.packets_measured, 240);
+    assert_eq!(r.stats.packets_delivered, 240);
+    // Every node received exactly 15 packets (30 flits) and sent 15 (30 flits), all in
+    // the window.
+    let window = (r.stats.window.1 - r.stats.window.0) as f64;
+    assert_eq!(window, 5000.0);
+    assert_eq!(r.stats.accepted.values.len(), 16);
+    for (node, v) in r.stats.accepted.values.iter().enumerate() {
+        assert_eq!((v * window).round() as u64, 30, "node {node} accepted {v}");
+    }
+    for (node, v) in r.stats.per_source.values.iter().enumerate() {
+        assert_eq!((v * window).round() as u64, 30, "node {node} delivered {v}");
+    }
+    assert!(c.last_delivery > 0 && c.last_delivery < r.cycles, "{c:?}, cycles {}", r.cycles);
+
+    // Stepping by hand: the last packet's tail is ejected in the cycle where
+    // packets_delivered reaches 240, and that is last_delivery.
+    let mut sim = Simulation::new(spec(ALL_TO_ALL_4X4)).unwrap();
+    let mut done = None;
+    while sim.now() < 5000 {
+        let cycle = sim.now();
+        sim.step().unwrap();
+        assert!(sim.counters.packets_delivered <= 240);
+        if sim.counters.packets_delivered == 240 {
+            done = Some(cycle);
+            break;
+        }
+    }
+    let done = done.expect("the exchange never completed");
+    assert_eq!(sim.counters.last_delivery, done);
+    assert_eq!(c.last_delivery, done);
+    // Nothing more happens afterwards.
+    sim.run_cycles(200).unwrap();
+    assert_eq!(sim.counters.packets_created, 240);
+    assert_eq!(sim.counters.last_delivery, done);
+}
+
+#[test]
+fn packets_per_source_caps_uniform_traffic() {
+    let r = run_ok(
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\n[traffic]\nload = 0.5\npacket_size = 2\npackets_per_source = 3\n\
+         [sim]\nwarmup = 0\nmeasure = 2000\ncheck = true\n",
+    );
+    assert_consistent(&r, "packets_per_source = 3");
+    assert_eq!(r.counters.packets_created, 16 * 3, "{:?}", r.counters);
+    assert_eq!(r.counters.packets_delivered, 16 * 3, "{:?}", r.counters);
+    let window = (r.stats.window.1 - r.stats.window.0) as f64;
+    // Each source offered exactly 3 two-flit packets.
+    for (node, v) in r.stats.per_source.values.iter().enumerate() {
+        assert_eq!((v * window).round() as u64, 6, "node {node} delivered {v}");
+    }
+    assert!(r.counters.last_delivery > 0 && r.counters.last_delivery < r.cycles);
+    // No packets at all: last_delivery stays 0.
+    let r = run_ok("[topology]\ntype = \"mesh\"\ndims = [4, 4]\n[traffic]\nload = 0.0\n[sim]\nwarmup = 0\nmeasure = 100\n");
+    assert_eq!(r.counters.last_delivery, 0);
+}

@@ -54,6 +54,7 @@ pub const TABLES: &[Entry] = &[
             ("injection", "bernoulli", "a [traffic.injection] table, see the injection family"),
             ("packet_size", "1", "flits per packet, or { sizes = [..], weights = [..] }"),
             ("phases", "[]", "list of { duration, load, pattern? }: a phased schedule replacing load/pattern over time"),
+            ("packets_per_source", "none", "most packets each source creates over the run, >= 1 (e.g. N - 1 with all_to_all); none = no limit"),
         ],
     },
     Entry {
@@ -164,7 +165,7 @@ mod tests {
         let v = toml::Value::try_from(Config::default()).unwrap();
         for e in TABLES {
             for (p, _, _) in e.params {
-                let ok = if e.name == "seed" { v.get("seed").is_some() } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" };
+                let ok = if e.name == "seed" { v.get("seed").is_some() } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" || *p == "packets_per_source" };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

@@ -194,6 +194,7 @@ impl Endpoints {
                     });
                 }
                 ctr.packets_delivered += 1;
+                ctr.last_delivery = now;
                 packets.release(f.pid);
             }
         }

@@ -88,4 +88,7 @@ pub struct Counters {
     pub measured_delivered: u64,
     /// Last cycle in which any flit moved (watchdog).
     pub last_progress: u64,
+    /// Cycle in which the last packet's tail reached its destination; 0 if none did. With
+    /// a finite workload (`traffic.packets_per_source`) this is its completion time.
+    pub last_delivery: u64,
 }

@@ -4,7 +4,8 @@
 //! turns it, for one offered load and mean packet size, into per-cycle probabilities held
 //! as integer thresholds (see [`crate::sim::rng::threshold`]), so the per-cycle test is
 //! one or two integer compares and bit-identical on every machine. Per-endpoint state (the
-//! on/off phase) lives in a small [`SourceState`] owned by the endpoint.
+//! on/off phase and the source's packet count) lives in a small [`SourceState`] owned by
+//! the endpoint.
 
 use serde::{Deserialize, Serialize};
 
@@ -95,17 +96,26 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
     },
 ];
 
-/// Per-endpoint state of an injection process (the on/off phase). Start it with
-/// [`InjectionProcess::initial_state`]; it may carry over from one phase to the next.
+/// Per-endpoint state of a source: the injection process's on/off phase and the number
+/// of packets the source has created so far in the run. Start it with
+/// [`InjectionProcess::initial_state`]; it carries over from one phase to the next.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SourceState {
     on: bool,
+    /// Packets this source has created in the run (kept by
+    /// [`Workload::generate`](super::Workload::generate)).
+    pub(crate) created: u64,
 }
 
 impl SourceState {
     /// Is the source in its ON (bursting) state? Always false for Bernoulli sources.
     pub fn is_on(&self) -> bool {
         self.on
+    }
+
+    /// Packets this source has created so far in the run.
+    pub fn created(&self) -> u64 {
+        self.created
     }
 }
 
@@ -236,6 +246,7 @@ impl InjectionProcess {
         match self.kind {
             Kind::OnOff { start_on, .. } => SourceState {
                 on: fires(rng, start_on),
+                created: 0,
             },
             Kind::Silent | Kind::Bernoulli { .. } => SourceState::default(),
         }

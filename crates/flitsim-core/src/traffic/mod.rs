@@ -64,7 +64,7 @@ pub struct TrafficConfig {
     pub load: f64,
     /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `bit_reverse`,
     /// `shuffle`, `transpose`, `tornado`, `neighbor`, `random_permutation`, `hotspot`,
-    /// `merge_to_one`. Default uniform.
+    /// `merge_to_one`, `all_to_all`. Default uniform.
     #[serde(default)]
     pub pattern: PatternConfig,
     /// When packets are created: `{ type = "bernoulli" }` or `on_off`. Default bernoulli.
@@ -78,6 +78,12 @@ pub struct TrafficConfig {
     /// phase. Default: none (one open-ended phase at `load`).
     #[serde(default)]
     pub phases: Vec<PhaseConfig>,
+    /// Most packets each source creates over the whole run (all phases together), >= 1;
+    /// a source stops creating packets once it has created this many. With
+    /// `pattern = { type = "all_to_all" }` and N - 1 packets per source this is one
+    /// finite all-to-all exchange. Default: no limit.
+    #[serde(default)]
+    pub packets_per_source: Option<u64>,
 }
 
 fn default_load() -> f64 {
@@ -92,6 +98,7 @@ impl Default for TrafficConfig {
             injection: InjectionConfig::default(),
             packet_size: PacketSizeConfig::default(),
             phases: Vec::new(),
+            packets_per_source: None,
         }
     }
 }
@@ -129,6 +136,8 @@ pub struct Workload {
     /// Distinct patterns; phases without their own share index 0 (the top-level one).
     patterns: Vec<Pattern>,
     size: PacketSize,
+    /// Most packets per source over the run; `u64::MAX` when unlimited.
+    packets_per_source: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -157,6 +166,13 @@ impl Workload {
     /// (`traffic.phases[1].load`, `traffic.pattern.nodes`, ...).
     pub fn build(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64) -> Result<Workload> {
         check_load(cfg.load, "traffic.load")?;
+        if cfg.packets_per_source == Some(0) {
+            return Err(Error::config(
+                "traffic.packets_per_source",
+                "packets_per_source 0 would create no packets at all; set it to at least 1 \
+                 (e.g. N - 1 for one all-to-all exchange), or remove it for no limit",
+            ));
+        }
         let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
         let mut patterns = vec![Pattern::build(
             &cfg.pattern,
@@ -240,6 +256,7 @@ impl Workload {
             phases,
             patterns,
             size,
+            packets_per_source: cfg.packets_per_source.unwrap_or(u64::MAX),
         })
     }
 
@@ -277,9 +294,10 @@ impl Workload {
 
     /// Called once per endpoint per cycle with the phase index from
     /// [`phase_at`](Self::phase_at). Returns `Some((dest, size_flits))` if endpoint `src`
-    /// creates a packet this cycle. Endpoints that are not sources under the phase's
-    /// pattern (merge_to_one's destination) return `None` without drawing. Hot path, no
-    /// allocation.
+    /// creates a packet this cycle, and counts it in `state`. Endpoints that are not
+    /// sources under the phase's pattern (merge_to_one's destination) and sources that
+    /// have created `traffic.packets_per_source` packets return `None` without drawing.
+    /// Hot path, no allocation.
     #[inline]
     pub fn generate(
         &self,
@@ -290,10 +308,15 @@ impl Workload {
     ) -> Option<(u32, u32)> {
         let ph = &self.phases[phase];
         let pattern = &self.patterns[ph.pattern];
-        if !pattern.is_source(src) || !ph.injection.fires(state, rng) {
+        if state.created >= self.packets_per_source
+            || !pattern.is_source(src)
+            || !ph.injection.fires(state, rng)
+        {
             return None;
         }
-        let dest = pattern.dest(src, rng);
+        let k = state.created;
+        state.created += 1;
+        let dest = pattern.dest(src, k, rng);
         Some((dest, self.size.sample(rng)))
     }
 
@@ -412,6 +435,7 @@ mod tests {
                 load: 0.5,
                 pattern: Some(PatternConfig::Uniform),
             }],
+            packets_per_source: Some(14),
         };
         let root = Root { traffic: cfg };
         let text = toml::to_string_pretty(&root).unwrap();
@@ -668,9 +692,72 @@ mod tests {
     }
 
     #[test]
+    fn packets_per_source_caps_generation_and_counts_per_source() {
+        let space = NodeSpace::cube(&[2, 2], 1);
+        let cfg = TrafficConfig {
+            load: 1.0,
+            packets_per_source: Some(3),
+            ..TrafficConfig::default()
+        };
+        let w = Workload::build(&cfg, &space, 1).unwrap();
+        for src in 0..4 {
+            let mut rng = stream(1, domain::ENDPOINT, src as u64);
+            let mut st = w.new_source_state(src, &mut rng);
+            let made = (0..100)
+                .filter(|&c| {
+                    w.generate(w.phase_at(c).unwrap(), src, &mut st, &mut rng)
+                        .is_some()
+                })
+                .count();
+            assert_eq!(made, 3);
+            assert_eq!(st.created(), 3);
+        }
+        let cfg = TrafficConfig {
+            packets_per_source: Some(0),
+            ..TrafficConfig::default()
+        };
+        build_err(&cfg, &space, "traffic.packets_per_source", "at least 1");
+    }
+
+    #[test]
+    fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
+        // Phase 0 (uniform, 2 packets), then phase 1 all_to_all: its first packet is the
+        // source's k = 2 packet overall.
+        let cfg = parse(
+            r#"
+            [traffic]
+            load = 1.0
+            packets_per_source = 6
+            [[traffic.phases]]
+            duration = 2
+            load = 1.0
+            [[traffic.phases]]
+            duration = 10
+            load = 1.0
+            pattern = { type = "all_to_all" }
+            "#,
+        );
+        assert_eq!(cfg.packets_per_source, Some(6));
+        let w = Workload::build(&cfg, &NodeSpace::cube(&[5], 1), 1).unwrap();
+        let mut rng = stream(1, domain::ENDPOINT, 1);
+        let mut st = w.new_source_state(1, &mut rng);
+        let out: Vec<_> = (0..12)
+            .map(|c| {
+                w.generate(w.phase_at(c).unwrap(), 1, &mut st, &mut rng)
+                    .map(|g| g.0)
+            })
+            .collect();
+        // Source 1, k = 2..5: (1 + 1 + k mod 4) mod 5 = 4, 0, 2, 3; then the cap.
+        assert_eq!(out[2..6], [Some(4), Some(0), Some(2), Some(3)]);
+        assert!(out[6..].iter().all(Option::is_none));
+        let e = Workload::build(&cfg, &NodeSpace::crossbar(1), 1).unwrap_err();
+        assert_eq!(e.path(), Some("traffic.phases[1].pattern.type"), "{e}");
+    }
+
+    #[test]
     fn registry_lists_every_pattern_and_injection() {
         let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 13);
         for e in REGISTRY {
             let table = match e.family {
                 "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),

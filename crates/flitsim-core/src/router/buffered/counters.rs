@@ -84,6 +84,8 @@ pub struct CountersReport {
     pub ports: Vec<PortCounters>,
     /// Per output dimension.
     pub queueing: Vec<DimQueueing>,
+    /// The age histogram over all ports (Figure 5 of the paper).
+    pub age_groups: [u64; 4],
 }
 
 impl PerfCounters {
@@ -145,6 +147,12 @@ impl PerfCounters {
                 mean_cycles: if self.hops[d] == 0 { 0.0 } else { self.hop_cycles[d] as f64 / self.hops[d] as f64 },
             })
             .collect();
-        CountersReport { ports, queueing }
+        let mut age_groups = [0u64; 4];
+        for h in &self.age_hist {
+            for b in 0..4 {
+                age_groups[b] += h[b];
+            }
+        }
+        CountersReport { ports, queueing, age_groups }
     }
 }

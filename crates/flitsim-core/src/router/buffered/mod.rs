@@ -91,21 +91,61 @@ struct InVc {
     ready: u32,
 }
 
-/// A staged flit: the flit, the cycle it entered (mod 2^32) and its output VC.
+/// A staged flit in 8 bytes: the flit with its output VC in the top 4 bits of the tail
+/// index (validated: packets of at most 4,096 flits, at most 16 VCs).
 #[derive(Clone, Copy, Debug, Default)]
 struct Staged {
-    flit: Flit,
-    enter: u32,
-    vc: u8,
+    pid: u32,
+    idx: u16,
+    last_vc: u16,
+}
+
+impl Staged {
+    #[inline(always)]
+    fn new(f: Flit, vc: u8) -> Self {
+        debug_assert!(f.last < 1 << 12 && vc < 16);
+        Staged { pid: f.pid, idx: f.idx, last_vc: f.last | (vc as u16) << 12 }
+    }
+    #[inline(always)]
+    fn flit(self) -> Flit {
+        Flit { pid: self.pid, idx: self.idx, last: self.last_vc & 0xfff }
+    }
+    #[inline(always)]
+    fn vc(self) -> u8 {
+        (self.last_vc >> 12) as u8
+    }
 }
 
 /// One staging buffer's ring pointers; `committed` = flits staged plus flits of the
 /// packet crossing into it still to come (virtual cut-through reserves the packet).
+/// `hist` bit `i` says a flit entered at cycle `last_enter - i`: the flits that entered
+/// within the last `crossbar_delay` cycles (at most 16) are the newest ones and cannot
+/// leave yet, so the front can leave when the buffer holds more than those.
 #[derive(Clone, Copy, Debug, Default)]
 struct StagingState {
     head: u16,
     len: u16,
     committed: u16,
+    hist: u16,
+    last_enter: u32,
+}
+
+impl StagingState {
+    /// A flit enters at cycle `now`.
+    #[inline(always)]
+    fn entered(&mut self, now: u32) {
+        let d = now.wrapping_sub(self.last_enter);
+        self.hist = if d >= 16 { 1 } else { ((self.hist as u32) << d) as u16 | 1 };
+        self.last_enter = now;
+    }
+    /// Can the front flit leave at cycle `now` with crossbar delay mask `recent_mask`
+    /// (the low `crossbar_delay` bits)?
+    #[inline(always)]
+    fn front_visible(&self, now: u32, recent_mask: u32) -> bool {
+        let d = now.wrapping_sub(self.last_enter);
+        let recent = if d >= 16 { 0 } else { ((self.hist as u32) << d & recent_mask).count_ones() };
+        self.len as u32 > recent
+    }
 }
 
 /// One output port: the staging buffer it is sending from, and its arbiters' state.
@@ -355,12 +395,12 @@ impl BufferedRouters {
                     let s = (((r * p_n + o) * p_n + p) * v_n + v) as usize;
                     if self.stg[s].len > 0 {
                         let e = self.sbuf[s * self.staging_depth as usize + self.stg[s].head as usize];
-                        let credits = self.credits[((r * p_n + o) * v_n + e.vc as u32) as usize];
+                        let credits = self.credits[((r * p_n + o) * v_n + e.vc() as u32) as usize];
                         let sending = out.cur as u32 == p * v_n + v;
                         lines.push(format!(
                             "staging out {o} <- in {p} vc{v}: {} flits, front for vc{} with {credits} credits{}",
                             self.stg[s].len,
-                            e.vc,
+                            e.vc(),
                             if sending { " (being sent)" } else { "" }
                         ));
                     }
@@ -619,8 +659,9 @@ impl BufferedRouters {
             if pos >= sdepth {
                 pos -= sdepth;
             }
-            self.sbuf[si * sdepth + pos] = Staged { flit: f, enter: now32, vc };
+            self.sbuf[si * sdepth + pos] = Staged::new(f, vc);
             s.len += 1;
+            s.entered(now32);
             self.staged[rp + o] |= 1 << li;
             moved_any = true;
             // A credit for the freed input slot goes upstream.
@@ -631,8 +672,7 @@ impl BufferedRouters {
         }
 
         // 4. Outputs: arbitrate idle ones, send one flit per busy one.
-        let xd = self.cfg.crossbar_delay;
-        let visible = |e: &Staged| now32.wrapping_sub(e.enter) as i32 >= xd as i32;
+        let recent_mask = (1u32 << self.cfg.crossbar_delay) - 1;
         let mut sent = 0u32;
         let mut m = out_ports;
         while m != 0 {
@@ -652,9 +692,9 @@ impl BufferedRouters {
                 while k != 0 {
                     let li = take_lowest(&mut k);
                     let s = &self.stg[ob + li];
-                    let e = &self.sbuf[(ob + li) * sdepth + s.head as usize];
-                    debug_assert!(e.flit.is_head(), "staging buffer front of an idle output is not a head");
-                    if visible(e) && (local || self.credits[base + o * v_n + e.vc as usize] >= self.max_packet) {
+                    let e = self.sbuf[(ob + li) * sdepth + s.head as usize];
+                    debug_assert!(e.flit().is_head(), "staging buffer front of an idle output is not a head");
+                    if s.front_visible(now32, recent_mask) && (local || self.credits[base + o * v_n + e.vc() as usize] >= self.max_packet) {
                         cand |= 1 << li;
                     }
                 }
@@ -672,7 +712,7 @@ impl BufferedRouters {
                         let li = take_lowest(&mut k);
                         let s = &self.stg[ob + li];
                         let e = &self.sbuf[(ob + li) * sdepth + s.head as usize];
-                        let a = clock.age_now(packets.get(e.flit.pid).age, check);
+                        let a = clock.age_now(packets.get(e.pid).age, check);
                         if a > best || tied == 0 {
                             best = a;
                             tied = 1 << li;
@@ -701,7 +741,7 @@ impl BufferedRouters {
                 // count drops as it is handed to the link.
                 let s = &self.stg[ob + win];
                 let e = self.sbuf[(ob + win) * sdepth + s.head as usize];
-                let pk = packets.get_mut(e.flit.pid);
+                let pk = packets.get_mut(e.pid);
                 pk.age = self.clocks[ru].hand_off(pk.age, check);
                 if counting {
                     self.counters.age_hist[rp + o][(pk.age >> 6) as usize & 3] += 1;
@@ -716,26 +756,27 @@ impl BufferedRouters {
             let li = out.cur as usize;
             let si = ob + li;
             let s = &mut self.stg[si];
-            if s.len > 0 && visible(&self.sbuf[si * sdepth + s.head as usize]) {
+            if s.len > 0 && s.front_visible(now32, recent_mask) {
                 let e = self.sbuf[si * sdepth + s.head as usize];
+                let (f, vc) = (e.flit(), e.vc());
                 s.head = if s.head as usize + 1 == sdepth { 0 } else { s.head + 1 };
                 s.len -= 1;
                 s.committed -= 1;
                 if s.len == 0 {
                     self.staged[rp + o] &= !(1 << li);
                 }
-                if e.flit.is_tail() {
+                if f.is_tail() {
                     out.cur = IDLE_OUT;
                 }
                 let w = self.wiring[rp + o];
                 let arrive = now + w.flit_delay as u64;
-                ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, e.flit, e.vc));
+                ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, vc));
                 bump(&mut self.pending[w.down_router as usize]);
                 self.pending[ru] -= 1;
                 if !local {
-                    self.credits[base + o * v_n + e.vc as usize] -= 1;
+                    self.credits[base + o * v_n + vc as usize] -= 1;
                 }
-                stats.on_channel_flit(w.out_chan as usize, e.vc as u32, now);
+                stats.on_channel_flit(w.out_chan as usize, vc as u32, now);
                 sent += 1;
             }
             self.out[rp + o] = out;

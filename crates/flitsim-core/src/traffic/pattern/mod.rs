@@ -107,6 +107,12 @@ pub enum PatternConfig {
         /// The node everyone sends to, in `0..N`. Required.
         dest: u32,
     },
+    /// All-to-all shift exchange: the k-th packet (k = 0, 1, ...) that source `s` creates
+    /// in the run goes to `(s + 1 + (k mod (N - 1))) mod N`, so every N - 1 consecutive
+    /// packets of a source visit every other node exactly once, and the sources' k-th
+    /// packets form a permutation without fixed points. Needs N >= 2. Combine with
+    /// `traffic.packets_per_source = N - 1` for one finite all-to-all exchange.
+    AllToAll,
 }
 
 /// Deserialization mirror of [`PatternConfig`], externally tagged so that errors inside
@@ -134,6 +140,7 @@ enum RawPattern {
     MergeToOne {
         dest: u32,
     },
+    AllToAll {},
 }
 
 impl<'de> Deserialize<'de> for PatternConfig {
@@ -158,6 +165,7 @@ impl From<RawPattern> for PatternConfig {
             RawPattern::RandomPermutation { seed } => PatternConfig::RandomPermutation { seed },
             RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
             RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
+            RawPattern::AllToAll {} => PatternConfig::AllToAll,
         }
     }
 }
@@ -225,6 +233,11 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         "every other node sends to one node, which sends nothing",
         &[("dest", "required", "the destination node id")],
     ),
+    entry(
+        "all_to_all",
+        "shift exchange: a source's k-th packet goes to (s + 1 + k mod (N-1)) mod N; N >= 2",
+        &[],
+    ),
 ];
 
 const fn entry(
@@ -259,6 +272,8 @@ enum Kind {
     MergeToOne {
         dest: u32,
     },
+    /// Shift exchange; `num_nodes >= 2`.
+    AllToAll,
 }
 
 impl Pattern {
@@ -361,6 +376,18 @@ impl Pattern {
                 check_node(*dest, n, &format!("{path}.dest"))?;
                 Kind::MergeToOne { dest: *dest }
             }
+            PatternConfig::AllToAll => {
+                if n < 2 {
+                    return Err(Error::config(
+                        format!("{path}.type"),
+                        format!(
+                            "all_to_all sends every packet to another node, but the network has \
+                             {n} node; use a network of at least 2 nodes"
+                        ),
+                    ));
+                }
+                Kind::AllToAll
+            }
         };
         Ok(Pattern { kind, num_nodes: n })
     }
@@ -379,10 +406,11 @@ impl Pattern {
         }
     }
 
-    /// Destination of the next packet from `src` (`src < num_nodes`). Hot path: no
-    /// allocation; deterministic patterns draw nothing from `rng`.
+    /// Destination of the next packet from `src` (`src < num_nodes`), which is the `k`-th
+    /// packet (counting from 0) that `src` creates in the run; only `all_to_all` uses
+    /// `k`. Hot path: no allocation; deterministic patterns draw nothing from `rng`.
     #[inline]
-    pub fn dest(&self, src: u32, rng: &mut SimRng) -> u32 {
+    pub fn dest(&self, src: u32, k: u64, rng: &mut SimRng) -> u32 {
         debug_assert!(src < self.num_nodes);
         match &self.kind {
             Kind::Uniform => below(rng, self.num_nodes),
@@ -395,6 +423,10 @@ impl Pattern {
                 }
             }
             Kind::MergeToOne { dest } => *dest,
+            Kind::AllToAll => {
+                let n = self.num_nodes as u64;
+                ((src as u64 + 1 + k % (n - 1)) % n) as u32
+            }
         }
     }
 }

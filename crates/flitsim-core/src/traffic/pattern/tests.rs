@@ -13,7 +13,7 @@ fn err(cfg: PatternConfig, space: &NodeSpace) -> Error {
 
 fn dests(p: &Pattern) -> Vec<u32> {
     let mut rng = stream(0, domain::ENDPOINT, 0);
-    (0..p.num_nodes()).map(|s| p.dest(s, &mut rng)).collect()
+    (0..p.num_nodes()).map(|s| p.dest(s, 0, &mut rng)).collect()
 }
 
 fn assert_err(e: Error, path: &str, phrase: &str) {
@@ -148,7 +148,7 @@ fn uniform_covers_all_nodes_evenly() {
     let draws = 160_000u32;
     let mut counts = vec![0u32; n as usize];
     for i in 0..draws {
-        counts[p.dest(i % n, &mut rng) as usize] += 1;
+        counts[p.dest(i % n, 0, &mut rng) as usize] += 1;
     }
     let expected = (draws / n) as f64;
     let chi2: f64 = counts
@@ -174,7 +174,7 @@ fn hotspot_fraction_is_honoured() {
     let draws = 200_000u32;
     let (mut to5, mut to40) = (0u32, 0u32);
     for i in 0..draws {
-        match p.dest(i % n, &mut rng) {
+        match p.dest(i % n, 0, &mut rng) {
             5 => to5 += 1,
             40 => to40 += 1,
             _ => {}
@@ -199,7 +199,7 @@ fn merge_to_one() {
     assert!(!p.is_source(3));
     for s in (0..8).filter(|&s| s != 3) {
         assert!(p.is_source(s));
-        assert_eq!(p.dest(s, &mut rng), 3);
+        assert_eq!(p.dest(s, 0, &mut rng), 3);
     }
 }
 
@@ -318,11 +318,17 @@ fn config_parses_from_toml() {
         .to_string()
         .contains("unknown field `k`"));
     assert!(parse("pattern = { type = \"uniform\", fraction = 0.5 }").is_err());
+    assert_eq!(
+        parse("pattern = { type = \"all_to_all\" }").unwrap(),
+        PatternConfig::AllToAll
+    );
+    assert!(parse("pattern = { type = \"all_to_all\", rounds = 2 }").is_err());
     // Serialization round-trips.
     for cfg in [
         PatternConfig::Uniform,
         PatternConfig::RandomPermutation { seed: Some(3) },
         PatternConfig::MergeToOne { dest: 2 },
+        PatternConfig::AllToAll,
     ] {
         #[derive(Serialize)]
         struct S<'a> {
@@ -331,4 +337,59 @@ fn config_parses_from_toml() {
         let text = toml::to_string(&S { pattern: &cfg }).unwrap();
         assert_eq!(parse(&text).unwrap(), cfg, "{text}");
     }
+}
+
+#[test]
+fn all_to_all_sequence_on_5_nodes_matches_hand_values() {
+    let p = build(PatternConfig::AllToAll, &NodeSpace::crossbar(5));
+    let mut rng = stream(0, domain::ENDPOINT, 0);
+    let before = rng.clone();
+    let seq = |s: u32, rng: &mut SimRng| (0..10).map(|k| p.dest(s, k, rng)).collect::<Vec<_>>();
+    // Source 0: 0 + 1 + (k mod 4), mod 5.
+    assert_eq!(seq(0, &mut rng), [1, 2, 3, 4, 1, 2, 3, 4, 1, 2]);
+    // Source 3: 3 + 1 + (k mod 4), mod 5.
+    assert_eq!(seq(3, &mut rng), [4, 0, 1, 2, 4, 0, 1, 2, 4, 0]);
+    // Deterministic: nothing drawn.
+    assert_eq!(format!("{rng:?}"), format!("{before:?}"));
+    assert!((0..5).all(|s| p.is_source(s)));
+}
+
+#[test]
+fn all_to_all_steps_are_permutations_without_fixed_points() {
+    for n in [2u32, 3, 5, 16, 17] {
+        let p = build(PatternConfig::AllToAll, &NodeSpace::crossbar(n));
+        let mut rng = stream(0, domain::ENDPOINT, 0);
+        for k in 0..(3 * n as u64) {
+            let mut hit = vec![false; n as usize];
+            for s in 0..n {
+                let d = p.dest(s, k, &mut rng);
+                assert_ne!(d, s, "n {n} k {k}: fixed point");
+                assert!(!hit[d as usize], "n {n} k {k}: {d} hit twice");
+                hit[d as usize] = true;
+            }
+        }
+        // Each source's N - 1 consecutive packets visit every other node once.
+        for s in 0..n {
+            let mut seen: Vec<u32> = (5..5 + n as u64 - 1)
+                .map(|k| p.dest(s, k, &mut rng))
+                .collect();
+            seen.sort_unstable();
+            let others: Vec<u32> = (0..n).filter(|&d| d != s).collect();
+            assert_eq!(seen, others, "n {n} s {s}");
+        }
+    }
+}
+
+#[test]
+fn all_to_all_needs_two_nodes() {
+    let e = err(PatternConfig::AllToAll, &NodeSpace::crossbar(1));
+    assert_err(e, "traffic.pattern.type", "at least 2 nodes");
+    let e = Pattern::build(
+        &PatternConfig::AllToAll,
+        &NodeSpace::crossbar(1),
+        1,
+        "traffic.phases[0].pattern",
+    )
+    .unwrap_err();
+    assert_err(e, "traffic.phases[0].pattern.type", "1 node");
 }
