@@ -327,6 +327,27 @@ const CASES: &[Case] = &[
         &["packets_per_source 0", "at least 1", "remove it for no limit"],
     ),
     case(
+        "recursive_doubling_on_six_nodes",
+        "[topology]\ntype = \"crossbar\"\nports = 6\n[traffic.pattern]\ntype = \"recursive_doubling\"\npackets_per_round = 2",
+        Cfg,
+        "traffic.pattern.type",
+        &["power-of-two node count", "6 nodes", "4 or 8 nodes"],
+    ),
+    case(
+        "recursive_doubling_zero_packets",
+        "[traffic.pattern]\ntype = \"recursive_doubling\"\npackets_per_round = 0",
+        Cfg,
+        "traffic.pattern.packets_per_round",
+        &["is 0", "packets_per_round >= 1"],
+    ),
+    case(
+        "recursive_doubling_without_packets_per_round",
+        "[traffic.pattern]\ntype = \"recursive_doubling\"",
+        Parse,
+        "traffic.pattern.packets_per_round",
+        &["missing field `packets_per_round`", "add it"],
+    ),
+    case(
         "all_to_all_on_one_node",
         "[topology]\ntype = \"crossbar\"\nports = 1\n[traffic.pattern]\ntype = \"all_to_all\"",
         Cfg,

@@ -195,6 +195,7 @@ impl Endpoints {
                 }
                 ctr.packets_delivered += 1;
                 ctr.last_delivery = now;
+                workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
                 packets.release(f.pid);
             }
         }
@@ -211,6 +212,7 @@ impl Endpoints {
                     inject: 0,
                     measured,
                     phase: ph as u32,
+                    seq: (nic.src_state.created() - 1) as u32,
                     age: 0,
                     hop_start: 0,
                 });

@@ -20,6 +20,8 @@ pub struct Packet {
     pub measured: bool,
     /// Traffic phase it was created in.
     pub phase: u32,
+    /// Its index among the packets its source created in the run (0, 1, ...).
+    pub seq: u32,
     /// The header's 11-bit age field (SeaStar aging, [`crate::router::aging`]): 0 when
     /// injected; inside a buffered-crossbar router it holds that router's bookkeeping.
     pub age: u16,

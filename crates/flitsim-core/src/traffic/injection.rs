@@ -105,6 +105,9 @@ pub struct SourceState {
     /// Packets this source has created in the run (kept by
     /// [`Workload::generate`](super::Workload::generate)).
     pub(crate) created: u64,
+    /// Recursive doubling: packets this node has received per round (kept by
+    /// [`Workload::delivered`](super::Workload::delivered)).
+    pub(crate) received: [u32; super::pattern::MAX_ROUNDS as usize],
 }
 
 impl SourceState {
@@ -246,7 +249,7 @@ impl InjectionProcess {
         match self.kind {
             Kind::OnOff { start_on, .. } => SourceState {
                 on: fires(rng, start_on),
-                created: 0,
+                ..SourceState::default()
             },
             Kind::Silent | Kind::Bernoulli { .. } => SourceState::default(),
         }

@@ -310,6 +310,7 @@ impl Workload {
         let pattern = &self.patterns[ph.pattern];
         if state.created >= self.packets_per_source
             || !pattern.is_source(src)
+            || pattern.may_create(state.created, &state.received) != Some(true)
             || !ph.injection.fires(state, rng)
         {
             return None;
@@ -318,6 +319,17 @@ impl Workload {
         state.created += 1;
         let dest = pattern.dest(src, k, rng);
         Some((dest, self.size.sample(rng)))
+    }
+
+    /// A packet created in `phase` as its source's `seq`-th packet was delivered to the
+    /// endpoint whose source state is `state`: patterns with data dependencies
+    /// (recursive doubling) count it for the round it belongs to.
+    #[inline]
+    pub fn delivered(&self, phase: u32, seq: u64, state: &mut SourceState) {
+        let Some(ph) = self.phases.get(phase as usize) else { return };
+        if let Some(r) = self.patterns[ph.pattern].round_of(seq) {
+            state.received[r] += 1;
+        }
     }
 
     /// Offered load of `phase` in flits/node/cycle (as configured; a pattern's
@@ -720,6 +732,44 @@ mod tests {
     }
 
     #[test]
+    fn recursive_doubling_waits_for_the_partners_data() {
+        // 8 nodes, 2 packets per round, 3 rounds. Node 5: round 0 -> 4, round 1 -> 7,
+        // round 2 -> 1; each next round only after both packets of the previous round
+        // have been delivered to node 5.
+        let space = NodeSpace::cube(&[8], 1);
+        let cfg = TrafficConfig {
+            load: 1.0,
+            pattern: PatternConfig::RecursiveDoubling { packets_per_round: 2 },
+            ..TrafficConfig::default()
+        };
+        let w = Workload::build(&cfg, &space, 1).unwrap();
+        let mut rng = stream(1, domain::ENDPOINT, 5);
+        let mut st = w.new_source_state(5, &mut rng);
+        let mut gen = |st: &mut SourceState| {
+            (0..50).filter_map(|c| w.generate(w.phase_at(c).unwrap(), 5, st, &mut rng).map(|(d, _)| d)).collect::<Vec<u32>>()
+        };
+        assert_eq!(gen(&mut st), vec![4, 4], "round 0, then waits");
+        w.delivered(0, 0, &mut st);
+        assert_eq!(gen(&mut st), Vec::<u32>::new(), "one of two round-0 packets is not enough");
+        w.delivered(0, 1, &mut st);
+        assert_eq!(gen(&mut st), vec![7, 7], "round 1");
+        // Round-2 data arriving early (from node 1, whose round 1 finished first) counts
+        // for round 2, not round 1.
+        w.delivered(0, 4, &mut st);
+        w.delivered(0, 5, &mut st);
+        assert_eq!(gen(&mut st), Vec::<u32>::new());
+        w.delivered(0, 2, &mut st);
+        w.delivered(0, 3, &mut st);
+        assert_eq!(gen(&mut st), vec![1, 1], "round 2");
+        assert_eq!(gen(&mut st), Vec::<u32>::new(), "finished after log2(8) rounds");
+        assert_eq!(st.created(), 6);
+        // Needs a power-of-two node count and at least one packet per round.
+        build_err(&cfg, &NodeSpace::cube(&[6], 1), "traffic.pattern.type", "power-of-two node count");
+        let zero = TrafficConfig { pattern: PatternConfig::RecursiveDoubling { packets_per_round: 0 }, ..cfg.clone() };
+        build_err(&zero, &space, "traffic.pattern.packets_per_round", "at least one packet");
+    }
+
+    #[test]
     fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
         // Phase 0 (uniform, 2 packets), then phase 1 all_to_all: its first packet is the
         // source's k = 2 packet overall.
@@ -757,7 +807,7 @@ mod tests {
     #[test]
     fn registry_lists_every_pattern_and_injection() {
         let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
-        assert_eq!(names.len(), 13);
+        assert_eq!(names.len(), 14);
         for e in REGISTRY {
             let table = match e.family {
                 "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),

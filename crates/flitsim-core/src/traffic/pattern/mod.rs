@@ -113,6 +113,16 @@ pub enum PatternConfig {
     /// packets form a permutation without fixed points. Needs N >= 2. Combine with
     /// `traffic.packets_per_source = N - 1` for one finite all-to-all exchange.
     AllToAll,
+    /// Recursive doubling, the exchange pattern of an allreduce: in round `r` (0, 1, ...,
+    /// log2(N) - 1) every node sends `packets_per_round` packets to `s XOR 2^r`, and it
+    /// starts round `r + 1` only when all of its round-`r` partner's packets have arrived
+    /// (the data dependency of the reduction). After the last round the source stops; the
+    /// run's `counters.last_delivery` is the collective's completion time. Needs a
+    /// power-of-two node count.
+    RecursiveDoubling {
+        /// Packets each node sends to its partner per round (>= 1). Required.
+        packets_per_round: u32,
+    },
 }
 
 /// Deserialization mirror of [`PatternConfig`], externally tagged so that errors inside
@@ -141,6 +151,9 @@ enum RawPattern {
         dest: u32,
     },
     AllToAll {},
+    RecursiveDoubling {
+        packets_per_round: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for PatternConfig {
@@ -166,6 +179,7 @@ impl From<RawPattern> for PatternConfig {
             RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
             RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
             RawPattern::AllToAll {} => PatternConfig::AllToAll,
+            RawPattern::RecursiveDoubling { packets_per_round } => PatternConfig::RecursiveDoubling { packets_per_round },
         }
     }
 }
@@ -238,6 +252,11 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         "shift exchange: a source's k-th packet goes to (s + 1 + k mod (N-1)) mod N; N >= 2",
         &[],
     ),
+    entry(
+        "recursive_doubling",
+        "allreduce exchange: round r sends to s XOR 2^r, after the round r-1 partner's data arrived; N a power of two",
+        &[("packets_per_round", "required", "packets per node per round, >= 1")],
+    ),
 ];
 
 const fn entry(
@@ -274,6 +293,8 @@ enum Kind {
     },
     /// Shift exchange; `num_nodes >= 2`.
     AllToAll,
+    /// Recursive doubling: `m` packets per round, `rounds` = log2(N) rounds.
+    RecursiveDoubling { m: u64, rounds: u32 },
 }
 
 impl Pattern {
@@ -388,6 +409,32 @@ impl Pattern {
                 }
                 Kind::AllToAll
             }
+            PatternConfig::RecursiveDoubling { packets_per_round } => {
+                if !n.is_power_of_two() {
+                    return Err(Error::config(
+                        format!("{path}.type"),
+                        format!(
+                            "recursive_doubling pairs node s with s XOR 2^r in round r, so it needs a power-of-two node count, but the network has {n} nodes; use a network of {} or {} nodes",
+                            n.next_power_of_two() / 2,
+                            n.next_power_of_two()
+                        ),
+                    ));
+                }
+                let rounds = n.trailing_zeros();
+                if *packets_per_round == 0 {
+                    return Err(Error::config(
+                        format!("{path}.packets_per_round"),
+                        "is 0: every round must send at least one packet; use packets_per_round >= 1",
+                    ));
+                }
+                if rounds > MAX_ROUNDS {
+                    return Err(Error::config(
+                        format!("{path}.type"),
+                        format!("recursive_doubling supports at most 2^{MAX_ROUNDS} nodes; the network has {n}"),
+                    ));
+                }
+                Kind::RecursiveDoubling { m: *packets_per_round as u64, rounds }
+            }
         };
         Ok(Pattern { kind, num_nodes: n })
     }
@@ -427,9 +474,42 @@ impl Pattern {
                 let n = self.num_nodes as u64;
                 ((src as u64 + 1 + k % (n - 1)) % n) as u32
             }
+            Kind::RecursiveDoubling { m, .. } => src ^ (1 << (k / m)),
+        }
+    }
+
+    /// For a pattern whose packets depend on data received (recursive doubling): may the
+    /// source create its `k`-th packet, given the packets it has received per round?
+    /// `None` when the pattern has finished for this source (no more packets ever).
+    /// Patterns without dependencies always allow.
+    #[inline]
+    pub fn may_create(&self, k: u64, received: &[u32; MAX_ROUNDS as usize]) -> Option<bool> {
+        match self.kind {
+            Kind::RecursiveDoubling { m, rounds } => {
+                let r = k / m;
+                if r >= rounds as u64 {
+                    None
+                } else {
+                    Some(r == 0 || received[r as usize - 1] as u64 >= m)
+                }
+            }
+            _ => Some(true),
+        }
+    }
+
+    /// The round of the `k`-th packet of a source (recursive doubling), for the receiver's
+    /// bookkeeping; `None` for patterns without rounds.
+    #[inline]
+    pub fn round_of(&self, k: u64) -> Option<usize> {
+        match self.kind {
+            Kind::RecursiveDoubling { m, .. } => Some((k / m) as usize),
+            _ => None,
         }
     }
 }
+
+/// Most rounds of a recursive-doubling exchange (networks of up to 2^24 nodes).
+pub const MAX_ROUNDS: u32 = 24;
 
 fn table(n: u32, f: impl Fn(u32) -> u32) -> Kind {
     Kind::Table((0..n).map(f).collect())
