@@ -33,7 +33,7 @@ pub struct Report {
     /// aging paper) per port direction and the queueing delay per dimension, over the
     /// measurement window.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub router_counters: Option<crate::router::buffered::counters::CountersReport>,
+    pub router_counters: Option<crate::stats::router_counters::CountersReport>,
 }
 
 /// One traffic phase.

@@ -25,6 +25,7 @@
 
 pub mod fairness;
 pub mod latency;
+pub mod router_counters;
 pub mod saturation;
 
 pub use fairness::{jain, ThroughputStats};

@@ -44,10 +44,9 @@
 //! polls its connected ports.
 
 pub mod config;
-pub mod counters;
 
 pub use config::BufferedConfig;
-pub use counters::PerfCounters;
+pub use crate::stats::router_counters::PerfCounters;
 
 use super::aging::clock::{age_selected, AgeClock};
 use super::allocator::take_lowest;
