@@ -10,7 +10,7 @@
 //!
 //! 1. **Receive** flits into the input VC buffers and credits into the output VC credit
 //!    counts. A head flit arriving is a new packet at this router: its age is updated
-//!    by Procedure 1 (input port bias, saturation, epoch count; [`aging::clock`]).
+//!    by Procedure 1 (input port bias, saturation, epoch count; [`crate::router::aging::clock`]).
 //! 2. **Route** a head at the front of an idle input VC (dimension-order routing reads
 //!    the header): the output port and one output VC (the VC the packet arrived on if
 //!    the routing function allows it, else the lowest it allows). It may cross the
