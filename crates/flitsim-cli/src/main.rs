@@ -6,6 +6,7 @@ mod bench;
 mod common;
 mod plot;
 mod reproduce;
+mod routes;
 mod summary;
 mod sweep;
 
@@ -68,6 +69,24 @@ enum Command {
         cfg: ConfigArgs,
     },
     /// Print topology properties: nodes, radix, diameter, average hops, bisection.
+    /// Print the route of a packet hop by hop: output port, VC and (table-driven routing)
+    /// the table that answered.
+    Routes {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Source node.
+        #[arg(long)]
+        from: u32,
+        /// Destination node.
+        #[arg(long)]
+        to: u32,
+        /// VC the source injects on.
+        #[arg(long, default_value_t = 0)]
+        vc: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     Topo {
         #[command(flatten)]
         cfg: ConfigArgs,
@@ -124,6 +143,7 @@ fn main() -> ExitCode {
         }
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
+        Command::Routes { cfg, from, to, vc, json } => routes::cmd_routes(&cfg, from, to, vc, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
         Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),

@@ -162,3 +162,28 @@ fn aging_params_reproduces_the_seastar_paper() {
     assert_ne!(code, 0);
     assert!(err.contains("--mesh"), "{err}");
 }
+
+#[test]
+fn routes_prints_every_hop_with_its_table_and_vc() {
+    // 4x4x4 torus with one-plane regions: node 3 = (3,0,0) to node 60 = (0,3,3). x goes
+    // + over the wrap (dateline: upper VCs), then y and z go - over their wraps; the
+    // first hop is outside the destination's YZ plane, so the global table answers.
+    let dir = std::env::temp_dir().join(format!("flitsim-routes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("t.toml");
+    std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 16\n").unwrap();
+    let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--from", "3", "--to", "60", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["hops"], 3);
+    let hops = d["path"].as_array().unwrap();
+    let col = |k: &str| hops.iter().map(|h| h[k].clone()).collect::<Vec<_>>();
+    assert_eq!(col("out_port"), ["+x", "-y", "-z", "local0"].map(serde_json::Value::from).to_vec());
+    assert_eq!(col("table"), ["global", "local", "local", "local"].map(serde_json::Value::from).to_vec());
+    assert_eq!(col("vc"), [2, 2, 2, 2].map(serde_json::Value::from).to_vec());
+    // Bad nodes are refused with the flag named.
+    let (code, _, err) = run(&["routes", cfg.to_str().unwrap(), "--from", "64", "--to", "0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--from 64") && err.contains("0..63"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

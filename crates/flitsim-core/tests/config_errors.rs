@@ -306,6 +306,9 @@ const CASES: &[Case] = &[
     case("buffered_staging_depth_zero", "[router]\ntype = \"buffered_crossbar\"\nstaging_depth = 0", Cfg, "router.staging_depth", &["0 is out of range", "1..=4096"]),
     case("routing_classes_do_not_divide_vcs", "[router]\nvcs = 3\n[routing]\nclasses = 2", Cfg, "routing.classes", &["3 VCs cannot be split into 2", "multiple of 2"]),
     case("routing_classes_too_few_vcs_for_datelines", "[router]\nvcs = 2\n[routing]\nclasses = 2", Cfg, "router.vcs", &["1 VC per traffic class", "vcs >= 4"]),
+    case("table_region_not_power_of_two", "[routing]\ntype = \"table\"\nregion_size = 48", Cfg, "routing.region_size", &["48 is not a power of two"]),
+    case("table_region_cuts_planes", "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 8", Cfg, "routing.region_size", &["whole number of YZ planes", "16 nodes each"]),
+    case("table_unknown_key", "[routing]\ntype = \"table\"\nregions = 4", Parse, "routing.regions", &["unknown field `regions`"]),
     case("routing_classes_zero", "[routing]\nclasses = 0", Cfg, "routing.classes", &["0 is out of range", "1..=8"]),
     // ---- traffic ----
     case("load_above_one", "[traffic]\nload = 1.5", Cfg, "traffic.load", &["load 1.5", "[0, 1]", "injection channel's bandwidth"]),

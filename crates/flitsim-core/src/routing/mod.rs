@@ -3,6 +3,7 @@
 //! function never mutates the packet; the router's allocators pick among candidates.
 
 pub mod dor;
+pub mod table;
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,29 @@ pub enum RoutingConfig {
         #[serde(default = "one")]
         classes: u32,
     },
+    /// Table-driven routing (Cray XT): per-input-port lookup tables, hierarchical
+    /// (global tables by destination region, local tables within it), generated from
+    /// dimension-order routing with the same `order`, `datelines` and `classes`.
+    Table {
+        /// Dimension order of the generated routes (default natural).
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+        /// Dateline VC classes on torus dimensions (default true).
+        #[serde(default = "yes")]
+        datelines: bool,
+        /// Traffic classes (1..=8, default 1), as for `dor`.
+        #[serde(default = "one")]
+        classes: u32,
+        /// Nodes per region: a power of two and a whole number of YZ planes (default
+        /// 4096, SeaStar's local table size). Networks of at most this many nodes have
+        /// one region and route exactly as `dor`.
+        #[serde(default = "d_region")]
+        region_size: u32,
+    },
+}
+
+fn d_region() -> u32 {
+    4096
 }
 
 fn one() -> u32 {
@@ -57,12 +81,23 @@ enum RawRouting {
         #[serde(default = "one")]
         classes: u32,
     },
+    Table {
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+        #[serde(default = "yes")]
+        datelines: bool,
+        #[serde(default = "one")]
+        classes: u32,
+        #[serde(default = "d_region")]
+        region_size: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
             RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
+            RawRouting::Table { order, datelines, classes, region_size } => RoutingConfig::Table { order, datelines, classes, region_size },
         })
     }
 }
@@ -83,6 +118,16 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("datelines", "true", "split VCs into two dateline classes on torus dimensions"),
         ("classes", "1", "traffic classes (VC groups, e.g. 2 = request/response); datelines split each"),
     ],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "table",
+    summary: "Cray XT table-driven routing: per-input-port global/local lookup tables generated from DOR",
+    params: &[
+        ("order", "natural", "dimension order of the generated routes"),
+        ("datelines", "true", "dateline VC classes on torus dimensions"),
+        ("classes", "1", "traffic classes, as for dor"),
+        ("region_size", "4096", "nodes per region (power of two, whole YZ planes)"),
+    ],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -101,59 +146,18 @@ pub struct Candidate {
 pub enum RoutingFunction {
     /// Dimension-order routing.
     Dor(dor::Dor),
+    /// Table-driven routing.
+    Table(Box<table::TableRouting>),
 }
 
 impl RoutingFunction {
     /// Build and validate against the topology and the number of VCs.
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, path: &str) -> Result<Self> {
         match cfg {
-            RoutingConfig::Dor { order, datelines, classes } => {
-                let n = topo.ndims();
-                let order: Vec<u32> = match order {
-                    Some(o) => {
-                        let mut seen = vec![false; n];
-                        if o.len() != n {
-                            return Err(Error::config(
-                                format!("{path}.order"),
-                                format!("has {} entries but the topology has {n} dimensions; list each dimension 0..{n} once", o.len()),
-                            ));
-                        }
-                        for &d in o {
-                            if d as usize >= n || seen[d as usize] {
-                                return Err(Error::config(
-                                    format!("{path}.order"),
-                                    format!("{o:?} is not a permutation of the dimensions 0..{n}"),
-                                ));
-                            }
-                            seen[d as usize] = true;
-                        }
-                        o.clone()
-                    }
-                    None => (0..n as u32).collect(),
-                };
-                let classes = *classes;
-                if !(1..=8).contains(&classes) {
-                    return Err(Error::config(format!("{path}.classes"), format!("{classes} is out of range: traffic classes must be 1..=8")));
-                }
-                if !vcs.is_multiple_of(classes) {
-                    return Err(Error::config(
-                        format!("{path}.classes"),
-                        format!("{vcs} VCs cannot be split into {classes} equal traffic classes; use a number of VCs that is a multiple of {classes}"),
-                    ));
-                }
-                let per_class = vcs / classes;
-                let any_torus = topo.shape == Shape::Cube && topo.wrap.iter().any(|&w| w);
-                if *datelines && any_torus && per_class < 2 {
-                    let what = if classes == 1 { format!("{vcs} VC") } else { format!("{per_class} VC per traffic class") };
-                    return Err(Error::config(
-                        "router.vcs",
-                        format!(
-                            "{what} cannot hold the two dateline classes a torus dimension needs; use vcs >= {} (or routing.datelines = false to study deadlock)",
-                            2 * classes
-                        ),
-                    ));
-                }
-                Ok(RoutingFunction::Dor(dor::Dor::new(topo, order, *datelines, vcs, classes)))
+            RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
+            RoutingConfig::Table { order, datelines, classes, region_size } => {
+                let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
+                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, *region_size, path)?)))
             }
         }
     }
@@ -164,13 +168,89 @@ impl RoutingFunction {
     pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         match self {
             RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
+            RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
         }
     }
 
-    /// The VC range an endpoint may inject into.
+    /// The VC range an endpoint may inject into: the first traffic class.
     pub fn injection_vcs(&self) -> (u8, u8) {
         match self {
             RoutingFunction::Dor(d) => (0, d.per_class as u8),
+            RoutingFunction::Table(t) => (0, t.per_class()),
         }
     }
+}
+
+impl RoutingFunction {
+    /// The path of a packet from endpoint `src` to endpoint `dst` injected on VC `vc`:
+    /// every hop with its output port and VC (the arrival VC when allowed, else the
+    /// lowest allowed, as the routers choose without contention), and for table-driven
+    /// routing the table that answered. An error if the routes loop or leave the network.
+    pub fn path(&self, topo: &Topology, src: u32, dst: u32, vc: u32) -> Result<Vec<table::Hop>> {
+        if let RoutingFunction::Table(t) = self {
+            return t.path(topo, src, dst, vc);
+        }
+        let mut hops = Vec::new();
+        let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
+        loop {
+            let c = self.route(topo, r, p, v, dst);
+            let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
+            hops.push(table::Hop { router: r, in_port: p, table: None, port: c.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
+            if topo.is_local_port(c.port as u32) {
+                return Ok(hops);
+            }
+            let id = topo.out_channel[(r * topo.ports + c.port as u32) as usize];
+            if id == crate::topology::NONE || hops.len() > 4 * topo.num_routers as usize {
+                return Err(Error::config("routing", format!("the route from {src} to {dst} leaves the network or loops at router {r}")));
+            }
+            let ch = topo.channels[id as usize];
+            (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
+        }
+    }
+}
+
+/// Validate a dimension-order routing config and build it.
+fn build_dor(order: &Option<Vec<u32>>, datelines: bool, classes: u32, topo: &Topology, vcs: u32, path: &str) -> Result<dor::Dor> {
+    let n = topo.ndims();
+    let order: Vec<u32> = match order {
+        Some(o) => {
+            let mut seen = vec![false; n];
+            if o.len() != n {
+                return Err(Error::config(
+                    format!("{path}.order"),
+                    format!("has {} entries but the topology has {n} dimensions; list each dimension 0..{n} once", o.len()),
+                ));
+            }
+            for &d in o {
+                if d as usize >= n || seen[d as usize] {
+                    return Err(Error::config(format!("{path}.order"), format!("{o:?} is not a permutation of the dimensions 0..{n}")));
+                }
+                seen[d as usize] = true;
+            }
+            o.clone()
+        }
+        None => (0..n as u32).collect(),
+    };
+    if !(1..=8).contains(&classes) {
+        return Err(Error::config(format!("{path}.classes"), format!("{classes} is out of range: traffic classes must be 1..=8")));
+    }
+    if !vcs.is_multiple_of(classes) {
+        return Err(Error::config(
+            format!("{path}.classes"),
+            format!("{vcs} VCs cannot be split into {classes} equal traffic classes; use a number of VCs that is a multiple of {classes}"),
+        ));
+    }
+    let per_class = vcs / classes;
+    let any_torus = topo.shape == Shape::Cube && topo.wrap.iter().any(|&w| w);
+    if datelines && any_torus && per_class < 2 {
+        let what = if classes == 1 { format!("{vcs} VC") } else { format!("{per_class} VC per traffic class") };
+        return Err(Error::config(
+            "router.vcs",
+            format!(
+                "{what} cannot hold the two dateline classes a torus dimension needs; use vcs >= {} (or routing.datelines = false to study deadlock)",
+                2 * classes
+            ),
+        ));
+    }
+    Ok(dor::Dor::new(topo, order, datelines, vcs, classes))
 }

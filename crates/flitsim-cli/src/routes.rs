@@ -1,0 +1,70 @@
+//! `flitsim routes CONFIG --from A --to B`: the path a packet takes, hop by hop, with
+//! the output port, the VC and (table-driven routing) the table that answered.
+
+use std::process::ExitCode;
+
+use flitsim_core::routing::table::Lookup;
+
+use crate::common::{load_config, CliResult};
+use crate::ConfigArgs;
+
+/// `flitsim routes`.
+pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) -> CliResult<ExitCode> {
+    let cfg = load_config(args)?;
+    let spec = cfg.validate().map_err(|e| e.to_string())?;
+    let topo = &spec.topology;
+    let n = topo.num_nodes;
+    for (flag, v) in [("--from", from), ("--to", to)] {
+        if v >= n {
+            return Err(format!("{flag} {v} is not a node of this network (nodes are 0..{})", n - 1));
+        }
+    }
+    let (lo, hi) = spec.routing.injection_vcs();
+    if vc < lo as u32 || vc >= hi as u32 {
+        return Err(format!("--vc {vc} is not a VC sources inject on; use {lo}..{}", hi - 1));
+    }
+    let path = spec.routing.path(topo, from, to, vc).map_err(|e| e.to_string())?;
+    if json {
+        let hops: Vec<serde_json::Value> = path
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "router": h.router,
+                    "coords": topo.coords(h.router),
+                    "in_port": topo.port_name(h.in_port),
+                    "out_port": topo.port_name(h.port),
+                    "vc": h.vc,
+                    "vc_range": [h.vc_lo, h.vc_hi],
+                    "table": h.table.map(|t| match t { Lookup::Local => "local", Lookup::Global => "global" }),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "from": from, "to": to, "hops": path.len() - 1, "path": hops })).unwrap());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "node {from} at router {} -> node {to} at router {}: {} router-to-router hops (minimal {})",
+        topo.router_name(topo.router_of(from)),
+        topo.router_name(topo.router_of(to)),
+        path.len() - 1,
+        topo.node_distance(from, to)
+    );
+    println!("{:>4}  {:<14} {:<8} {:<8} {:<5} {:<8} table", "hop", "router", "in", "out", "vc", "allowed");
+    for (i, h) in path.iter().enumerate() {
+        let table = match h.table {
+            Some(Lookup::Local) => "local",
+            Some(Lookup::Global) => "global",
+            None => "-",
+        };
+        println!(
+            "{:>4}  {:<14} {:<8} {:<8} {:<5} {:<8} {table}",
+            i,
+            topo.router_name(h.router),
+            topo.port_name(h.in_port),
+            topo.port_name(h.port),
+            format!("vc{}", h.vc),
+            format!("{}..{}", h.vc_lo, h.vc_hi - 1),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,358 @@
+//! Table-driven routing as in the Cray XT (section 2.2 of
+//! `../shared/papers/xt-virtual-channel-assignment.txt`): every input port of every
+//! router has its own lookup table, read at run time, that gives the output port and
+//! the VC rule for a destination. The tables are hierarchical: node ids are split into
+//! **regions** of `region_size` nodes (SeaStar: 4,096, the destination's upper bits);
+//! a packet bound for another region is routed by the **global** table, indexed by the
+//! destination's region and its lowest id bit (two entries per region, as from the
+//! XT's version 2), and within its region by the **local** table, indexed by the
+//! destination's low bits.
+//!
+//! Node ids here are the XT's: the x coordinate varies slowest, so a region is a slab
+//! of whole YZ planes (region_size must be a multiple of the plane), as the paper's
+//! regions are. (The simulator's own endpoint numbering, x fastest, is unchanged; the
+//! tables translate.)
+//!
+//! The tables are generated from dimension-order routing with datelines: a local entry
+//! is exactly the DOR hop; a global entry is the DOR hop toward the nearest node of
+//! the destination region with the same lowest id bit, which moves in x until the
+//! packet is in the region — so every route is x, then y, then z, and deadlock-free as
+//! DOR is. With one region (networks of at most `region_size` nodes) routing by table
+//! is routing by DOR, hop for hop.
+//!
+//! An entry's VC rule is what the hardware's table encodes for the dateline scheme:
+//! any VC of the packet's class, the lower half (before a dateline), the upper half
+//! (crossing or past it), or keep the half the packet arrived in (continuing in a
+//! dimension).
+
+use super::dor::Dor;
+use super::Candidate;
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+
+/// VC rules of a table entry.
+pub mod rule {
+    /// Any VC of the packet's traffic class (mesh dimensions, ejection).
+    pub const ANY: u8 = 0;
+    /// The lower half of the class (VC0 of the XT's pair).
+    pub const LOWER: u8 = 1;
+    /// The upper half (VC1: crossing the dateline, or past it).
+    pub const UPPER: u8 = 2;
+    /// The half the packet arrived in.
+    pub const KEEP: u8 = 3;
+}
+
+/// One table entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entry {
+    /// Output port.
+    pub port: u8,
+    /// VC rule ([`rule`]).
+    pub vc: u8,
+}
+
+/// One hop of a routed path ([`TableRouting::path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// Router.
+    pub router: u32,
+    /// Input port the packet arrived on.
+    pub in_port: u32,
+    /// Which table answered (table-driven routing only).
+    pub table: Option<Lookup>,
+    /// Output port.
+    pub port: u32,
+    /// VCs the entry allows, `[vc_lo, vc_hi)`.
+    pub vc_lo: u32,
+    /// End of the allowed range.
+    pub vc_hi: u32,
+    /// The VC taken.
+    pub vc: u32,
+}
+
+/// Which table a lookup used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The destination is in this router's region.
+    Local,
+    /// It is not: the global table, by region and lowest id bit.
+    Global,
+}
+
+/// The routing tables of every input port of every router.
+#[derive(Clone, Debug)]
+pub struct TableRouting {
+    ports: u32,
+    /// Nodes per region (a power of two).
+    region_size: u32,
+    /// Regions (covering all node ids).
+    regions: u32,
+    /// Endpoint -> XT node id (x slowest).
+    xt_nid: Vec<u32>,
+    /// Router -> its region.
+    router_region: Vec<u32>,
+    /// Local entries per (router, in port): `min(region_size, nodes)` each, by the
+    /// destination's XT id within the region.
+    local: Vec<Entry>,
+    local_len: u32,
+    /// Global entries per (router, in port): `2 * regions` each.
+    global: Vec<Entry>,
+    /// VCs per traffic class, and the dateline split within a class.
+    per_class: u8,
+    split: u8,
+    /// Input VC -> first VC of its class.
+    class_base: [u8; 16],
+}
+
+/// Most bytes of tables a network may have (a config error beyond).
+pub const MAX_TABLE_BYTES: u64 = 2 << 30;
+
+impl TableRouting {
+    /// Generate the tables of `topo` from dimension-order routing `dor`, with regions
+    /// of `region_size` nodes (a power of two and a whole number of YZ planes). `path`
+    /// names the routing config table for errors.
+    pub fn generate(dor: &Dor, topo: &Topology, region_size: u32, path: &str) -> Result<Self> {
+        let n = topo.num_nodes;
+        let c = topo.concentration.max(1);
+        if !region_size.is_power_of_two() {
+            return Err(Error::config(format!("{path}.region_size"), format!("{region_size} is not a power of two; a region is the nodes sharing the upper id bits (SeaStar: 4096)")));
+        }
+        // Nodes in one YZ plane (all but the first dimension).
+        let plane = topo.dims.iter().skip(1).product::<u32>().max(1) * c;
+        if region_size < n && !region_size.is_multiple_of(plane) {
+            return Err(Error::config(
+                format!("{path}.region_size"),
+                format!("{region_size} nodes is not a whole number of YZ planes ({plane} nodes each); regions are slabs of YZ planes, so use a multiple of {plane} that is a power of two, or at least {n} (one region)"),
+            ));
+        }
+        let regions = n.div_ceil(region_size);
+        let local_len = region_size.min(n);
+        let (r_n, p_n) = (topo.num_routers, topo.ports);
+        let bytes = (r_n as u64 * p_n as u64) * (local_len as u64 + 2 * regions as u64) * std::mem::size_of::<Entry>() as u64;
+        if bytes > MAX_TABLE_BYTES {
+            return Err(Error::config(
+                format!("{path}.region_size"),
+                format!("the tables would take {} MiB (every input port of {r_n} routers holds {local_len} local entries); use a smaller region_size", bytes >> 20),
+            ));
+        }
+        // XT node ids: x slowest. Router coordinates -> index with dimension 0 slowest.
+        let xt_router = |r: u32| -> u32 {
+            let cr = topo.coords(r);
+            cr.iter().zip(&topo.dims).fold(0u32, |acc, (&x, &k)| acc * k + x)
+        };
+        let xt_nid: Vec<u32> = (0..n).map(|e| xt_router(topo.router_of(e)) * c + e % c).collect();
+        let router_region: Vec<u32> = (0..r_n).map(|r| xt_router(r) * c / region_size).collect();
+        // Nodes of each region by XT id, for the global representatives.
+        let mut by_xt = vec![0u32; n as usize];
+        for e in 0..n {
+            by_xt[xt_nid[e as usize] as usize] = e;
+        }
+        let (split, per_class) = (dor.split, dor.per_class);
+        let entry = |r: u32, p: u32, d: u32| -> Entry {
+            let lo = dor.route(topo, r, p, 0, d);
+            let hi = dor.route(topo, r, p, split, d);
+            let vc = if topo.is_local_port(lo.port as u32) || (lo.vc_hi - lo.vc_lo) as u32 == per_class {
+                rule::ANY
+            } else if lo == hi {
+                if lo.vc_lo == 0 {
+                    rule::LOWER
+                } else {
+                    rule::UPPER
+                }
+            } else {
+                rule::KEEP
+            };
+            Entry { port: lo.port, vc }
+        };
+        let mut local = vec![Entry::default(); (r_n * p_n * local_len) as usize];
+        let mut global = vec![Entry::default(); (r_n * p_n * 2 * regions) as usize];
+        for r in 0..r_n {
+            let my = router_region[r as usize];
+            let first = my * region_size;
+            for p in 0..p_n {
+                let at = ((r * p_n + p) * local_len) as usize;
+                for i in 0..local_len {
+                    let x = first + i;
+                    if x < n {
+                        local[at + i as usize] = entry(r, p, by_xt[x as usize]);
+                    }
+                }
+                let at = ((r * p_n + p) * 2 * regions) as usize;
+                for g in 0..regions {
+                    if g == my {
+                        continue;
+                    }
+                    for bit in 0..2 {
+                        // The nearest node of region g with this lowest id bit.
+                        let lo = g * region_size;
+                        let hi = (lo + region_size).min(n);
+                        let rep = (lo..hi)
+                            .filter(|&x| x & 1 == bit)
+                            .map(|x| by_xt[x as usize])
+                            .min_by_key(|&e| (topo.router_distance(r, topo.router_of(e)), e));
+                        if let Some(d) = rep {
+                            global[at + (2 * g + bit) as usize] = entry(r, p, d);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(TableRouting {
+            ports: p_n,
+            region_size,
+            regions,
+            xt_nid,
+            router_region,
+            local,
+            local_len,
+            global,
+            per_class: per_class as u8,
+            split: split as u8,
+            class_base: std::array::from_fn(|v| (v as u32 / per_class.max(1) * per_class) as u8),
+        })
+    }
+
+    /// The entry router `r` looks up for a packet that arrived on `in_port` bound for
+    /// endpoint `dest`, and which table it came from.
+    #[inline]
+    pub fn lookup(&self, r: u32, in_port: u32, dest: u32) -> (Entry, Lookup) {
+        let x = self.xt_nid[dest as usize];
+        let row = r * self.ports + in_port;
+        if x / self.region_size == self.router_region[r as usize] {
+            (self.local[(row * self.local_len + x % self.region_size) as usize], Lookup::Local)
+        } else {
+            (self.global[(row * 2 * self.regions + 2 * (x / self.region_size) + (x & 1)) as usize], Lookup::Global)
+        }
+    }
+
+    /// Route (hot path): the table entry with its VC rule applied to the VC the packet
+    /// arrived on.
+    #[inline]
+    pub fn route(&self, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        let (e, _) = self.lookup(r, in_port, dest);
+        let base = self.class_base[(in_vc & 15) as usize];
+        let mid = base + self.split;
+        let end = base + self.per_class;
+        let (lo, hi) = match e.vc {
+            rule::LOWER => (base, mid),
+            rule::UPPER => (mid, end),
+            rule::KEEP if in_vc as u8 >= mid => (mid, end),
+            rule::KEEP => (base, mid),
+            _ => (base, end),
+        };
+        Candidate { port: e.port, vc_lo: lo, vc_hi: hi }
+    }
+
+    /// Follow the tables from endpoint `src` to endpoint `dst`, injected on VC `vc`:
+    /// every hop with the table used and the VC taken (the lowest the rule allows). An
+    /// error if the tables loop or lead off the network.
+    pub fn path(&self, topo: &Topology, src: u32, dst: u32, vc: u32) -> Result<Vec<Hop>> {
+        let mut hops = Vec::new();
+        let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
+        loop {
+            let (e, table) = self.lookup(r, p, dst);
+            let c = self.route(r, p, v, dst);
+            // Stay on the arrival VC when the rule allows it, as the routers do.
+            let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
+            hops.push(Hop { router: r, in_port: p, table: Some(table), port: e.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
+            if topo.is_local_port(e.port as u32) {
+                if topo.node_at(r, e.port as u32) != Some(dst) {
+                    return Err(Error::config("routing", format!("the tables deliver a packet for node {dst} to node {:?} at router {r}", topo.node_at(r, e.port as u32))));
+                }
+                return Ok(hops);
+            }
+            let id = topo.out_channel[(r * topo.ports + e.port as u32) as usize];
+            if id == crate::topology::NONE {
+                return Err(Error::config("routing", format!("the tables send a packet for node {dst} out of router {r} port {}, which has no link", e.port)));
+            }
+            if hops.len() > 4 * topo.num_routers as usize {
+                return Err(Error::config("routing", format!("the tables loop: a packet from {src} to {dst} does not arrive")));
+            }
+            let ch = topo.channels[id as usize];
+            (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
+        }
+    }
+
+    /// VCs per traffic class.
+    pub fn per_class(&self) -> u8 {
+        self.per_class
+    }
+
+    /// The XT node id of endpoint `e` (x slowest).
+    pub fn xt_nid(&self, e: u32) -> u32 {
+        self.xt_nid[e as usize]
+    }
+
+    /// Nodes per region and the number of regions.
+    pub fn regions(&self) -> (u32, u32) {
+        (self.region_size, self.regions)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::TopologyConfig;
+
+    fn torus(dims: &[u32]) -> Topology {
+        let cfg: TopologyConfig = toml::from_str(&format!("type = \"torus\"\ndims = {dims:?}")).unwrap();
+        Topology::build(&cfg, "topology").unwrap()
+    }
+
+    #[test]
+    fn one_region_routes_exactly_like_dor() {
+        let t = torus(&[5, 4, 3]);
+        let dor = Dor::new(&t, vec![0, 1, 2], true, 4, 2);
+        let tab = TableRouting::generate(&dor, &t, 4096, "routing").unwrap();
+        for r in 0..t.num_routers {
+            for p in 0..t.ports {
+                for v in 0..4 {
+                    for d in 0..t.num_nodes {
+                        let want = dor.route(&t, r, p, v, d);
+                        // DOR on a hop that continues past the dateline only knows it from
+                        // the arrival VC, as the table's KEEP rule does.
+                        assert_eq!(tab.route(r, p, v, d), want, "router {r} port {p} vc {v} dest {d}");
+                        assert_eq!(tab.lookup(r, p, d).1, Lookup::Local);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn regions_of_yz_planes_route_every_pair_minimally() {
+        // 4x4x4 torus, regions of 16 nodes = one YZ plane each: 4 regions. The global
+        // table moves in x to the destination's plane, then the local table routes y, z.
+        let t = torus(&[4, 4, 4]);
+        let dor = Dor::new(&t, vec![0, 1, 2], true, 2, 1);
+        let tab = TableRouting::generate(&dor, &t, 16, "routing").unwrap();
+        assert_eq!(tab.regions(), (16, 4));
+        for s in 0..t.num_nodes {
+            for d in 0..t.num_nodes {
+                let path = tab.path(&t, s, d, 0).unwrap();
+                assert_eq!(path.len() as u32 - 1, t.node_distance(s, d), "{s} -> {d}");
+                // Global lookups exactly while the packet is outside the destination's plane.
+                for h in &path {
+                    let outside = t.coords(h.router)[0] != t.coords(t.router_of(d))[0];
+                    assert_eq!(h.table == Some(Lookup::Global), outside, "{s} -> {d} at router {}", h.router);
+                }
+                // The x hops come first: once y or z moved, x never does again.
+                let dims: Vec<u32> = path[..path.len() - 1].iter().map(|h| h.port / 2).collect();
+                assert!(dims.windows(2).all(|w| w[0] <= w[1]), "{s} -> {d}: {dims:?}");
+            }
+        }
+        // XT ids put x slowest: node (x=1, y=0, z=0) is id 16.
+        assert_eq!(tab.xt_nid(t.router_at(&[1, 0, 0])), 16);
+    }
+
+    #[test]
+    fn region_sizes_must_be_powers_of_two_and_whole_planes() {
+        let t = torus(&[4, 4, 4]);
+        let dor = Dor::new(&t, vec![0, 1, 2], true, 2, 1);
+        let e = TableRouting::generate(&dor, &t, 24, "routing").unwrap_err().to_string();
+        assert!(e.contains("routing.region_size") && e.contains("power of two"), "{e}");
+        let e = TableRouting::generate(&dor, &t, 8, "routing").unwrap_err().to_string();
+        assert!(e.contains("whole number of YZ planes") && e.contains("16 nodes each"), "{e}");
+        assert!(TableRouting::generate(&dor, &t, 32, "routing").is_ok());
+    }
+}
