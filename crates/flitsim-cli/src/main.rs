@@ -87,6 +87,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The VC_balance of every link (Cray XT VC-assignment paper, section 4) under
+    /// uniform all-pairs traffic, per dimension: mean and histogram.
+    VcBalance {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Print JSON (every link) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     Topo {
         #[command(flatten)]
         cfg: ConfigArgs,
@@ -144,6 +153,7 @@ fn main() -> ExitCode {
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
         Command::Routes { cfg, from, to, vc, json } => routes::cmd_routes(&cfg, from, to, vc, json),
+        Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
         Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),

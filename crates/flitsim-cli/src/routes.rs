@@ -68,3 +68,22 @@ pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) ->
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `flitsim vc-balance`: the VC_balance of every link under uniform all-pairs traffic.
+pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
+    let cfg = load_config(args)?;
+    let spec = cfg.validate().map_err(|e| e.to_string())?;
+    let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0).map_err(|e| e.to_string())?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&b).unwrap());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("VC_balance = |P_vc0 - P_vc1| / (P_vc0 + P_vc1) per link, one packet per ordered node pair");
+    println!("{:<5} {:>6} {:>8}   links per bin [0,.25] (.25,.5] (.5,.75] (.75,1]", "dim", "links", "mean");
+    for d in &b.dims {
+        println!("{:<5} {:>6} {:>8.3}   {:>8} {:>8} {:>8} {:>8}", d.dim, d.links, d.mean, d.histogram[0], d.histogram[1], d.histogram[2], d.histogram[3]);
+    }
+    let ring: Vec<String> = b.ring.iter().map(|x| format!("{x:.2}")).collect();
+    println!("ring of the last dimension through router 0, + links: {}", ring.join(" "));
+    Ok(ExitCode::SUCCESS)
+}

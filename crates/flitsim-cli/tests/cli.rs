@@ -187,3 +187,26 @@ fn routes_prints_every_hop_with_its_table_and_vc() {
     assert!(err.contains("--from 64") && err.contains("0..63"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn vc_balance_reports_the_hand_worked_ring() {
+    // The 4-ring of routing::vc_balance's unit test: initial policy, dateline node 3:
+    // + links 1/3, 1/3, 1, 1/3 and - links all 1: mean 0.75, bins [0, 3, 0, 5].
+    let dir = std::env::temp_dir().join(format!("flitsim-vcb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("ring.toml");
+    std::fs::write(
+        &cfg,
+        "[topology]\ntype = \"torus\"\ndims = [4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"initial\"\ndateline = [3]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["vc-balance", cfg.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!((d["dims"][0]["mean"].as_f64().unwrap() - 0.75).abs() < 1e-12, "{d}");
+    assert_eq!(d["dims"][0]["histogram"], serde_json::json!([0, 3, 0, 5]));
+    let (code, out, _) = run(&["vc-balance", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("x          8    0.750"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

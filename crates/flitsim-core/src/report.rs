@@ -34,6 +34,23 @@ pub struct Report {
     /// measurement window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub router_counters: Option<crate::stats::router_counters::CountersReport>,
+    /// With `stats.vc_balance`: VC_balance per dimension, from the routes of all node
+    /// pairs and as simulated in the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vc_balance: Option<VcBalanceReport>,
+}
+
+/// VC_balance per dimension (see [`crate::routing::vc_balance`]).
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct VcBalanceReport {
+    /// From the routes: one packet per ordered pair of distinct nodes.
+    pub analytic: Vec<crate::routing::vc_balance::DimBalance>,
+    /// Along the ring of the last dimension through router 0 (analytic, + links).
+    pub analytic_ring: Vec<f64>,
+    /// From the flits each link carried per VC in the measurement window.
+    pub simulated: Vec<crate::routing::vc_balance::DimBalance>,
+    /// The same ring, simulated.
+    pub simulated_ring: Vec<f64>,
 }
 
 /// One traffic phase.

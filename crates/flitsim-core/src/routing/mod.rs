@@ -4,6 +4,7 @@
 
 pub mod dor;
 pub mod table;
+pub mod vc_balance;
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,16 @@ pub enum RoutingConfig {
         /// one region and route exactly as `dor`.
         #[serde(default = "d_region")]
         region_size: u32,
+        /// VC assignment (Cray XT, section 3 of the VC-assignment paper): `dor` (default:
+        /// the dateline classes of `dor`, any VC where free), or the XT policies
+        /// `initial`, `v1`, `v2`, `v3`, which pick VC0 or VC1 of the class per dimension
+        /// with a dateline node per torus dimension (they need 2 VCs per class).
+        #[serde(default)]
+        vc_policy: table::VcPolicy,
+        /// Dateline node per dimension (its coordinate) for the XT policies. Default: the
+        /// last node of each dimension (k - 1). Ignored on mesh dimensions.
+        #[serde(default)]
+        dateline: Option<Vec<u32>>,
     },
 }
 
@@ -90,6 +101,10 @@ enum RawRouting {
         classes: u32,
         #[serde(default = "d_region")]
         region_size: u32,
+        #[serde(default)]
+        vc_policy: table::VcPolicy,
+        #[serde(default)]
+        dateline: Option<Vec<u32>>,
     },
 }
 
@@ -97,7 +112,9 @@ impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
             RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
-            RawRouting::Table { order, datelines, classes, region_size } => RoutingConfig::Table { order, datelines, classes, region_size },
+            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
+                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline }
+            }
         })
     }
 }
@@ -127,6 +144,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("datelines", "true", "dateline VC classes on torus dimensions"),
         ("classes", "1", "traffic classes, as for dor"),
         ("region_size", "4096", "nodes per region (power of two, whole YZ planes)"),
+        ("vc_policy", "dor", "dor | initial | v1 | v2 | v3 (Cray XT VC assignment)"),
+        ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies"),
     ],
 }];
 
@@ -155,9 +174,10 @@ impl RoutingFunction {
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, path: &str) -> Result<Self> {
         match cfg {
             RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
-            RoutingConfig::Table { order, datelines, classes, region_size } => {
+            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
-                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, *region_size, path)?)))
+                let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone() };
+                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
             }
         }
     }

@@ -102,6 +102,72 @@ pub struct TableRouting {
     split: u8,
     /// Input VC -> first VC of its class.
     class_base: [u8; 16],
+    /// The VC policy, and the dateline node per dimension (XT policies).
+    policy: VcPolicy,
+    dateline: Vec<u32>,
+}
+
+/// VC assignment policy of the generated tables (section 3 of the XT VC-assignment
+/// paper). `Dor` keeps DOR's dateline classes (the wrap link is the dateline; any VC of
+/// a class where the dateline does not constrain). The XT policies pick VC0 or VC1 of
+/// the packet's class for each dimension where the packet enters it, with a dateline
+/// *node* D per torus dimension that switches passing packets from VC0 to VC1:
+///
+/// * `initial` (3.1): a packet that will cross D starts the dimension on VC0; one that
+///   will not takes VC `(entry node id XOR destination id) & 1`. "Crossing" is reaching
+///   D's input port (a packet that ends its dimension at D counts as crossing). Packets
+///   routed by the global table use VC0.
+/// * `v1` (3.2): as `initial`, but non-crossing packets that enter the dimension at D or
+///   at D's downstream neighbour (D + 1 going +, D - 1 going -), which share their first
+///   links with the VC1 traffic leaving D, are forced to VC0.
+/// * `v2` (3.3): as `v1`, and a globally routed packet that cannot cross D whatever node
+///   of its destination region it is bound for takes the VC of its destination's lowest
+///   id bit (the two global entries per region select different VCs).
+/// * `v3` (3.4): as `v2`, but D is crossed only at its output port: packets that end
+///   their dimension at D (destined for it, or turning there) do not cross, locally or
+///   globally — which is the paper's region-edge rule for a region whose edge is D.
+///
+/// Each dimension is treated independently; a dimension's source is the node where the
+/// packet enters it. Ids are XT node ids (x slowest).
+#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VcPolicy {
+    /// DOR dateline classes (the `dor` routing function's VCs).
+    #[default]
+    Dor,
+    /// The XT's initial policy.
+    Initial,
+    /// Dateline neighbours.
+    V1,
+    /// Global table split.
+    V2,
+    /// Dateline crossed at the output port.
+    V3,
+}
+
+/// How to generate tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableOptions {
+    /// Nodes per region.
+    pub region_size: u32,
+    /// VC assignment policy.
+    pub policy: VcPolicy,
+    /// Dateline node per dimension (XT policies), default `k - 1`.
+    pub dateline: Option<Vec<u32>>,
+}
+
+/// Does a packet entering a ring dimension at coordinate `s`, travelling in direction
+/// `plus` to coordinate `t`, cross dateline node `d`? With `at_output`, only passing
+/// through `d` (arriving and leaving) crosses; otherwise arriving at `d` does.
+fn crosses(s: u32, t: u32, plus: bool, d: u32, k: u32, at_output: bool) -> bool {
+    let mut x = s;
+    while x != t {
+        x = if plus { (x + 1) % k } else { (x + k - 1) % k };
+        if x == d && (x != t || !at_output) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Most bytes of tables a network may have (a config error beyond).
@@ -111,7 +177,8 @@ impl TableRouting {
     /// Generate the tables of `topo` from dimension-order routing `dor`, with regions
     /// of `region_size` nodes (a power of two and a whole number of YZ planes). `path`
     /// names the routing config table for errors.
-    pub fn generate(dor: &Dor, topo: &Topology, region_size: u32, path: &str) -> Result<Self> {
+    pub fn generate(dor: &Dor, topo: &Topology, opts: &TableOptions, path: &str) -> Result<Self> {
+        let region_size = opts.region_size;
         let n = topo.num_nodes;
         let c = topo.concentration.max(1);
         if !region_size.is_power_of_two() {
@@ -135,6 +202,31 @@ impl TableRouting {
                 format!("the tables would take {} MiB (every input port of {r_n} routers holds {local_len} local entries); use a smaller region_size", bytes >> 20),
             ));
         }
+        let policy = opts.policy;
+        let nd = topo.ndims();
+        let dateline: Vec<u32> = match &opts.dateline {
+            Some(v) => {
+                if v.len() != nd {
+                    return Err(Error::config(format!("{path}.dateline"), format!("has {} entries but the topology has {nd} dimensions; give one dateline node per dimension", v.len())));
+                }
+                for (i, (&d, &k)) in v.iter().zip(&topo.dims).enumerate() {
+                    if d >= k {
+                        return Err(Error::config(format!("{path}.dateline[{i}]"), format!("node {d} is outside dimension {i} of radix {k}; use 0..{}", k - 1)));
+                    }
+                }
+                v.clone()
+            }
+            None => topo.dims.iter().map(|&k| k - 1).collect(),
+        };
+        if policy != VcPolicy::Dor && dor.per_class != 2 {
+            return Err(Error::config(
+                format!("{path}.vc_policy"),
+                format!("the XT VC policies assign VC0 or VC1 of each traffic class, but the classes have {} VCs; use router.vcs = 2 x routing.classes", dor.per_class),
+            ));
+        }
+        if policy != VcPolicy::Dor && !dor.datelines {
+            return Err(Error::config(format!("{path}.vc_policy"), "the XT VC policies need datelines; remove routing.datelines = false or use vc_policy = \"dor\""));
+        }
         // XT node ids: x slowest. Router coordinates -> index with dimension 0 slowest.
         let xt_router = |r: u32| -> u32 {
             let cr = topo.coords(r);
@@ -142,16 +234,56 @@ impl TableRouting {
         };
         let xt_nid: Vec<u32> = (0..n).map(|e| xt_router(topo.router_of(e)) * c + e % c).collect();
         let router_region: Vec<u32> = (0..r_n).map(|r| xt_router(r) * c / region_size).collect();
+        let xt_nid_of = |e: u32| xt_nid[e as usize];
         // Nodes of each region by XT id, for the global representatives.
         let mut by_xt = vec![0u32; n as usize];
         for e in 0..n {
             by_xt[xt_nid[e as usize] as usize] = e;
         }
         let (split, per_class) = (dor.split, dor.per_class);
+        let np = topo.network_ports();
+        let at_output = policy == VcPolicy::V3;
+        // The XT rule of a hop: continuing in a dimension keeps the VC, except through
+        // the dateline node, which switches to VC1; entering a dimension chooses.
+        // `choose(s, plus, d)` is the VC a non-crossing packet entering dimension `d` at
+        // coordinate `s` takes.
+        let xt_rule = |r: u32, p: u32, port: u32, cross: &dyn Fn(u32, bool, usize) -> bool, choose: &dyn Fn(u32, bool, usize) -> u8| -> u8 {
+            let d = (port / 2) as usize;
+            let plus = port.is_multiple_of(2);
+            let s = topo.coords(r)[d];
+            let wrap = topo.wrap[d];
+            if p < np && (p / 2) as usize == d {
+                return if wrap && s == dateline[d] { rule::UPPER } else { rule::KEEP };
+            }
+            if wrap && cross(s, plus, d) {
+                rule::LOWER
+            } else {
+                choose(s, plus, d)
+            }
+        };
         let entry = |r: u32, p: u32, d: u32| -> Entry {
             let lo = dor.route(topo, r, p, 0, d);
             let hi = dor.route(topo, r, p, split, d);
-            let vc = if topo.is_local_port(lo.port as u32) || (lo.vc_hi - lo.vc_lo) as u32 == per_class {
+            if topo.is_local_port(lo.port as u32) {
+                return Entry { port: lo.port, vc: rule::ANY };
+            }
+            if policy != VcPolicy::Dor {
+                let dest = topo.coords(topo.router_of(d)).to_vec();
+                let cross = |s: u32, plus: bool, dim: usize| crosses(s, dest[dim], plus, dateline[dim], topo.dims[dim], at_output);
+                let xor = ((xt_router(r) * c) ^ xt_nid_of(d)) & 1;
+                let choose = |s: u32, plus: bool, dim: usize| -> u8 {
+                    let k = topo.dims[dim];
+                    let nbr = if plus { (dateline[dim] + 1) % k } else { (dateline[dim] + k - 1) % k };
+                    let forced = policy != VcPolicy::Initial && topo.wrap[dim] && (s == dateline[dim] || s == nbr);
+                    if forced || xor == 0 {
+                        rule::LOWER
+                    } else {
+                        rule::UPPER
+                    }
+                };
+                return Entry { port: lo.port, vc: xt_rule(r, p, lo.port as u32, &cross, &choose) };
+            }
+            let vc = if (lo.vc_hi - lo.vc_lo) as u32 == per_class {
                 rule::ANY
             } else if lo == hi {
                 if lo.vc_lo == 0 {
@@ -191,7 +323,30 @@ impl TableRouting {
                             .map(|x| by_xt[x as usize])
                             .min_by_key(|&e| (topo.router_distance(r, topo.router_of(e)), e));
                         if let Some(d) = rep {
-                            global[at + (2 * g + bit) as usize] = entry(r, p, d);
+                            let mut e = entry(r, p, d);
+                            let port = e.port as u32;
+                            let entering = port < np && !(p < np && p / 2 == port / 2);
+                            if policy != VcPolicy::Dor && entering {
+                                // A packet enters a dimension by the global table: VC0,
+                                // unless (v2, v3) no node of the region can be reached
+                                // across the dateline, when the id bit picks the VC.
+                                let dim = (port / 2) as usize;
+                                let plus = port.is_multiple_of(2);
+                                let s0 = topo.coords(r)[dim];
+                                let may_cross = topo.wrap[dim]
+                                    && (lo..hi).any(|x| crosses(s0, topo.coords(topo.router_of(by_xt[x as usize]))[dim], plus, dateline[dim], topo.dims[dim], at_output));
+                                e.vc = match policy {
+                                    VcPolicy::V2 | VcPolicy::V3 if !may_cross => {
+                                        if bit == 0 {
+                                            rule::LOWER
+                                        } else {
+                                            rule::UPPER
+                                        }
+                                    }
+                                    _ => rule::LOWER,
+                                };
+                            }
+                            global[at + (2 * g + bit) as usize] = e;
                         }
                     }
                 }
@@ -209,6 +364,8 @@ impl TableRouting {
             per_class: per_class as u8,
             split: split as u8,
             class_base: std::array::from_fn(|v| (v as u32 / per_class.max(1) * per_class) as u8),
+            policy,
+            dateline,
         })
     }
 
@@ -251,6 +408,19 @@ impl TableRouting {
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
         loop {
             let (e, table) = self.lookup(r, p, dst);
+            // The XT router drops a packet that arrives at a dateline node on VC1 and
+            // would pass through: a table error.
+            let np = topo.network_ports();
+            if self.policy != VcPolicy::Dor && p < np && e.port as u32 / 2 == p / 2 && (e.port as u32) < np {
+                let dim = (p / 2) as usize;
+                let upper = v as u8 >= self.class_base[(v & 15) as usize] + self.split;
+                if topo.wrap[dim] && topo.coords(r)[dim] == self.dateline[dim] && upper {
+                    return Err(Error::config(
+                        "routing",
+                        format!("the tables drop a packet from {src} to {dst}: it arrives at dateline node {} of dimension {dim} on VC1", topo.router_name(r)),
+                    ));
+                }
+            }
             let c = self.route(r, p, v, dst);
             // Stay on the arrival VC when the rule allows it, as the routers do.
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
@@ -294,6 +464,10 @@ mod tests {
     use super::*;
     use crate::topology::TopologyConfig;
 
+    fn opts(region_size: u32) -> TableOptions {
+        TableOptions { region_size, policy: VcPolicy::Dor, dateline: None }
+    }
+
     fn torus(dims: &[u32]) -> Topology {
         let cfg: TopologyConfig = toml::from_str(&format!("type = \"torus\"\ndims = {dims:?}")).unwrap();
         Topology::build(&cfg, "topology").unwrap()
@@ -303,7 +477,7 @@ mod tests {
     fn one_region_routes_exactly_like_dor() {
         let t = torus(&[5, 4, 3]);
         let dor = Dor::new(&t, vec![0, 1, 2], true, 4, 2);
-        let tab = TableRouting::generate(&dor, &t, 4096, "routing").unwrap();
+        let tab = TableRouting::generate(&dor, &t, &opts(4096), "routing").unwrap();
         for r in 0..t.num_routers {
             for p in 0..t.ports {
                 for v in 0..4 {
@@ -325,7 +499,7 @@ mod tests {
         // table moves in x to the destination's plane, then the local table routes y, z.
         let t = torus(&[4, 4, 4]);
         let dor = Dor::new(&t, vec![0, 1, 2], true, 2, 1);
-        let tab = TableRouting::generate(&dor, &t, 16, "routing").unwrap();
+        let tab = TableRouting::generate(&dor, &t, &opts(16), "routing").unwrap();
         assert_eq!(tab.regions(), (16, 4));
         for s in 0..t.num_nodes {
             for d in 0..t.num_nodes {
@@ -349,10 +523,10 @@ mod tests {
     fn region_sizes_must_be_powers_of_two_and_whole_planes() {
         let t = torus(&[4, 4, 4]);
         let dor = Dor::new(&t, vec![0, 1, 2], true, 2, 1);
-        let e = TableRouting::generate(&dor, &t, 24, "routing").unwrap_err().to_string();
+        let e = TableRouting::generate(&dor, &t, &opts(24), "routing").unwrap_err().to_string();
         assert!(e.contains("routing.region_size") && e.contains("power of two"), "{e}");
-        let e = TableRouting::generate(&dor, &t, 8, "routing").unwrap_err().to_string();
+        let e = TableRouting::generate(&dor, &t, &opts(8), "routing").unwrap_err().to_string();
         assert!(e.contains("whole number of YZ planes") && e.contains("16 nodes each"), "{e}");
-        assert!(TableRouting::generate(&dor, &t, 32, "routing").is_ok());
+        assert!(TableRouting::generate(&dor, &t, &opts(32), "routing").is_ok());
     }
 }

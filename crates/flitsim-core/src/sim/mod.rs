@@ -265,6 +265,7 @@ impl Simulation {
     fn finish(self, info: FinishInfo) -> Report {
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);
+        let vc_balance = vc_balance_report(&self.spec, &self.channels, &stats.channel_flits);
         let window = (stats.window.1 - stats.window.0).max(1) as f64;
         let mut channels = Vec::new();
         if !stats.channel_flits.is_empty() {
@@ -320,6 +321,7 @@ impl Simulation {
             stats,
             phases,
             channels,
+            vc_balance,
             router_counters: match &self.routers {
                 Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
                 Routers::Iq(_) => None,
@@ -404,4 +406,30 @@ fn port_direction(topo: &crate::topology::Topology, p: u32) -> String {
     } else {
         topo.port_name(p)
     }
+}
+
+/// The VC_balance report (`stats.vc_balance`): analytic from the routes, simulated
+/// from the per-channel VC flit counts of the window.
+fn vc_balance_report(spec: &Spec, channels: &Channels, channel_flits: &[Vec<u64>]) -> Option<crate::report::VcBalanceReport> {
+    use crate::routing::vc_balance;
+    if !spec.config.stats.vc_balance {
+        return None;
+    }
+    let topo = &spec.topology;
+    let analytic = vc_balance::analyse(&spec.routing, topo, 0).ok()?;
+    let per_class = spec.routing.injection_vcs().1 as usize;
+    let split = (per_class / 2).max(1);
+    let p_n = topo.ports as usize;
+    let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
+    for (c, per_vc) in channel_flits.iter().enumerate() {
+        if let End::Router { router, port } = channels.src[c] {
+            if port < topo.network_ports() {
+                for (v, &f) in per_vc.iter().enumerate() {
+                    counts[router as usize * p_n + port as usize][(v % per_class.max(1) >= split) as usize] += f;
+                }
+            }
+        }
+    }
+    let simulated = vc_balance::summarise(topo, &counts);
+    Some(crate::report::VcBalanceReport { analytic: analytic.dims, analytic_ring: analytic.ring, simulated: simulated.dims, simulated_ring: simulated.ring })
 }

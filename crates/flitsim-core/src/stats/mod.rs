@@ -52,6 +52,10 @@ pub struct StatsConfig {
     /// Collect per-channel, per-VC flit counters in the window (memory: one counter per
     /// channel per VC). Default true.
     pub channel_counters: bool,
+    /// Report the VC_balance of the links (Cray XT VC-assignment paper, section 4) per
+    /// dimension: analytically from the routes of all node pairs, and as simulated from
+    /// the window's per-channel VC counters (needs `channel_counters`). Default false.
+    pub vc_balance: bool,
 }
 
 impl Default for StatsConfig {
@@ -61,6 +65,7 @@ impl Default for StatsConfig {
             accepted_tolerance: 0.05,
             latency_limit: 1000.0,
             channel_counters: true,
+            vc_balance: false,
         }
     }
 }

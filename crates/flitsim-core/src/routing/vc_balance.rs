@@ -1,0 +1,202 @@
+//! The VC_balance metric of the Cray XT VC-assignment paper (section 4), computed from
+//! the routes themselves: every ordered pair of distinct nodes sends one packet (uniform
+//! traffic), each packet's path is followed hop by hop, and each network link counts the
+//! packets it carries on the lower (VC0) and upper (VC1) VC of their traffic class. Then
+//! per link `VC_balance = |P_vc0 - P_vc1| / (P_vc0 + P_vc1)` — 0 when both VCs carry the
+//! same load, 1 when one carries everything — and per dimension its mean and the
+//! paper's histogram over the bins [0, 0.25], (0.25, 0.5], (0.5, 0.75], (0.75, 1].
+
+use serde::Serialize;
+
+use super::RoutingFunction;
+use crate::error::Result;
+use crate::topology::{dim_name, Topology};
+
+/// One link's counts.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct LinkBalance {
+    /// Router the link leaves.
+    pub router: u32,
+    /// Output port.
+    pub port: u32,
+    /// Packets on the lower VC of their class.
+    pub vc0: u64,
+    /// Packets on the upper VC.
+    pub vc1: u64,
+    /// `|vc0 - vc1| / (vc0 + vc1)`.
+    pub balance: f64,
+}
+
+/// One dimension's summary.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DimBalance {
+    /// Dimension name.
+    pub dim: String,
+    /// Links that carry packets.
+    pub links: u64,
+    /// Mean VC_balance over them.
+    pub mean: f64,
+    /// Links per bin [0, 0.25], (0.25, 0.5], (0.5, 0.75], (0.75, 1].
+    pub histogram: [u64; 4],
+}
+
+/// The analysis.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VcBalance {
+    /// Per dimension.
+    pub dims: Vec<DimBalance>,
+    /// Every link that carries packets.
+    pub links: Vec<LinkBalance>,
+    /// Per node along the ring of the last dimension through router 0, going `+`: the
+    /// balance of its `+` link (Figure 3 of the paper).
+    pub ring: Vec<f64>,
+}
+
+/// The bin of a balance value.
+pub fn bin(b: f64) -> usize {
+    if b <= 0.25 {
+        0
+    } else if b <= 0.5 {
+        1
+    } else if b <= 0.75 {
+        2
+    } else {
+        3
+    }
+}
+
+/// Route every ordered pair of distinct nodes with `routing` (sources injecting on VC
+/// `vc`) and measure the VC balance of every link.
+pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32) -> Result<VcBalance> {
+    let (p_n, np) = (topo.ports as usize, topo.network_ports());
+    let per_class = routing.injection_vcs().1 as u32;
+    let split = (per_class / 2).max(1);
+    let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
+    for s in 0..topo.num_nodes {
+        for d in 0..topo.num_nodes {
+            if s == d {
+                continue;
+            }
+            for h in routing.path(topo, s, d, vc)? {
+                if h.port < np {
+                    let upper = (h.vc % per_class.max(1) >= split) as usize;
+                    counts[h.router as usize * p_n + h.port as usize][upper] += 1;
+                }
+            }
+        }
+    }
+    Ok(summarise(topo, &counts))
+}
+
+/// Balance per link, per dimension and along the ring from per-(router, port) counts
+/// of (lower-VC, upper-VC) packets, indexed `router * ports + port`.
+pub fn summarise(topo: &Topology, counts: &[[u64; 2]]) -> VcBalance {
+    let p_n = topo.ports as usize;
+    let mut links = Vec::new();
+    let nd = topo.ndims();
+    let mut sums = vec![(0u64, 0.0f64, [0u64; 4]); nd];
+    for (i, c) in counts.iter().enumerate() {
+        let total = c[0] + c[1];
+        if total == 0 {
+            continue;
+        }
+        let balance = c[0].abs_diff(c[1]) as f64 / total as f64;
+        let (router, port) = ((i / p_n) as u32, (i % p_n) as u32);
+        links.push(LinkBalance { router, port, vc0: c[0], vc1: c[1], balance });
+        let d = (port / 2) as usize;
+        sums[d].0 += 1;
+        sums[d].1 += balance;
+        sums[d].2[bin(balance)] += 1;
+    }
+    let dims = sums
+        .iter()
+        .enumerate()
+        .map(|(d, &(n, sum, histogram))| DimBalance { dim: dim_name(d), links: n, mean: if n == 0 { 0.0 } else { sum / n as f64 }, histogram })
+        .collect();
+    let ring = if nd == 0 {
+        Vec::new()
+    } else {
+        let last = nd - 1;
+        let port = 2 * last as u32;
+        (0..topo.dims[last])
+            .map(|z| {
+                let mut c = vec![0u32; nd];
+                c[last] = z;
+                let c = counts[topo.router_at(&c) as usize * p_n + port as usize];
+                let t = c[0] + c[1];
+                if t == 0 {
+                    0.0
+                } else {
+                    c[0].abs_diff(c[1]) as f64 / t as f64
+                }
+            })
+            .collect()
+    };
+    VcBalance { dims, links, ring }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn routing(toml: &str) -> (RoutingFunction, Topology) {
+        let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+        (spec.routing, spec.topology)
+    }
+
+    const RING: &str = "[topology]\ntype = \"torus\"\ndims = [4]\n[router]\nvcs = 2\n\
+                        [routing]\ntype = \"table\"\nvc_policy = \"initial\"\ndateline = [3]\n";
+
+    #[test]
+    fn initial_policy_on_a_4_ring_by_hand() {
+        // Dateline node 3. + packets: (0,1) VC 0^1=1; (0,2) VC0; (1,2) VC1; (1,3) reaches
+        // 3: VC0; (2,3) VC0; (2,0) VC0 then VC1 out of 3; (3,0) VC 3^0=1; (3,1) VC0.
+        // - packets (distance 1): (0,3) reaches 3: VC0; (1,0), (2,1), (3,2) VC1.
+        let (r, t) = routing(RING);
+        let b = analyse(&r, &t, 0).unwrap();
+        let link = |router: u32, port: u32| b.links.iter().find(|l| l.router == router && l.port == port).copied().unwrap();
+        assert_eq!((link(0, 0).vc0, link(0, 0).vc1), (2, 1)); // 0->1
+        assert_eq!((link(1, 0).vc0, link(1, 0).vc1), (2, 1)); // 1->2
+        assert_eq!((link(2, 0).vc0, link(2, 0).vc1), (3, 0)); // 2->3
+        assert_eq!((link(3, 0).vc0, link(3, 0).vc1), (1, 2)); // 3->0
+        assert_eq!((link(0, 1).vc0, link(0, 1).vc1), (1, 0)); // 0->3
+        for router in 1..4 {
+            assert_eq!((link(router, 1).vc0, link(router, 1).vc1), (0, 1));
+        }
+        assert!((b.dims[0].mean - 0.75).abs() < 1e-12);
+        assert_eq!(b.dims[0].histogram, [0, 3, 0, 5]);
+        let third = 1.0 / 3.0;
+        assert_eq!(b.ring.len(), 4);
+        for (got, want) in b.ring.iter().zip([third, third, 1.0, third]) {
+            assert!((got - want).abs() < 1e-12, "{:?}", b.ring);
+        }
+    }
+
+    #[test]
+    fn v3_crosses_only_through_the_dateline() {
+        // 2 -> 3 ends at the dateline node: a crossing for `initial` (VC0), not for v3
+        // (VC 2^3 = 1). 2 -> 0 passes through 3: VC0, then VC1 out of 3, in both.
+        let (init, t) = routing(RING);
+        let (v3, _) = routing(&RING.replace("\"initial\"", "\"v3\""));
+        let vcs = |r: &RoutingFunction, s, d| r.path(&t, s, d, 0).unwrap().iter().map(|h| h.vc).collect::<Vec<_>>();
+        assert_eq!(vcs(&init, 2, 3)[0], 0);
+        assert_eq!(vcs(&v3, 2, 3)[0], 1);
+        assert_eq!(&vcs(&init, 2, 0)[..2], &[0, 1]);
+        assert_eq!(&vcs(&v3, 2, 0)[..2], &[0, 1]);
+    }
+
+    #[test]
+    fn every_xt_policy_is_drop_free_on_a_mixed_torus() {
+        // path() refuses a packet that reaches a dateline node on VC1 and passes on.
+        for policy in ["initial", "v1", "v2", "v3"] {
+            let toml = format!(
+                "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
+                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
+            );
+            let (r, t) = routing(&toml);
+            let b = analyse(&r, &t, 0).unwrap();
+            assert_eq!(b.dims.len(), 3, "{policy}");
+        }
+    }
+}
