@@ -70,16 +70,20 @@ enum Command {
     },
     /// Print topology properties: nodes, radix, diameter, average hops, bisection.
     /// Print the route of a packet hop by hop: output port, VC and (table-driven routing)
-    /// the table that answered.
+    /// the table that answered; or, with --check, prove the routes deadlock-free.
     Routes {
         #[command(flatten)]
         cfg: ConfigArgs,
         /// Source node.
-        #[arg(long)]
-        from: u32,
+        #[arg(long, required_unless_present = "check")]
+        from: Option<u32>,
         /// Destination node.
+        #[arg(long, required_unless_present = "check")]
+        to: Option<u32>,
+        /// Check every route instead: build the channel dependency graph (every VC the
+        /// routing allows) and report a cycle, and any node pair the routes do not connect.
         #[arg(long)]
-        to: u32,
+        check: bool,
         /// VC the source injects on.
         #[arg(long, default_value_t = 0)]
         vc: u32,
@@ -152,7 +156,11 @@ fn main() -> ExitCode {
         }
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
-        Command::Routes { cfg, from, to, vc, json } => routes::cmd_routes(&cfg, from, to, vc, json),
+        Command::Routes { cfg, from, to, check, vc, json } => match (check, from, to) {
+            (true, _, _) => routes::cmd_check(&cfg, json),
+            (false, Some(from), Some(to)) => routes::cmd_routes(&cfg, from, to, vc, json),
+            _ => Err("give --from and --to, or --check".to_string()),
+        },
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),

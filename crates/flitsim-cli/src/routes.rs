@@ -87,3 +87,30 @@ pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     println!("ring of the last dimension through router 0, + links: {}", ring.join(" "));
     Ok(ExitCode::SUCCESS)
 }
+
+/// `flitsim routes --check`: the channel dependency graph of every route.
+pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
+    let cfg = load_config(args)?;
+    let spec = cfg.validate().map_err(|e| e.to_string())?;
+    let r = flitsim_core::routing::cdg::check(&spec.routing, &spec.topology, spec.config.router.vcs());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r).unwrap());
+    } else {
+        println!("channel dependency graph: {} (channel, VC) vertices, {} dependencies", r.vertices, r.edges);
+        if r.acyclic {
+            println!("acyclic: the routes are deadlock-free");
+        } else {
+            println!("CYCLE of {} dependencies (deadlock possible):", r.cycle.len() - 1);
+            println!("  {}", r.cycle.join(" -> "));
+        }
+        if r.unreachable_pairs == 0 {
+            println!("every node pair is connected");
+        } else {
+            println!("{} node pairs are NOT connected, e.g.:", r.unreachable_pairs);
+            for u in &r.unreachable {
+                println!("  {u}");
+            }
+        }
+    }
+    Ok(if r.acyclic && r.unreachable_pairs == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

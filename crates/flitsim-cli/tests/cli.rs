@@ -210,3 +210,26 @@ fn vc_balance_reports_the_hand_worked_ring() {
     assert!(out.contains("x          8    0.750"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn routes_check_proves_datelines_and_finds_the_ring_cycle() {
+    let dir = std::env::temp_dir().join(format!("flitsim-cdg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("t.toml");
+    std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n").unwrap();
+    let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("acyclic") && out.contains("every node pair is connected"), "{out}");
+    let (code, out, _) = run(&["routes", cfg.to_str().unwrap(), "--check", "--json", "--set", "routing.vc_policy=\"dor\"", "--set", "routing.datelines=false"]);
+    assert_eq!(code, 1, "a torus without datelines must fail the check");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["acyclic"], false);
+    // The cycle goes once around a 4-ring: 4 dependencies, the first vertex repeated.
+    let cycle = d["cycle"].as_array().unwrap();
+    assert_eq!(cycle.len(), 5, "{cycle:?}");
+    assert_eq!(cycle[0], cycle[4]);
+    let (code, _, err) = run(&["routes", cfg.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--from") || err.contains("required"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

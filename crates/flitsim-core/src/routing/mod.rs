@@ -5,6 +5,7 @@
 pub mod dor;
 pub mod table;
 pub mod vc_balance;
+pub mod cdg;
 
 use serde::{Deserialize, Serialize};
 
