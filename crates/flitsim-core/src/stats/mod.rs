@@ -98,6 +98,12 @@ impl StatsConfig {
                 ),
             ));
         }
+        if self.vc_balance && !self.channel_counters {
+            return Err(Error::config(
+                format!("{path}.vc_balance"),
+                "needs the per-channel VC counters for its simulated half; set stats.channel_counters = true or leave vc_balance off",
+            ));
+        }
         Ok(())
     }
 }
