@@ -314,6 +314,8 @@ const CASES: &[Case] = &[
     case("table_dateline_wrong_length", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = [1]", Cfg, "routing.dateline", &["has 1 entries", "2 dimensions"]),
     case("table_dateline_outside", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = [1, 8]", Cfg, "routing.dateline[1]", &["node 8 is outside dimension 1", "0..7"]),
     case("vc_balance_without_channel_counters", "[stats]\nvc_balance = true\nchannel_counters = false", Cfg, "stats.vc_balance", &["channel_counters = true"]),
+    case("table_dateline_bad_word", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = \"middle\"", Parse, "routing.dateline", &["not a dateline choice", "\"auto\"", "[10, 11, 15]"]),
+    case("table_dateline_negative", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = [1, -2]", Parse, "routing.dateline", &["non-negative integers", "one per dimension"]),
     case("routing_classes_zero", "[routing]\nclasses = 0", Cfg, "routing.classes", &["0 is out of range", "1..=8"]),
     // ---- traffic ----
     case("load_above_one", "[traffic]\nload = 1.5", Cfg, "traffic.load", &["load 1.5", "[0, 1]", "injection channel's bandwidth"]),

@@ -178,10 +178,10 @@ mod tests {
 
     #[test]
     fn xt_tables_are_acyclic_under_every_policy() {
-        for policy in ["initial", "v1", "v2", "v3"] {
+        for (policy, dateline) in [("initial", "[2, 0, 3]"), ("v1", "[2, 0, 3]"), ("v2", "[2, 0, 3]"), ("v3", "[2, 0, 3]"), ("v3", "\"auto\"")] {
             let r = check_of(&format!(
                 "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
-                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
+                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = {dateline}\n"
             ));
             assert!(r.acyclic, "{policy}: {:?}", r.cycle);
             assert_eq!(r.unreachable_pairs, 0, "{policy}");

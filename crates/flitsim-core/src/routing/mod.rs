@@ -64,7 +64,7 @@ pub enum RoutingConfig {
         /// Dateline node per dimension (its coordinate) for the XT policies. Default: the
         /// last node of each dimension (k - 1). Ignored on mesh dimensions.
         #[serde(default)]
-        dateline: Option<Vec<u32>>,
+        dateline: Option<table::Datelines>,
     },
 }
 
@@ -105,7 +105,7 @@ enum RawRouting {
         #[serde(default)]
         vc_policy: table::VcPolicy,
         #[serde(default)]
-        dateline: Option<Vec<u32>>,
+        dateline: Option<table::Datelines>,
     },
 }
 
@@ -146,7 +146,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("classes", "1", "traffic classes, as for dor"),
         ("region_size", "4096", "nodes per region (power of two, whole YZ planes)"),
         ("vc_policy", "dor", "dor | initial | v1 | v2 | v3 (Cray XT VC assignment)"),
-        ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies"),
+        ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies, or \"auto\" (section 3.5)"),
     ],
 }];
 

@@ -145,6 +145,60 @@ pub enum VcPolicy {
     V3,
 }
 
+/// Where the dateline nodes are: a node per dimension, or chosen as section 3.5 says.
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Datelines {
+    /// `"auto"`: the x dateline on a region edge, preferring a region of a single YZ
+    /// plane (on both of its edges); the other dimensions, which regions do not cut, at
+    /// their last node.
+    Auto(AutoWord),
+    /// The dateline node (coordinate) of each dimension.
+    Nodes(Vec<u32>),
+}
+
+impl<'de> serde::Deserialize<'de> for Datelines {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) if s == "auto" => Ok(Datelines::Auto(AutoWord::Auto)),
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|v| v.as_integer().and_then(|i| u32::try_from(i).ok()))
+                .collect::<Option<Vec<u32>>>()
+                .map(Datelines::Nodes)
+                .ok_or_else(|| D::Error::custom("expected dateline node coordinates (non-negative integers), one per dimension, e.g. [10, 11, 15]")),
+            other => Err(D::Error::custom(format!("{other} is not a dateline choice: use \"auto\" or one node per dimension, e.g. [10, 11, 15]"))),
+        }
+    }
+}
+
+/// The word `auto`.
+#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoWord {
+    /// Automatic dateline selection.
+    Auto,
+}
+
+/// Section 3.5: the x dateline on a region edge, a single-plane region preferred (its
+/// plane is on both edges); `None` when the network has one region (any node is then on
+/// an edge: the default, the last node, is kept).
+pub fn auto_x_dateline(kx: u32, planes_per_region: u32, regions: u32) -> Option<u32> {
+    if regions <= 1 || planes_per_region == 0 {
+        return None;
+    }
+    // Regions cover x in [g * w, min((g + 1) * w, kx)); a region of one plane is a
+    // partial last region of width 1, or every region when w = 1.
+    let w = planes_per_region;
+    let single = (0..regions).find(|&g| (g * w..((g + 1) * w).min(kx)).len() == 1);
+    Some(match single {
+        Some(g) => g * w,
+        // The last plane of the first region: a right edge.
+        None => w - 1,
+    })
+}
+
 /// How to generate tables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableOptions {
@@ -153,7 +207,7 @@ pub struct TableOptions {
     /// VC assignment policy.
     pub policy: VcPolicy,
     /// Dateline node per dimension (XT policies), default `k - 1`.
-    pub dateline: Option<Vec<u32>>,
+    pub dateline: Option<Datelines>,
 }
 
 /// Does a packet entering a ring dimension at coordinate `s`, travelling in direction
@@ -205,7 +259,15 @@ impl TableRouting {
         let policy = opts.policy;
         let nd = topo.ndims();
         let dateline: Vec<u32> = match &opts.dateline {
-            Some(v) => {
+            Some(Datelines::Auto(_)) => {
+                let plane = topo.dims.iter().skip(1).product::<u32>().max(1) * c;
+                let mut v: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
+                if let (Some(first), Some(x)) = (v.first_mut(), auto_x_dateline(topo.dims.first().copied().unwrap_or(1), region_size / plane, n.div_ceil(region_size))) {
+                    *first = x;
+                }
+                v
+            }
+            Some(Datelines::Nodes(v)) => {
                 if v.len() != nd {
                     return Err(Error::config(format!("{path}.dateline"), format!("has {} entries but the topology has {nd} dimensions; give one dateline node per dimension", v.len())));
                 }
@@ -463,6 +525,19 @@ impl TableRouting {
 mod tests {
     use super::*;
     use crate::topology::TopologyConfig;
+
+    #[test]
+    fn automatic_dateline_on_a_region_edge() {
+        // One region: no choice to make.
+        assert_eq!(auto_x_dateline(11, 21, 1), None);
+        // kx = 10, 4 planes per region: regions x 0-3, 4-7, 8-9; no single-plane region:
+        // the right edge of the first region.
+        assert_eq!(auto_x_dateline(10, 4, 3), Some(3));
+        // kx = 9, 4 planes per region: regions 0-3, 4-7, 8: the single plane x = 8.
+        assert_eq!(auto_x_dateline(9, 4, 3), Some(8));
+        // One plane per region: every region is single; the first, x = 0.
+        assert_eq!(auto_x_dateline(4, 1, 4), Some(0));
+    }
 
     fn opts(region_size: u32) -> TableOptions {
         TableOptions { region_size, policy: VcPolicy::Dor, dateline: None }
