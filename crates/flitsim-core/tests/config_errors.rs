@@ -316,6 +316,12 @@ const CASES: &[Case] = &[
     case("vc_balance_without_channel_counters", "[stats]\nvc_balance = true\nchannel_counters = false", Cfg, "stats.vc_balance", &["channel_counters = true"]),
     case("table_dateline_bad_word", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = \"middle\"", Parse, "routing.dateline", &["not a dateline choice", "\"auto\"", "[10, 11, 15]"]),
     case("table_dateline_negative", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = [1, -2]", Parse, "routing.dateline", &["non-negative integers", "one per dimension"]),
+    case("faults_link_out_of_range", "[faults]\nlinks = [[64, 0]]", Cfg, "faults.links[0]", &["[64, 0] is not a router network port", "routers 0..63"]),
+    case("faults_link_at_mesh_edge", "[topology]\ntype = \"mesh\"\ndims = [4, 4]\n[faults]\nlinks = [[3, 0]]", Cfg, "faults.links[0]", &["has no link", "mesh edge"]),
+    case("faults_fraction_one", "[faults]\nrandom_link_fraction = 1.0", Cfg, "faults.random_link_fraction", &["not a fraction in [0, 1)"]),
+    case("faults_with_dor", "[faults]\nlinks = [[0, 0]]", Cfg, "routing.type", &["cannot route around failed links", "vc_policy = \"v3\""]),
+    case("faults_with_table_dor_policy", "[routing]\ntype = \"table\"\n[faults]\nlinks = [[0, 0]]", Cfg, "routing.vc_policy", &["Cray XT rules", "v3"]),
+    case("faults_unknown_key", "[faults]\nlink = [[0, 0]]", Parse, "faults.link", &["unknown field `link`"]),
     case("routing_classes_zero", "[routing]\nclasses = 0", Cfg, "routing.classes", &["0 is out of range", "1..=8"]),
     // ---- traffic ----
     case("load_above_one", "[traffic]\nload = 1.5", Cfg, "traffic.load", &["load 1.5", "[0, 1]", "injection channel's bandwidth"]),

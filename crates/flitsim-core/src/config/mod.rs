@@ -45,6 +45,9 @@ pub struct Config {
     /// Measurement options.
     #[serde(default)]
     pub stats: StatsConfig,
+    /// Link failures, fixed before the run (`[faults]`). Default none.
+    #[serde(default, skip_serializing_if = "crate::link::faults::FaultsConfig::is_empty")]
+    pub faults: crate::link::faults::FaultsConfig,
 }
 
 fn d_seed() -> u64 {
@@ -63,6 +66,7 @@ impl Default for Config {
             traffic: TrafficConfig::default(),
             sim: SimConfig::default(),
             stats: StatsConfig::default(),
+            faults: crate::link::faults::FaultsConfig::default(),
         }
     }
 }
@@ -191,7 +195,7 @@ impl Config {
 
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
-        let topology = Topology::build(&self.topology, "topology")?;
+        let mut topology = Topology::build(&self.topology, "topology")?;
         let space = NodeSpace {
             num_nodes: topology.num_nodes,
             dims: topology.dims.clone(),
@@ -215,7 +219,30 @@ impl Config {
                 ),
             ));
         }
-        let routing = RoutingFunction::build(&self.routing, &topology, vcs, "routing")?;
+        let failed = self.faults.apply(&mut topology, self.seed, "faults")?;
+        let routing = RoutingFunction::build(&self.routing, &topology, vcs, !failed.is_empty(), "routing")?;
+        if !failed.is_empty() {
+            // Never simulate a fault set silently: every pair must be connected and the
+            // routes deadlock-free.
+            let check = crate::routing::cdg::check(&routing, &topology, vcs);
+            if check.unreachable_pairs > 0 {
+                return Err(Error::config(
+                    "faults",
+                    format!(
+                        "with {} failed links the routes do not connect {} node pairs, e.g. {}; fail fewer links or other ones",
+                        failed.len(),
+                        check.unreachable_pairs,
+                        check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                    ),
+                ));
+            }
+            if !check.acyclic {
+                return Err(Error::config(
+                    "faults",
+                    format!("with {} failed links the routes can deadlock: channel dependency cycle {}", failed.len(), check.cycle.join(" -> ")),
+                ));
+            }
+        }
         let ch = &self.channel;
         let lat_ok = |v: u32| (1..=1000).contains(&v);
         if !lat_ok(ch.latency) {

@@ -78,6 +78,17 @@ pub const TABLES: &[Entry] = &[
             ("accepted_tolerance", "0.05", "saturated if accepted < offered x (1 - tolerance)"),
             ("latency_limit", "1000", "saturated if mean packet latency exceeds this many cycles"),
             ("channel_counters", "true", "collect per-channel per-VC flit counters"),
+            ("vc_balance", "false", "report VC_balance per dimension (routes of all pairs, and simulated)"),
+        ],
+    },
+    Entry {
+        family: "table",
+        name: "faults",
+        summary: "[faults]: link failures fixed before the run; routes go around them (table routing with an XT policy)",
+        params: &[
+            ("links", "[]", "failed links, each [router, port]; both directions fail"),
+            ("random_link_fraction", "0", "fraction in [0, 1) of the links failed at random"),
+            ("seed", "run seed", "seed of the random choice"),
         ],
     },
 ];
@@ -165,7 +176,12 @@ mod tests {
         let v = toml::Value::try_from(Config::default()).unwrap();
         for e in TABLES {
             for (p, _, _) in e.params {
-                let ok = if e.name == "seed" { v.get("seed").is_some() } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" || *p == "packets_per_source" };
+                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), ..Default::default() }).unwrap();
+                let ok = if e.name == "seed" {
+                    v.get("seed").is_some()
+                } else if e.name == "faults" {
+                    faults.get(*p).is_some()
+                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" || *p == "packets_per_source" };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

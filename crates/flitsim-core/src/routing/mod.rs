@@ -172,12 +172,18 @@ pub enum RoutingFunction {
 
 impl RoutingFunction {
     /// Build and validate against the topology and the number of VCs.
-    pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, path: &str) -> Result<Self> {
+    /// `faults`: links have failed (the topology lacks them): only table-driven routing
+    /// with an XT VC policy routes around them.
+    pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, faults: bool, path: &str) -> Result<Self> {
         match cfg {
+            RoutingConfig::Dor { .. } if faults => Err(Error::config(
+                format!("{path}.type"),
+                "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
+            )),
             RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
-                let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone() };
+                let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
                 Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
             }
         }

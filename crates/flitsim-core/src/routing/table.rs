@@ -208,6 +208,9 @@ pub struct TableOptions {
     pub policy: VcPolicy,
     /// Dateline node per dimension (XT policies), default `k - 1`.
     pub dateline: Option<Datelines>,
+    /// Links have failed: generate routes around them with the XT's rules
+    /// ([`fault_hop`]; needs an XT VC policy).
+    pub faults: bool,
 }
 
 /// Does a packet entering a ring dimension at coordinate `s`, travelling in direction
@@ -222,6 +225,133 @@ fn crosses(s: u32, t: u32, plus: bool, d: u32, k: u32, at_output: bool) -> bool 
         }
     }
     false
+}
+
+/// The next hop of the Cray XT's fault-tolerant routing (section 2.2 of the VC-assignment
+/// paper) from router `r`, where the packet arrived on `in_port`, toward router `t`;
+/// `router_region` gives each router's region. Dimension-order x, y, z with these rules
+/// (a link is unavailable when it failed or, at a mesh edge, does not exist):
+///
+/// * **x wanted** (2.2.2): if the x link is unavailable, take y+, else z+. If it is
+///   available but the node across has neither y+ nor z+, and the link enters the
+///   destination's region, or the packet is in its region with y already right, take z+
+///   here instead (it could be boxed in over there).
+/// * **y wanted** (2.2.3): if the y link is unavailable, take z+ (else the opposite y).
+///   If it is available but the next node would want z+ and its z+ is unavailable, take
+///   z+ here instead.
+/// * **z wanted** (2.2.4): z+ unavailable: y+, else y-. z- wanted: follow the z- path to
+///   the destination; if any link on it is unavailable, go z+, the long way round.
+/// * Never a 180-degree turn (back out of the input port). Dimensions past z: DOR.
+///
+/// `None` when no rule gives an available hop.
+pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &[u32]) -> Option<u32> {
+    let np = topo.network_ports();
+    if r == t {
+        return Some(np); // the first processor port (the caller ejects to the node)
+    }
+    let nd = topo.ndims();
+    let has = |r: u32, dim: usize, plus: bool| -> bool {
+        dim < nd && topo.out_channel[(r * topo.ports + 2 * dim as u32 + (!plus) as u32) as usize] != crate::topology::NONE
+    };
+    let port = |dim: usize, plus: bool| 2 * dim as u32 + (!plus) as u32;
+    let next = |r: u32, dim: usize, plus: bool| -> u32 {
+        let c = topo.out_channel[(r * topo.ports + port(dim, plus)) as usize];
+        topo.channels[c as usize].dst_router
+    };
+    // The DOR direction from router a toward t: the first dimension that differs and
+    // the minimal direction (ties +).
+    let want = |a: u32| -> Option<(usize, bool)> {
+        let (ca, ct) = (topo.coords(a), topo.coords(t));
+        (0..nd).find(|&d| ca[d] != ct[d]).map(|d| {
+            let k = topo.dims[d];
+            let plus = if topo.wrap[d] {
+                let fwd = (ct[d] + k - ca[d]) % k;
+                fwd <= k - fwd
+            } else {
+                ct[d] > ca[d]
+            };
+            (d, plus)
+        })
+    };
+    let (d, plus) = want(r)?;
+    let choice = match d {
+        0 => {
+            if has(r, 0, plus) {
+                let n = next(r, 0, plus);
+                let boxed = !has(n, 1, true) && !has(n, 2, true);
+                let into_region = router_region[n as usize] == router_region[t as usize] && router_region[r as usize] != router_region[t as usize];
+                let same_y = router_region[r as usize] == router_region[t as usize] && topo.coords(r).get(1) == topo.coords(t).get(1);
+                if boxed && has(r, 2, true) && (into_region || same_y) {
+                    port(2, true)
+                } else {
+                    port(0, plus)
+                }
+            } else if has(r, 1, true) {
+                port(1, true)
+            } else if has(r, 2, true) {
+                port(2, true)
+            } else {
+                return None;
+            }
+        }
+        1 => {
+            if has(r, 1, plus) {
+                let n = next(r, 1, plus);
+                if want(n) == Some((2, true)) && !has(n, 2, true) && has(r, 2, true) {
+                    port(2, true)
+                } else {
+                    port(1, plus)
+                }
+            } else if has(r, 2, true) {
+                port(2, true)
+            } else if has(r, 1, !plus) {
+                port(1, !plus)
+            } else {
+                return None;
+            }
+        }
+        2 if plus => {
+            if has(r, 2, true) {
+                port(2, true)
+            } else if has(r, 1, true) {
+                port(1, true)
+            } else if has(r, 1, false) {
+                port(1, false)
+            } else {
+                return None;
+            }
+        }
+        2 => {
+            // z-: the whole z- path to the destination's z must be available.
+            let (tz, k) = (topo.coords(t)[2], topo.dims[2]);
+            let mut x = r;
+            let mut clear = true;
+            while topo.coords(x)[2] != tz {
+                if !has(x, 2, false) {
+                    clear = false;
+                    break;
+                }
+                x = next(x, 2, false);
+                let _ = k;
+            }
+            if clear {
+                port(2, false)
+            } else if has(r, 2, true) && topo.wrap[2] {
+                port(2, true)
+            } else {
+                return None;
+            }
+        }
+        _ => {
+            if has(r, d, plus) {
+                port(d, plus)
+            } else {
+                return None;
+            }
+        }
+    };
+    // No 180-degree turns.
+    (!(in_port < np && choice == in_port)).then_some(choice)
 }
 
 /// Most bytes of tables a network may have (a config error beyond).
@@ -358,6 +488,51 @@ impl TableRouting {
             };
             Entry { port: lo.port, vc }
         };
+        if opts.faults && policy == VcPolicy::Dor {
+            return Err(Error::config(
+                format!("{path}.vc_policy"),
+                "routes around failed links are generated with the Cray XT rules and VC policies; use vc_policy = \"v3\" (or initial, v1, v2)",
+            ));
+        }
+        // With failed links: the XT's next hop, and the VC rule for it.
+        let fault_entry = |r: u32, p: u32, d: u32| -> Entry {
+            let t = topo.router_of(d);
+            if r == t {
+                return Entry { port: topo.local_port_of(d) as u8, vc: rule::ANY };
+            }
+            let Some(port) = fault_hop(topo, r, p, t, &router_region) else {
+                // No legal hop: point at the input port itself; the route check reports
+                // the pair as unreachable.
+                return Entry { port: p as u8, vc: rule::LOWER };
+            };
+            if topo.is_local_port(port) {
+                return Entry { port: port as u8, vc: rule::ANY };
+            }
+            let dim = (port / 2) as usize;
+            let plus = port.is_multiple_of(2);
+            let s0 = topo.coords(r)[dim];
+            if p < np && p / 2 == port / 2 {
+                // Continuing in the dimension (never a U-turn: fault_hop forbids it).
+                let vc = if topo.wrap[dim] && s0 == dateline[dim] { rule::UPPER } else { rule::KEEP };
+                return Entry { port: port as u8, vc };
+            }
+            let td = topo.coords(t)[dim];
+            let vc = if td == s0 || (topo.wrap[dim] && crosses(s0, td, plus, dateline[dim], topo.dims[dim], at_output)) {
+                // A detour hop, or a segment that crosses: VC0 is always safe.
+                rule::LOWER
+            } else {
+                let k = topo.dims[dim];
+                let nbr = if plus { (dateline[dim] + 1) % k } else { (dateline[dim] + k - 1) % k };
+                let forced = policy != VcPolicy::Initial && topo.wrap[dim] && (s0 == dateline[dim] || s0 == nbr);
+                if forced || ((xt_router(r) * c) ^ xt_nid_of(d)) & 1 == 0 {
+                    rule::LOWER
+                } else {
+                    rule::UPPER
+                }
+            };
+            Entry { port: port as u8, vc }
+        };
+        let entry = |r: u32, p: u32, d: u32| -> Entry { if opts.faults { fault_entry(r, p, d) } else { entry(r, p, d) } };
         let mut local = vec![Entry::default(); (r_n * p_n * local_len) as usize];
         let mut global = vec![Entry::default(); (r_n * p_n * 2 * regions) as usize];
         for r in 0..r_n {
@@ -540,7 +715,7 @@ mod tests {
     }
 
     fn opts(region_size: u32) -> TableOptions {
-        TableOptions { region_size, policy: VcPolicy::Dor, dateline: None }
+        TableOptions { region_size, policy: VcPolicy::Dor, dateline: None, faults: false }
     }
 
     fn torus(dims: &[u32]) -> Topology {

@@ -17,6 +17,8 @@ pub mod domain {
     pub const ROUTER: u64 = 2;
     /// Traffic-pattern construction (random permutations).
     pub const PATTERN: u64 = 3;
+    /// Random fault sets.
+    pub const FAULTS: u64 = 4;
 }
 
 /// SplitMix64 finaliser: a bijective 64-bit mixer.
