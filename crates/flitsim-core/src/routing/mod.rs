@@ -184,7 +184,38 @@ impl RoutingFunction {
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
-                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
+                let built = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
+                if !faults || matches!(dateline, Some(table::Datelines::Nodes(_))) {
+                    return Ok(built);
+                }
+                // With failed links and datelines left to flitsim, place them away from
+                // the faults (section 2.2.2: a dateline where detours do not cross it):
+                // dimension by dimension, the first dateline node for which every pair is
+                // connected and the dependency graph acyclic, starting from the default.
+                let ok = |r: &RoutingFunction| {
+                    let c = cdg::check(r, topo, vcs);
+                    c.acyclic && c.unreachable_pairs == 0
+                };
+                let first = cdg::check(&built, topo, vcs);
+                // Datelines change VCs, not hops: they cannot connect unconnected pairs.
+                if (first.acyclic && first.unreachable_pairs == 0) || first.unreachable_pairs > 0 {
+                    return Ok(built);
+                }
+                let defaults: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
+                for d in (0..topo.ndims()).filter(|&d| topo.wrap[d]) {
+                    let k = topo.dims[d];
+                    for step in 1..k {
+                        let mut nodes = defaults.clone();
+                        nodes[d] = (k - 1 + step) % k;
+                        let opts = table::TableOptions { dateline: Some(table::Datelines::Nodes(nodes)), ..opts.clone() };
+                        let r = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
+                        if ok(&r) {
+                            return Ok(r);
+                        }
+                    }
+                }
+                // None helps: the caller's check reports the cycle or the pairs.
+                Ok(built)
             }
         }
     }
