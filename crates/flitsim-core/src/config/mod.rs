@@ -310,6 +310,16 @@ impl Config {
     }
 }
 
+/// A `u32` field that must lie in `lo..=hi`: the error names `path.field` and says what
+/// the field is.
+pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str) -> Result<()> {
+    if v < lo || v > hi {
+        Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
+    } else {
+        Ok(())
+    }
+}
+
 /// Apply one `key.path=value` override to a TOML table.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     let Some((key, raw)) = spec.split_once('=') else {

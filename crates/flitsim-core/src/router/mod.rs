@@ -198,13 +198,7 @@ pub enum AllocatorKind {
 impl IqConfig {
     /// Range checks; `path` is "router".
     pub fn validate(&self, path: &str, max_packet: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| -> Result<()> {
-            if v < lo || v > hi {
-                Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
-            } else {
-                Ok(())
-            }
-        };
+        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
         range("islip_iterations", self.islip_iterations, 1, 8, "iSLIP iterations")?;

@@ -153,13 +153,7 @@ impl BufferedConfig {
     /// Range checks; `path` is "router". `max_packet` is the workload's largest packet,
     /// `ndims` the topology's dimensions and `ports` its router ports.
     pub fn validate(&self, path: &str, workload_max: u32, ndims: usize, ports: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| -> Result<()> {
-            if v < lo || v > hi {
-                Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
-            } else {
-                Ok(())
-            }
-        };
+        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 4096, "flit slots per input VC buffer")?;
         range("staging_depth", self.staging_depth, 1, 4096, "flit slots per staging buffer")?;
@@ -170,8 +164,7 @@ impl BufferedConfig {
         range("age_clock_period", self.age_clock_period, 1, u32::MAX, "the age clock period in cycles")?;
         range("req_age_bias_local", self.req_age_bias_local, 0, 7, "an age bias (a 3-bit field)")?;
         range("rsp_age_bias_local", self.rsp_age_bias_local, 0, 7, "an age bias (a 3-bit field)")?;
-        let max = self.max_packet();
-        let max = max.unwrap_or(workload_max);
+        let max = self.max_packet.unwrap_or(workload_max);
         if max < workload_max {
             return Err(Error::config(
                 format!("{path}.max_packet"),
@@ -223,11 +216,6 @@ impl BufferedConfig {
             }
         }
         Ok(())
-    }
-
-    /// The configured maximum packet, if given.
-    pub fn max_packet(&self) -> Option<u32> {
-        self.max_packet
     }
 
     /// Per port: (request bias, response bias), for routers whose first `2 * ndims` ports

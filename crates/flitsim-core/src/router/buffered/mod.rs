@@ -44,13 +44,15 @@
 //! polls its connected ports.
 
 pub mod config;
+mod prefetch;
+mod staging;
 
 pub use config::BufferedConfig;
 pub use crate::stats::router_counters::PerfCounters;
 
 use super::aging::clock::{age_selected, AgeClock};
+use staging::{Staged, StagingState};
 use super::allocator::take_lowest;
-use super::prefetch;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
@@ -88,63 +90,6 @@ struct InVc {
     out_vc: u8,
     /// Cycle (mod 2^32) from which a routed head may cross.
     ready: u32,
-}
-
-/// A staged flit in 8 bytes: the flit with its output VC in the top 4 bits of the tail
-/// index (validated: packets of at most 4,096 flits, at most 16 VCs).
-#[derive(Clone, Copy, Debug, Default)]
-struct Staged {
-    pid: u32,
-    idx: u16,
-    last_vc: u16,
-}
-
-impl Staged {
-    #[inline(always)]
-    fn new(f: Flit, vc: u8) -> Self {
-        debug_assert!(f.last < 1 << 12 && vc < 16);
-        Staged { pid: f.pid, idx: f.idx, last_vc: f.last | (vc as u16) << 12 }
-    }
-    #[inline(always)]
-    fn flit(self) -> Flit {
-        Flit { pid: self.pid, idx: self.idx, last: self.last_vc & 0xfff }
-    }
-    #[inline(always)]
-    fn vc(self) -> u8 {
-        (self.last_vc >> 12) as u8
-    }
-}
-
-/// One staging buffer's ring pointers; `committed` = flits staged plus flits of the
-/// packet crossing into it still to come (virtual cut-through reserves the packet).
-/// `hist` bit `i` says a flit entered at cycle `last_enter - i`: the flits that entered
-/// within the last `crossbar_delay` cycles (at most 16) are the newest ones and cannot
-/// leave yet, so the front can leave when the buffer holds more than those.
-#[derive(Clone, Copy, Debug, Default)]
-struct StagingState {
-    head: u16,
-    len: u16,
-    committed: u16,
-    hist: u16,
-    last_enter: u32,
-}
-
-impl StagingState {
-    /// A flit enters at cycle `now`.
-    #[inline(always)]
-    fn entered(&mut self, now: u32) {
-        let d = now.wrapping_sub(self.last_enter);
-        self.hist = if d >= 16 { 1 } else { ((self.hist as u32) << d) as u16 | 1 };
-        self.last_enter = now;
-    }
-    /// Can the front flit leave at cycle `now` with crossbar delay mask `recent_mask`
-    /// (the low `crossbar_delay` bits)?
-    #[inline(always)]
-    fn front_visible(&self, now: u32, recent_mask: u32) -> bool {
-        let d = now.wrapping_sub(self.last_enter);
-        let recent = if d >= 16 { 0 } else { ((self.hist as u32) << d & recent_mask).count_ones() };
-        self.len as u32 > recent
-    }
 }
 
 /// One output port: the staging buffer it is sending from, and its arbiters' state.
@@ -432,64 +377,6 @@ impl BufferedRouters {
             }
             if self.pending[r] != 0 {
                 self.step_router(r as u32, now, counting, topo, routing, ch, packets, stats, ctr);
-            }
-        }
-    }
-
-    /// Ask the cache for the state router `r` reads in its step: its input VC states,
-    /// the states of its staged buffers, its output and credit state, and its input
-    /// channels' slots for this cycle. Hints only: no effect on results.
-    #[inline(always)]
-    fn prefetch_state(&self, r: usize, ch: &Channels, now: u64) {
-        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
-        let rp = r * p_n;
-        let base = rp * v_n;
-        for i in (0..p_n * v_n).step_by(4) {
-            prefetch(&self.ivc[base + i]);
-        }
-        for o in 0..p_n {
-            let ob = (base + o * v_n) * p_n;
-            let mut m = self.staged[rp + o];
-            while m != 0 {
-                prefetch(&self.stg[ob + take_lowest(&mut m)]);
-            }
-        }
-        prefetch(&self.out[rp]);
-        prefetch(&self.credits[base]);
-        let mut m = self.poll[r].0;
-        while m != 0 {
-            let p = take_lowest(&mut m);
-            prefetch(ch.flits.slot_of(self.wiring[rp + p].in_flits, now));
-        }
-    }
-
-    /// Ask the cache for the buffer slots router `r` reads and writes: the front and
-    /// back of each occupied input VC and the front of each staged buffer (their states
-    /// were asked for earlier by [`BufferedRouters::prefetch_state`]).
-    #[inline(always)]
-    fn prefetch_buffers(&self, r: usize) {
-        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
-        let rp = r * p_n;
-        let base = rp * v_n;
-        let (depth, sdepth) = (self.depth as usize, self.staging_depth as usize);
-        let mut m = self.occ[r];
-        while m != 0 {
-            let li = take_lowest(&mut m);
-            let st = &self.ivc[base + li];
-            let at = (base + li) * depth;
-            prefetch(&self.buf[at + st.head as usize]);
-            let mut back = st.head as usize + st.len as usize;
-            if back >= depth {
-                back -= depth;
-            }
-            prefetch(&self.buf[at + back]);
-        }
-        for o in 0..p_n {
-            let ob = (base + o * v_n) * p_n;
-            let mut m = self.staged[rp + o];
-            while m != 0 {
-                let li = take_lowest(&mut m);
-                prefetch(&self.sbuf[(ob + li) * sdepth + self.stg[ob + li].head as usize]);
             }
         }
     }
