@@ -11,19 +11,21 @@ use crate::ConfigArgs;
 /// `flitsim routes`.
 pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) -> CliResult<ExitCode> {
     let cfg = load_config(args)?;
-    let spec = cfg.validate().map_err(|e| e.to_string())?;
-    let topo = &spec.topology;
+    // The routes as built, even for a fault set `run` would refuse: this is how one
+    // looks at why.
+    let (topo, routing, _) = cfg.routes().map_err(|e| e.to_string())?;
+    let topo = &topo;
     let n = topo.num_nodes;
     for (flag, v) in [("--from", from), ("--to", to)] {
         if v >= n {
             return Err(format!("{flag} {v} is not a node of this network (nodes are 0..{})", n - 1));
         }
     }
-    let (lo, hi) = spec.routing.injection_vcs();
+    let (lo, hi) = routing.injection_vcs();
     if vc < lo as u32 || vc >= hi as u32 {
         return Err(format!("--vc {vc} is not a VC sources inject on; use {lo}..{}", hi - 1));
     }
-    let path = spec.routing.path(topo, from, to, vc).map_err(|e| e.to_string())?;
+    let path = routing.path(topo, from, to, vc).map_err(|e| e.to_string())?;
     if json {
         let hops: Vec<serde_json::Value> = path
             .iter()
@@ -88,24 +90,54 @@ pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `flitsim routes --check`: the channel dependency graph of every route.
+/// `flitsim routes --check`: the channel dependency graph of every route, and with
+/// failures the pairs connected and the path stretch.
 pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     let cfg = load_config(args)?;
-    let spec = cfg.validate().map_err(|e| e.to_string())?;
-    let r = flitsim_core::routing::cdg::check(&spec.routing, &spec.topology, spec.config.router.vcs());
+    let (topo, routing, faults) = cfg.routes().map_err(|e| e.to_string())?;
+    let r = match &faults {
+        Some(f) => f.check.clone(),
+        None => flitsim_core::routing::cdg::check(&routing, &topo, cfg.router.vcs()),
+    };
     if json {
-        println!("{}", serde_json::to_string_pretty(&r).unwrap());
+        let mut v = serde_json::to_value(&r).unwrap();
+        if let Some(f) = &faults {
+            v["failed_links"] = serde_json::json!(f.failed.links);
+            v["failed_routers"] = serde_json::json!(f.failed.routers);
+            v["dateline"] = serde_json::json!(routing.datelines());
+        }
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
+        if let Some(f) = &faults {
+            println!(
+                "failures: {} links, {} routers; datelines at {:?}",
+                f.failed.links.len(),
+                f.failed.routers.len(),
+                routing.datelines().unwrap_or_default()
+            );
+        }
         println!("channel dependency graph: {} (channel, VC) vertices, {} dependencies", r.vertices, r.edges);
         if r.acyclic {
             println!("acyclic: the routes are deadlock-free");
         } else {
             println!("CYCLE of {} dependencies (deadlock possible):", r.cycle.len() - 1);
             println!("  {}", r.cycle.join(" -> "));
+            let pairs: Vec<String> = r.cycle_pairs.iter().map(|(s, d)| format!("{s}->{d}")).collect();
+            println!("  made by the routes of (source->destination, one per dependency): {}", pairs.join(" "));
         }
-        if r.unreachable_pairs == 0 {
-            println!("every node pair is connected");
+        let connected = if r.unreachable_pairs == 0 {
+            format!("every node pair is connected ({})", r.pairs)
         } else {
+            format!("pairs connected: {} of {} ({:.4}%)", r.routable_pairs, r.pairs, 100.0 * r.routable_pairs as f64 / r.pairs.max(1) as f64)
+        };
+        println!(
+            "{connected}; mean hops {:.3} (minimal without failures {:.3}, stretch {:.4}, at most {} extra)",
+            r.mean_hops,
+            r.mean_minimal_hops,
+            r.stretch,
+            r.max_extra_hops
+        );
+        if r.unreachable_pairs > 0 {
             println!("{} node pairs are NOT connected, e.g.:", r.unreachable_pairs);
             for u in &r.unreachable {
                 println!("  {u}");

@@ -38,6 +38,29 @@ pub struct Report {
     /// pairs and as simulated in the window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vc_balance: Option<VcBalanceReport>,
+    /// With `[faults]`: what failed, the routes around it, and the traffic they could
+    /// not carry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultsReport>,
+}
+
+/// Failures and their cost (see [`crate::link::faults`]).
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct FaultsReport {
+    /// Failed links, `(router, port)` of one direction each.
+    pub failed_links: Vec<(u32, u32)>,
+    /// Failed routers.
+    pub failed_routers: Vec<u32>,
+    /// The route check: pairs connected (and `routable_fraction`), path stretch, and
+    /// the channel dependency graph's verdict.
+    pub routes: crate::routing::cdg::CdgReport,
+    /// `routes.routable_pairs / routes.pairs`.
+    pub routable_fraction: f64,
+    /// Packets the sources did not inject because the routes do not reach their
+    /// destination (`faults.unroutable = "skip"`), over the whole run.
+    pub packets_unroutable: u64,
+    /// Of those, packets for nodes whose router failed.
+    pub packets_to_failed_nodes: u64,
 }
 
 /// VC_balance per dimension (see [`crate::routing::vc_balance`]).

@@ -321,6 +321,9 @@ const CASES: &[Case] = &[
     case("faults_fraction_one", "[faults]\nrandom_link_fraction = 1.0", Cfg, "faults.random_link_fraction", &["not a fraction in [0, 1)"]),
     case("faults_with_dor", "[faults]\nlinks = [[0, 0]]", Cfg, "routing.type", &["cannot route around failed links", "vc_policy = \"v3\""]),
     case("faults_with_table_dor_policy", "[routing]\ntype = \"table\"\n[faults]\nlinks = [[0, 0]]", Cfg, "routing.vc_policy", &["Cray XT rules", "v3"]),
+    case("faults_node_out_of_range", "[faults]\nnodes = [64]", Cfg, "faults.nodes[0]", &["router 64 does not exist", "routers 0..63"]),
+    case("faults_node_fraction_negative", "[faults]\nrandom_node_fraction = -0.5", Cfg, "faults.random_node_fraction", &["not a fraction in [0, 1)"]),
+    case("faults_unroutable_choice", "[faults]\nunroutable = \"drop\"", Parse, "faults.unroutable", &["refuse", "skip"]),
     case("faults_unknown_key", "[faults]\nlink = [[0, 0]]", Parse, "faults.link", &["unknown field `link`"]),
     case("routing_classes_zero", "[routing]\nclasses = 0", Cfg, "routing.classes", &["0 is out of range", "1..=8"]),
     // ---- traffic ----

@@ -97,18 +97,20 @@ fn a_fault_set_whose_routes_could_deadlock_is_refused() {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 10, ..Default::default() })]
 
-    /// Random fault sets on a small mixed-radix torus: every set the generator accepts
-    /// routes every pair deadlock-free, and a saturated simulation of it (sources stop
+    /// Random link and node fault sets on a small mixed-radix torus: every set the
+    /// generator accepts routes every connected pair deadlock-free (with `skip`, the
+    /// unconnected pairs' packets are not injected), and a saturated simulation of it (sources stop
     /// after 1,000 cycles) never trips the deadlock watchdog and delivers every packet;
     /// every other set is refused naming `faults`.
     #[test]
-    fn accepted_fault_sets_never_deadlock(seed in 0u64..1000, fraction in 0.005f64..0.02) {
+    fn accepted_fault_sets_never_deadlock(seed in 0u64..1000, fraction in 0.005f64..0.02, nodes in 0.0f64..0.05, skip in proptest::bool::ANY) {
         let toml = format!(
             "[topology]\ntype = \"cube\"\ndims = [4, 3, 4]\nwrap = [true, false, true]\n[router]\nvcs = 2\n\
              [routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[traffic]\npacket_size = 2\n\
              phases = [{{ duration = 1000, load = 0.9 }}, {{ duration = 1, load = 0.0 }}]\n\
              [sim]\nwarmup = 200\nmeasure = 800\ndrain_limit = 1000000\nwatchdog = 2000\n\
-             [faults]\nrandom_link_fraction = {fraction}\nseed = {seed}\n"
+             [faults]\nrandom_link_fraction = {fraction}\nrandom_node_fraction = {nodes}\nseed = {seed}\nunroutable = \"{}\"\n",
+            if skip { "skip" } else { "refuse" }
         );
         match Config::from_toml(&toml, &[]).unwrap().validate() {
             Ok(spec) => {
@@ -122,5 +124,78 @@ proptest::proptest! {
                 proptest::prop_assert!(e.contains("`faults`") || e.contains("faults."), "{}", e);
             }
         }
+    }
+}
+
+#[test]
+fn failed_nodes_send_and_receive_nothing_and_are_counted() {
+    // 4x4x4 torus, router 21 = (1,1,1) fails: its 6 links go, its endpoint is dead. The
+    // remaining 63 nodes: 63 * 62 ordered pairs, all connected around the hole.
+    let toml = format!("{FAULTY}[faults]\nnodes = [21]\n");
+    let spec = Config::from_toml(&toml, &[]).unwrap().validate().unwrap_or_else(|e| panic!("{e}"));
+    let f = spec.faults.as_ref().unwrap();
+    assert_eq!(f.failed.routers, vec![21]);
+    assert_eq!(f.failed.links.len(), 6);
+    assert_eq!(f.check.pairs, 63 * 62);
+    assert_eq!(f.check.routable_pairs, 63 * 62, "{:?}", f.check.unreachable);
+    assert!(f.check.acyclic);
+    // Routes around a hole are at least as long as the fault-free minimal ones.
+    assert!(f.check.stretch >= 1.0 && f.check.mean_hops >= f.check.mean_minimal_hops);
+    let r = Simulation::run_spec(spec).unwrap();
+    // Uniform traffic: about 1/64 of the packets the live sources create are for the dead
+    // node; none is injected, all are counted, and every injected one is delivered.
+    let fr = r.faults.as_ref().unwrap();
+    assert_eq!(fr.packets_unroutable, fr.packets_to_failed_nodes);
+    let created = r.counters.packets_created;
+    let share = fr.packets_to_failed_nodes as f64 / (created + fr.packets_unroutable) as f64;
+    assert!((share - 1.0 / 64.0).abs() < 0.005, "share to the dead node {share}");
+    assert_eq!(r.stats.packets_delivered, r.stats.packets_measured);
+    // The dead node neither sent nor received in the window.
+    assert_eq!(r.stats.per_source.values[21], 0.0);
+}
+
+/// A 4x3x4 torus-mesh-torus with five failed links (a seeded random 4% set) whose
+/// routes are deadlock-free but leave 12 pairs unconnected under the XT rules.
+const PARTIAL: &str = "[topology]\ntype = \"cube\"\ndims = [4, 3, 4]\nwrap = [true, false, true]\n[router]\nvcs = 2\n\
+                       [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 2, 2]\n\
+                       [traffic]\nload = 0.3\n[sim]\nwarmup = 300\nmeasure = 1500\ncheck = true\n\
+                       [faults]\nlinks = [[7, 4], [9, 5], [25, 0], [42, 2], [44, 0]]\n";
+
+#[test]
+fn unconnected_pairs_are_refused_or_skipped_as_configured() {
+    let (_, _, f) = Config::from_toml(PARTIAL, &[]).unwrap().routes().unwrap();
+    let check = f.unwrap().check;
+    assert!(check.acyclic);
+    assert_eq!((check.pairs, check.unreachable_pairs), (48 * 47, 12));
+    // Refused by default, naming the pairs and the way to run anyway.
+    let e = Config::from_toml(PARTIAL, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("do not connect 12 of 2256 node pairs") && e.contains("faults.unroutable = \"skip\""), "{e}");
+    // Skipped: the connected pairs' packets all arrive (check mode on), the others are
+    // counted, in proportion to the pairs (12 of 48 * 48 destinations drawn, uniform).
+    let spec = Config::from_toml(&format!("{PARTIAL}unroutable = \"skip\"\n"), &[]).unwrap().validate().unwrap();
+    let r = Simulation::run_spec(spec).unwrap();
+    let fr = r.faults.as_ref().unwrap();
+    assert_eq!(fr.packets_to_failed_nodes, 0);
+    assert!((fr.routable_fraction - (2256.0 - 12.0) / 2256.0).abs() < 1e-12);
+    let drawn = (r.counters.packets_created + fr.packets_unroutable) as f64;
+    let share = fr.packets_unroutable as f64 / drawn;
+    assert!((share - 12.0 / 2304.0).abs() < 0.003, "skipped share {share}");
+    assert_eq!(r.stats.packets_delivered, r.stats.packets_measured);
+}
+
+#[test]
+fn cyclic_routes_run_on_request_and_the_predicted_deadlock_forms() {
+    // Router 0's -z and router 5's -x links with the datelines pinned where the detours
+    // close a dependency cycle: refused by default; run on request at a heavy load, the
+    // cycle the check names becomes a real deadlock, which the watchdog reports.
+    let pinned = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 0]").replace("load = 0.3", "load = 0.9");
+    let toml = format!("{pinned}[faults]\nlinks = [[0, 5], [5, 1]]\n");
+    let e = Config::from_toml(&toml, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("can deadlock") && e.contains("cyclic_routes = \"run\""), "{e}");
+    let spec = Config::from_toml(&format!("{toml}unroutable = \"skip\"\ncyclic_routes = \"run\"\n"), &[]).unwrap().validate().unwrap();
+    assert!(!spec.faults.as_ref().unwrap().check.acyclic);
+    match Simulation::run_spec(spec) {
+        Err(flitsim_core::error::Error::Deadlock { blocked, .. }) => assert!(blocked.contains("cycle of waiting channels"), "{blocked}"),
+        other => panic!("expected the watchdog to report a deadlock, got {:?}", other.map(|r| r.stats.packets_delivered)),
     }
 }

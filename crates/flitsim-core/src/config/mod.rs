@@ -153,6 +153,21 @@ pub struct Spec {
     pub routing: RoutingFunction,
     /// The workload.
     pub workload: Workload,
+    /// With `[faults]`: what failed, and the routes around it.
+    pub faults: Option<FaultRoutes>,
+}
+
+/// The failures of a run and the routes around them.
+#[derive(Clone, Debug)]
+pub struct FaultRoutes {
+    /// What failed.
+    pub failed: crate::link::faults::Failed,
+    /// Endpoints whose router failed.
+    pub dead: Vec<bool>,
+    /// Node pairs the routes connect.
+    pub mask: std::sync::Arc<crate::routing::cdg::PairMask>,
+    /// The route check: connected pairs, stretch, dependency-graph verdict.
+    pub check: crate::routing::cdg::CdgReport,
 }
 
 impl Config {
@@ -193,6 +208,36 @@ impl Config {
         toml::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The network's routes: the topology with the `[faults]` applied, the routing
+    /// function, and with failures the routes' check — without refusing anything the
+    /// check finds (`flitsim routes --check` reports it; [`Config::validate`] refuses).
+    pub fn routes(&self) -> Result<(Topology, RoutingFunction, Option<FaultRoutes>)> {
+        let mut topology = Topology::build(&self.topology, "topology")?;
+        let (routing, faults) = self.routes_on(&mut topology)?;
+        Ok((topology, routing, faults))
+    }
+
+    fn routes_on(&self, topology: &mut Topology) -> Result<(RoutingFunction, Option<FaultRoutes>)> {
+        let vcs = self.router.vcs();
+        let failed = self.faults.apply(topology, self.seed, "faults")?;
+        if failed.is_empty() {
+            return Ok((RoutingFunction::build(&self.routing, topology, vcs, false, "routing")?, None));
+        }
+        let (routing, faults) = self.route_around(topology, vcs, failed)?;
+        Ok((routing, Some(faults)))
+    }
+
+    /// Routes around the failures `failed` already applied to `topology`, checked.
+    fn route_around(&self, topology: &Topology, vcs: u32, failed: crate::link::faults::Failed) -> Result<(RoutingFunction, FaultRoutes)> {
+        let mut down = vec![false; topology.num_routers as usize];
+        for &r in &failed.routers {
+            down[r as usize] = true;
+        }
+        let dead: Vec<bool> = (0..topology.num_nodes).map(|e| down[topology.router_of(e) as usize]).collect();
+        let (routing, pairs, check) = RoutingFunction::build_around(&self.routing, topology, vcs, &dead, "routing")?;
+        Ok((routing, FaultRoutes { failed, dead, mask: std::sync::Arc::new(pairs.mask), check }))
+    }
+
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
@@ -219,29 +264,42 @@ impl Config {
                 ),
             ));
         }
-        let failed = self.faults.apply(&mut topology, self.seed, "faults")?;
-        let routing = RoutingFunction::build(&self.routing, &topology, vcs, !failed.is_empty(), "routing")?;
-        if !failed.is_empty() {
-            // Never simulate a fault set silently: every pair must be connected and the
-            // routes deadlock-free.
-            let check = crate::routing::cdg::check(&routing, &topology, vcs);
-            if check.unreachable_pairs > 0 {
+        let (routing, faults) = self.routes_on(&mut topology)?;
+        let mut workload = workload;
+        if let Some(f) = &faults {
+            if f.check.unreachable_pairs > 0 && self.faults.unroutable == crate::link::faults::Unroutable::Refuse {
                 return Err(Error::config(
                     "faults",
                     format!(
-                        "with {} failed links the routes do not connect {} node pairs, e.g. {}; fail fewer links or other ones",
-                        failed.len(),
-                        check.unreachable_pairs,
-                        check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                        "with {} failed links and {} failed nodes the routes do not connect {} of {} node pairs, e.g. {}; fail fewer links or other ones, or set faults.unroutable = \"skip\" to run without their traffic",
+                        f.failed.links.len(),
+                        f.failed.routers.len(),
+                        f.check.unreachable_pairs,
+                        f.check.pairs,
+                        f.check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
                     ),
                 ));
             }
-            if !check.acyclic {
+            if !f.check.acyclic && self.faults.cyclic_routes == crate::link::faults::CyclicRoutes::Refuse {
                 return Err(Error::config(
                     "faults",
-                    format!("with {} failed links the routes can deadlock: channel dependency cycle {}", failed.len(), check.cycle.join(" -> ")),
+                    format!(
+                        "with {} failed links and {} failed nodes the routes can deadlock (set faults.cyclic_routes = \"run\" to simulate them anyway): channel dependency cycle {}",
+                        f.failed.links.len(),
+                        f.failed.routers.len(),
+                        f.check.cycle.join(" -> ")
+                    ),
                 ));
             }
+            if workload.has_dependencies() && f.check.routable_pairs < f.check.pairs {
+                return Err(Error::config(
+                    "traffic.pattern",
+                    "a recursive-doubling exchange waits for every partner's data, but the failures disconnect some pairs, so it could never finish; use a pattern without rounds, or fewer failures",
+                ));
+            }
+        }
+        if let Some(f) = &faults {
+            workload.restrict_to(std::sync::Arc::clone(&f.mask), &f.dead);
         }
         let ch = &self.channel;
         let lat_ok = |v: u32| (1..=1000).contains(&v);
@@ -306,7 +364,7 @@ impl Config {
             ));
         }
         self.stats.validate("stats")?;
-        Ok(Spec { config: self.clone(), topology, routing, workload })
+        Ok(Spec { config: self.clone(), topology, routing, workload, faults })
     }
 }
 

@@ -84,11 +84,15 @@ pub const TABLES: &[Entry] = &[
     Entry {
         family: "table",
         name: "faults",
-        summary: "[faults]: link failures fixed before the run; routes go around them (table routing with an XT policy)",
+        summary: "[faults]: link and node failures fixed before the run; routes go around them (table routing with an XT policy), checked connected and deadlock-free",
         params: &[
             ("links", "[]", "failed links, each [router, port]; both directions fail"),
             ("random_link_fraction", "0", "fraction in [0, 1) of the links failed at random"),
-            ("seed", "run seed", "seed of the random choice"),
+            ("nodes", "[]", "failed routers: all their links fail, their endpoints neither send nor receive"),
+            ("random_node_fraction", "0", "fraction in [0, 1) of the routers failed at random"),
+            ("seed", "run seed", "seed of the random choices"),
+            ("unroutable", "refuse", "node pairs the routes do not connect: refuse the set, or skip their packets (counted)"),
+            ("cyclic_routes", "refuse", "routes with a channel dependency cycle: refuse, or run them (the watchdog reports a deadlock that forms)"),
         ],
     },
 ];

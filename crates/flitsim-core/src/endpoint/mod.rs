@@ -122,6 +122,12 @@ impl Endpoints {
         }
     }
 
+    /// Packets the sources did not inject because failures left the destination
+    /// unreachable: `(all, of which to failed nodes)`.
+    pub fn unroutable(&self) -> (u64, u64) {
+        self.nics.iter().map(|nic| nic.src_state.unroutable()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
     /// Packets waiting in all source queues (including one partly sent).
     pub fn queued(&self) -> u64 {
         self.nics.iter().map(|nic| nic.queue.len() as u64).sum()

@@ -1,8 +1,14 @@
-//! Link failures, fixed before the run (Cray XT VC-assignment paper, section 2.2): a
-//! failed link carries nothing in either direction. The set is given as a list, or as a
-//! seeded random fraction of the router-to-router links, and is applied to the topology
-//! before routes are generated, so the routing sees exactly the links that work (a
-//! missing link at a mesh edge and a failed one look the same, as on the XT).
+//! Link and node failures, fixed before the run (Cray XT VC-assignment paper, section
+//! 2.2): a failed link carries nothing in either direction; a failed node (a router and
+//! its endpoints) loses all its links, and its endpoints neither send nor receive. Each
+//! set is given as a list, or as a seeded random fraction, and is applied to the
+//! topology before routes are generated, so the routing sees exactly the links that
+//! work (a missing link at a mesh edge and a failed one look the same, as on the XT).
+//!
+//! What happens to node pairs the routes cannot connect is the user's choice
+//! ([`Unroutable`]): by default the fault set is refused with the pairs named; with
+//! `skip`, traffic for those pairs is not injected and is counted
+//! (`faults.packets_unroutable` in the result), so a study can measure a degraded machine.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,24 +28,88 @@ pub struct FaultsConfig {
     /// whole links), besides `links`. Default 0.
     #[serde(default)]
     pub random_link_fraction: f64,
-    /// Seed of the random choice. Default: the run seed.
+    /// Failed nodes, by router id: every link of the router fails and its endpoints
+    /// neither send nor receive (packets for them are not injected; they are counted in
+    /// the result's `faults.packets_to_failed_nodes`). Default none.
+    #[serde(default)]
+    pub nodes: Vec<u32>,
+    /// A fraction in [0, 1) of the routers failed at random (rounded to whole routers),
+    /// besides `nodes`. Default 0.
+    #[serde(default)]
+    pub random_node_fraction: f64,
+    /// Seed of the random choices. Default: the run seed.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Node pairs the routes do not connect: `refuse` (default) stops with the pairs
+    /// named before anything runs; `skip` runs anyway, does not inject packets for those
+    /// pairs and counts them (the result's `faults.packets_unroutable`). Either way the routes of
+    /// the connected pairs must be deadlock-free.
+    #[serde(default)]
+    pub unroutable: Unroutable,
+    /// Routes whose channel dependency graph has a cycle: `refuse` (default) stops with
+    /// the cycle named; `run` simulates them anyway, for studying how often a possible
+    /// deadlock forms (the result carries the cycle; the watchdog stops the run with the
+    /// waiting channels if one does).
+    #[serde(default)]
+    pub cyclic_routes: CyclicRoutes,
+}
+
+/// What to do with routes that can deadlock (`faults.cyclic_routes`).
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CyclicRoutes {
+    /// Refuse them, naming the cycle.
+    #[default]
+    Refuse,
+    /// Simulate them; a deadlock that forms is reported by the watchdog.
+    Run,
+}
+
+/// What to do with node pairs the routes do not connect (`faults.unroutable`).
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Unroutable {
+    /// Refuse the fault set, naming the pairs.
+    #[default]
+    Refuse,
+    /// Run; packets for unconnected pairs are not injected, and are counted.
+    Skip,
+}
+
+/// A fault set applied to a topology.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Failed {
+    /// Failed links as `(router, port)` of their lower channel, sorted (including the
+    /// links of failed routers).
+    pub links: Vec<(u32, u32)>,
+    /// Failed routers, sorted.
+    pub routers: Vec<u32>,
+}
+
+impl Failed {
+    /// Nothing failed.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty() && self.routers.is_empty()
+    }
 }
 
 impl FaultsConfig {
-    /// No failures configured.
+    /// No failures configured (and the defaults otherwise: the table is left out of the
+    /// recorded config).
     pub fn is_empty(&self) -> bool {
-        self.links.is_empty() && self.random_link_fraction == 0.0
+        self == &FaultsConfig::default()
     }
 
-    /// Validate against `topo` and fail the links there (their channels disappear from
-    /// `topo.out_channel`). Returns the failed links as `(router, port)` of their lower
-    /// channel, sorted. `path` is the config table (`"faults"`).
-    pub fn apply(&self, topo: &mut Topology, run_seed: u64, path: &str) -> Result<Vec<(u32, u32)>> {
+    /// Validate against `topo` and fail the links and routers there (their channels
+    /// disappear from `topo.out_channel`). `path` is the config table (`"faults"`).
+    pub fn apply(&self, topo: &mut Topology, run_seed: u64, path: &str) -> Result<Failed> {
         let f = self.random_link_fraction;
         if !(0.0..1.0).contains(&f) {
             return Err(Error::config(format!("{path}.random_link_fraction"), format!("{f} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the links")));
+        }
+        let fnode = self.random_node_fraction;
+        if !(0.0..1.0).contains(&fnode) {
+            return Err(Error::config(format!("{path}.random_node_fraction"), format!("{fnode} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the routers")));
         }
         let p_n = topo.ports;
         // Every link once: the channel with the lower id of each pair.
@@ -61,15 +131,34 @@ impl FaultsConfig {
             }
             failed.push(c.min(reverse(c)));
         }
+        let seed = self.seed.unwrap_or(run_seed);
         if f > 0.0 {
-            let mut links: Vec<u32> = (0..topo.channels.len() as u32).filter(|&c| c < reverse(c)).collect();
-            let k = (f * links.len() as f64).round() as usize;
-            let mut rng = stream(self.seed.unwrap_or(run_seed), domain::FAULTS, 0);
-            // A partial Fisher-Yates shuffle picks k distinct links.
-            for i in 0..k.min(links.len()) {
-                let j = i + below(&mut rng, (links.len() - i) as u32) as usize;
-                links.swap(i, j);
-                failed.push(links[i]);
+            let links: Vec<u32> = (0..topo.channels.len() as u32).filter(|&c| c < reverse(c)).collect();
+            failed.extend(pick(links, f, seed, 0));
+        }
+        // Failed routers: listed, then a seeded random choice among the others (its own
+        // stream, so adding node failures does not change which links fail).
+        let mut routers: Vec<u32> = Vec::new();
+        for (i, &r) in self.nodes.iter().enumerate() {
+            if r >= topo.num_routers {
+                return Err(Error::config(format!("{path}.nodes[{i}]"), format!("router {r} does not exist (routers 0..{})", topo.num_routers - 1)));
+            }
+            routers.push(r);
+        }
+        if fnode > 0.0 {
+            routers.extend(pick((0..topo.num_routers).collect(), fnode, seed, 1));
+        }
+        routers.sort_unstable();
+        routers.dedup();
+        if !routers.is_empty() && routers.len() as u32 >= topo.num_routers {
+            return Err(Error::config(format!("{path}.nodes"), "every router has failed: nothing is left to simulate; fail fewer nodes"));
+        }
+        for &r in &routers {
+            for p in 0..topo.network_ports() {
+                let c = topo.out_channel[(r * p_n + p) as usize];
+                if c != NONE {
+                    failed.push(c.min(reverse(c)));
+                }
             }
         }
         failed.sort_unstable();
@@ -84,8 +173,21 @@ impl FaultsConfig {
                 topo.out_channel[(d.src_router * p_n + d.src_port) as usize] = NONE;
             }
         }
-        Ok(out)
+        Ok(Failed { links: out, routers })
     }
+}
+
+/// A seeded random `fraction` of `items` (rounded to whole items), by a partial
+/// Fisher-Yates shuffle on the fault stream `which`.
+fn pick(mut items: Vec<u32>, fraction: f64, seed: u64, which: u64) -> Vec<u32> {
+    let k = ((fraction * items.len() as f64).round() as usize).min(items.len());
+    let mut rng = stream(seed, domain::FAULTS, which);
+    for i in 0..k {
+        let j = i + below(&mut rng, (items.len() - i) as u32) as usize;
+        items.swap(i, j);
+    }
+    items.truncate(k);
+    items
 }
 
 #[cfg(test)]
@@ -104,7 +206,7 @@ mod tests {
         let (a, b) = (t.router_at(&[1, 1]), t.router_at(&[2, 1]));
         let f = FaultsConfig { links: vec![[a, 0]], ..FaultsConfig::default() };
         let failed = f.apply(&mut t, 1, "faults").unwrap();
-        assert_eq!(failed.len(), 1);
+        assert_eq!(failed.links.len(), 1);
         assert_eq!(t.out_channel[(a * t.ports) as usize], NONE); // +x of (1,1)
         assert_eq!(t.out_channel[(b * t.ports + 1) as usize], NONE); // -x of (2,1)
         let working = t.out_channel.iter().filter(|&&c| c != NONE).count();
@@ -117,11 +219,31 @@ mod tests {
         let fail = |seed| {
             let mut t = torus("[8, 8]");
             let f = FaultsConfig { random_link_fraction: 0.05, seed: Some(seed), ..FaultsConfig::default() };
-            f.apply(&mut t, 0, "faults").unwrap()
+            f.apply(&mut t, 0, "faults").unwrap().links
         };
         assert_eq!(fail(3).len(), 6);
         assert_eq!(fail(3), fail(3));
         assert_ne!(fail(3), fail(4));
+    }
+
+    #[test]
+    fn failed_nodes_lose_every_link() {
+        // 4x4 torus: router 5 = (1,1) has 4 links; failing it and router 6 = (2,1) next
+        // to it fails 4 + 4 - 1 = 7 links (the one between them once).
+        let mut t = torus("[4, 4]");
+        let f = FaultsConfig { nodes: vec![6, 5], ..FaultsConfig::default() };
+        let failed = f.apply(&mut t, 1, "faults").unwrap();
+        assert_eq!(failed.routers, vec![5, 6]);
+        assert_eq!(failed.links.len(), 7);
+        for r in [5u32, 6] {
+            assert!((0..4).all(|p| t.out_channel[(r * t.ports + p) as usize] == NONE));
+        }
+        let working = t.out_channel.iter().filter(|&&c| c != NONE).count();
+        assert_eq!(working, 2 * (32 - 7));
+        // A random 25% of 16 routers is 4, seeded.
+        let mut t = torus("[4, 4]");
+        let f = FaultsConfig { random_node_fraction: 0.25, seed: Some(9), ..FaultsConfig::default() };
+        assert_eq!(f.apply(&mut t, 0, "faults").unwrap().routers.len(), 4);
     }
 
     #[test]
@@ -131,5 +253,9 @@ mod tests {
         assert!(e.contains("faults.links[0]"), "{e}");
         let e = FaultsConfig { random_link_fraction: 1.0, ..FaultsConfig::default() }.apply(&mut t, 1, "faults").unwrap_err().to_string();
         assert!(e.contains("faults.random_link_fraction"), "{e}");
+        let e = FaultsConfig { nodes: vec![3, 99], ..FaultsConfig::default() }.apply(&mut t, 1, "faults").unwrap_err().to_string();
+        assert!(e.contains("faults.nodes[1]") && e.contains("routers 0..15"), "{e}");
+        let e = FaultsConfig { random_node_fraction: -0.1, ..FaultsConfig::default() }.apply(&mut t, 1, "faults").unwrap_err().to_string();
+        assert!(e.contains("faults.random_node_fraction"), "{e}");
     }
 }

@@ -29,21 +29,126 @@ pub struct CdgReport {
     /// A cycle, when there is one: `router port vcN` per vertex, the first repeated at
     /// the end.
     pub cycle: Vec<String>,
+    /// With a cycle: for each of its dependencies, a (source, destination) pair whose
+    /// route makes it (the packet that holds the first channel while it waits for the
+    /// second).
+    pub cycle_pairs: Vec<(u32, u32)>,
+    /// The cycle as (channel id, VC).
+    #[serde(skip)]
+    pub cycle_channels: Vec<(u32, u32)>,
+    /// Ordered pairs of distinct live nodes (endpoints whose router has not failed).
+    pub pairs: u64,
+    /// Of those, the pairs the routes connect.
+    pub routable_pairs: u64,
     /// Ordered (source, destination) node pairs the routes do not connect, with why
     /// (at most 20 listed).
     pub unreachable: Vec<String>,
     /// How many pairs are unreachable.
     pub unreachable_pairs: u64,
+    /// Mean router-to-router hops of the connected pairs' routes.
+    pub mean_hops: f64,
+    /// Mean minimal hops of the same pairs in the network without failures.
+    pub mean_minimal_hops: f64,
+    /// `mean_hops / mean_minimal_hops`: the path stretch failures cost (1 without).
+    pub stretch: f64,
+    /// The most hops any connected pair's route takes beyond its fault-free minimum.
+    pub max_extra_hops: u32,
+}
+
+/// Which ordered node pairs the routes connect: one bit per (source, destination).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairMask {
+    n: u32,
+    bits: Vec<u64>,
+}
+
+impl PairMask {
+    /// No pair connected, over `n` nodes.
+    pub fn none(n: u32) -> Self {
+        PairMask { n, bits: vec![0; (n as usize * n as usize).div_ceil(64)] }
+    }
+
+    /// Do the routes connect `src` to `dst`?
+    #[inline]
+    pub fn get(&self, src: u32, dst: u32) -> bool {
+        let i = src as usize * self.n as usize + dst as usize;
+        self.bits[i >> 6] >> (i & 63) & 1 == 1
+    }
+
+    fn set(&mut self, src: u32, dst: u32) {
+        let i = src as usize * self.n as usize + dst as usize;
+        self.bits[i >> 6] |= 1 << (i & 63);
+    }
+}
+
+/// Every live pair's route, followed: which connect, and how long they are.
+#[derive(Clone, Debug)]
+pub struct PairRoutes {
+    /// Connected pairs (a live node to itself included).
+    pub mask: PairMask,
+    /// Ordered pairs of distinct live nodes.
+    pub pairs: u64,
+    /// Of those, connected.
+    pub routable: u64,
+    /// Up to 20 unconnected pairs with the reason.
+    pub unreachable: Vec<String>,
+    /// Hops and fault-free minimal hops summed over the connected distinct pairs.
+    pub hops: u64,
+    /// See `hops`.
+    pub minimal: u64,
+    /// Most hops beyond the minimum.
+    pub max_extra: u32,
+}
+
+/// Follow the route of every ordered pair of live endpoints (`dead[e]`: endpoint `e`'s
+/// router failed; empty = none), injected on the first injection VC.
+pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) -> PairRoutes {
+    let n = topo.num_nodes;
+    let (inj_lo, _) = routing.injection_vcs();
+    let alive = |e: u32| !dead.get(e as usize).copied().unwrap_or(false);
+    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
+    for s in (0..n).filter(|&s| alive(s)) {
+        for d in (0..n).filter(|&d| alive(d)) {
+            if s != d {
+                out.pairs += 1;
+            }
+            match routing.path(topo, s, d, inj_lo as u32) {
+                Ok(path) => {
+                    out.mask.set(s, d);
+                    if s != d {
+                        let (h, m) = (path.len() as u32 - 1, topo.node_distance(s, d));
+                        out.routable += 1;
+                        out.hops += h as u64;
+                        out.minimal += m as u64;
+                        out.max_extra = out.max_extra.max(h.saturating_sub(m));
+                    }
+                }
+                Err(e) => {
+                    if out.unreachable.len() < 20 {
+                        out.unreachable.push(format!("{s} -> {d}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Build and check the channel dependency graph of `routing` on `topo`, with sources
-/// injecting on every VC of their injection range.
+/// injecting on every VC of their injection range, over every pair of nodes.
 pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport {
+    let pairs = pair_routes(routing, topo, &[]);
+    check_pairs(routing, topo, vcs, &pairs)
+}
+
+/// The dependency graph of the pairs `pairs` connects only (packets of unconnected
+/// pairs are never injected, so they add no dependencies), and the verdict.
+pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes) -> CdgReport {
     let (p_n, np) = (topo.ports, topo.network_ports());
     let (inj_lo, inj_hi) = routing.injection_vcs();
     let state = |r: u32, p: u32, v: u32| ((r * p_n + p) * vcs + v) as usize;
     let mut seen = vec![u32::MAX; (topo.num_routers * p_n * vcs) as usize];
-    let mut edges: HashSet<(u32, u32)> = HashSet::new();
+    let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut stack: Vec<(u32, u32, u32)> = Vec::new();
     // The channel arriving at each (router, input port).
     let mut in_channel = vec![NONE; (topo.num_routers * p_n) as usize];
@@ -57,7 +162,7 @@ pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport 
     };
     for d in 0..topo.num_nodes {
         stack.clear();
-        for s in 0..topo.num_nodes {
+        for s in (0..topo.num_nodes).filter(|&s| pairs.mask.get(s, d)) {
             let (r, p) = (topo.router_of(s), topo.local_port_of(s));
             for v in inj_lo as u32..inj_hi as u32 {
                 if seen[state(r, p, v)] != d {
@@ -80,7 +185,7 @@ pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport 
             for w in c.vc_lo as u32..c.vc_hi as u32 {
                 let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
                 if let (true, Some(b)) = (from != NONE, vertex(r, port, w)) {
-                    edges.insert((from * vcs + v, b));
+                    edges.push((from * vcs + v, b));
                 }
                 let next = state(link.dst_router, link.dst_port, w);
                 if seen[next] != d {
@@ -89,8 +194,15 @@ pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport 
                 }
             }
         }
+        // Keep the list short: most destinations repeat the same dependencies.
+        if edges.len() > 1 << 22 {
+            edges.sort_unstable();
+            edges.dedup();
+        }
     }
-    let mut g: DiGraphMap<u32, ()> = DiGraphMap::new();
+    edges.sort_unstable();
+    edges.dedup();
+    let mut g: DiGraphMap<u32, ()> = DiGraphMap::with_capacity(0, edges.len());
     for &(a, b) in &edges {
         g.add_edge(a, b, ());
     }
@@ -99,28 +211,77 @@ pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport 
         let ch = topo.channels[c as usize];
         format!("{}{} vc{v}", topo.router_name(ch.src_router), topo.port_name(ch.src_port))
     };
-    let mut cycle = Vec::new();
+    let mut cycle_ids = Vec::new();
     for scc in tarjan_scc(&g) {
         let self_loop = scc.len() == 1 && g.contains_edge(scc[0], scc[0]);
         if scc.len() > 1 || self_loop {
-            cycle = find_cycle(&g, &scc).into_iter().map(name).collect();
+            cycle_ids = find_cycle(&g, &scc);
             break;
         }
     }
-    // Reachability: follow every pair's route.
-    let mut unreachable = Vec::new();
-    let mut unreachable_pairs = 0u64;
-    for s in 0..topo.num_nodes {
-        for d in 0..topo.num_nodes {
-            if let Err(e) = routing.path(topo, s, d, inj_lo as u32) {
-                unreachable_pairs += 1;
-                if unreachable.len() < 20 {
-                    unreachable.push(format!("{s} -> {d}: {e}"));
+    let cycle: Vec<String> = cycle_ids.iter().map(|&x| name(x)).collect();
+    let cycle_pairs = cycle_ids.windows(2).filter_map(|w| witness(routing, topo, vcs, pairs, w[0], w[1])).collect();
+    let mean = |x: u64| if pairs.routable == 0 { 0.0 } else { x as f64 / pairs.routable as f64 };
+    CdgReport {
+        vertices: g.node_count(),
+        edges: g.edge_count(),
+        acyclic: cycle.is_empty(),
+        cycle,
+        cycle_pairs,
+        cycle_channels: cycle_ids.iter().map(|&x| (x / vcs, x % vcs)).collect(),
+        pairs: pairs.pairs,
+        routable_pairs: pairs.routable,
+        unreachable: pairs.unreachable.clone(),
+        unreachable_pairs: pairs.pairs - pairs.routable,
+        mean_hops: mean(pairs.hops),
+        mean_minimal_hops: mean(pairs.minimal),
+        stretch: if pairs.minimal == 0 { 1.0 } else { pairs.hops as f64 / pairs.minimal as f64 },
+        max_extra_hops: pairs.max_extra,
+    }
+}
+
+/// A connected pair whose route, on some VC the routing allows, holds vertex `a`
+/// (channel * vcs + VC) and then requests `b`.
+fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes, a: u32, b: u32) -> Option<(u32, u32)> {
+    let (ca, va) = (a / vcs, a % vcs);
+    let (cb, vb) = (b / vcs, b % vcs);
+    let (la, lb) = (topo.channels[ca as usize], topo.channels[cb as usize]);
+    if la.dst_router != lb.src_router {
+        return None;
+    }
+    let (inj_lo, inj_hi) = routing.injection_vcs();
+    for d in 0..topo.num_nodes {
+        let c = routing.route(topo, la.dst_router, la.dst_port, va, d);
+        if c.port as u32 != lb.src_port || !(c.vc_lo as u32..c.vc_hi as u32).contains(&vb) {
+            continue;
+        }
+        // Some source of d whose route (on any VC choice) passes a on va.
+        for s in (0..topo.num_nodes).filter(|&s| pairs.mask.get(s, d)) {
+            let mut frontier = vec![(topo.router_of(s), topo.local_port_of(s), u32::MAX)];
+            let mut seen = std::collections::HashSet::new();
+            while let Some((r, p, v)) = frontier.pop() {
+                let vs: Vec<u32> = if v == u32::MAX { (inj_lo as u32..inj_hi as u32).collect() } else { vec![v] };
+                for v in vs {
+                    if !seen.insert((r, p, v)) {
+                        continue;
+                    }
+                    if r == la.dst_router && p == la.dst_port && v == va {
+                        return Some((s, d));
+                    }
+                    let c = routing.route(topo, r, p, v, d);
+                    let ch = topo.out_channel[(r * topo.ports + c.port as u32) as usize];
+                    if topo.is_local_port(c.port as u32) || ch == NONE {
+                        continue;
+                    }
+                    let l = topo.channels[ch as usize];
+                    for w in c.vc_lo as u32..c.vc_hi as u32 {
+                        frontier.push((l.dst_router, l.dst_port, w));
+                    }
                 }
             }
         }
     }
-    CdgReport { vertices: g.node_count(), edges: g.edge_count(), acyclic: cycle.is_empty(), cycle, unreachable, unreachable_pairs }
+    None
 }
 
 /// A cycle inside a strongly connected component (its first vertex repeated at the end).

@@ -173,7 +173,7 @@ pub enum RoutingFunction {
 impl RoutingFunction {
     /// Build and validate against the topology and the number of VCs.
     /// `faults`: links have failed (the topology lacks them): only table-driven routing
-    /// with an XT VC policy routes around them.
+    /// with an XT VC policy routes around them (see [`RoutingFunction::build_around`]).
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, faults: bool, path: &str) -> Result<Self> {
         match cfg {
             RoutingConfig::Dor { .. } if faults => Err(Error::config(
@@ -184,40 +184,103 @@ impl RoutingFunction {
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
-                let built = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
-                if !faults || matches!(dateline, Some(table::Datelines::Nodes(_))) {
-                    return Ok(built);
-                }
-                // With failed links and datelines left to flitsim, place them away from
-                // the faults (section 2.2.2: a dateline where detours do not cross it):
-                // dimension by dimension, the first dateline node for which every pair is
-                // connected and the dependency graph acyclic, starting from the default.
-                let ok = |r: &RoutingFunction| {
-                    let c = cdg::check(r, topo, vcs);
-                    c.acyclic && c.unreachable_pairs == 0
-                };
-                let first = cdg::check(&built, topo, vcs);
-                // Datelines change VCs, not hops: they cannot connect unconnected pairs.
-                if (first.acyclic && first.unreachable_pairs == 0) || first.unreachable_pairs > 0 {
-                    return Ok(built);
-                }
-                let defaults: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
-                for d in (0..topo.ndims()).filter(|&d| topo.wrap[d]) {
-                    let k = topo.dims[d];
-                    for step in 1..k {
-                        let mut nodes = defaults.clone();
-                        nodes[d] = (k - 1 + step) % k;
-                        let opts = table::TableOptions { dateline: Some(table::Datelines::Nodes(nodes)), ..opts.clone() };
-                        let r = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
-                        if ok(&r) {
-                            return Ok(r);
+                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
+            }
+        }
+    }
+
+    /// Build routes around the failures already applied to `topo`, and check them: the
+    /// routes of every pair of live endpoints (`dead[e]`: endpoint `e`'s router failed)
+    /// are followed, and the channel dependency graph of the connected pairs is checked.
+    /// With datelines left to flitsim and routes that are cyclic or leave pairs
+    /// unconnected, the datelines are moved away from the faults (section 2.2.2: "choose
+    /// the dateline Z as one where there are no nodes with a broken X link and a broken
+    /// Y+ link"), by search: each dateline node of the torus dimensions the dependency
+    /// cycle runs through (all torus dimensions when the routes are acyclic but
+    /// incomplete), then on networks of at most 256 nodes every pair of those moves,
+    /// within a budget of [`SEARCH_PAIR_WALKS`] route walks. The best routes found win:
+    /// deadlock-free first, then the most pairs connected. Returns the routes, the pairs
+    /// they connect and the verdict; the caller decides what to refuse.
+    pub fn build_around(cfg: &RoutingConfig, topo: &Topology, vcs: u32, dead: &[bool], path: &str) -> Result<(Self, cdg::PairRoutes, cdg::CdgReport)> {
+        let built = Self::build(cfg, topo, vcs, true, path)?;
+        let pairs = cdg::pair_routes(&built, topo, dead);
+        let report = cdg::check_pairs(&built, topo, vcs, &pairs);
+        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } = cfg else {
+            return Ok((built, pairs, report));
+        };
+        let perfect = |c: &cdg::CdgReport| c.acyclic && c.unreachable_pairs == 0;
+        if perfect(&report) || matches!(dateline, Some(table::Datelines::Nodes(_))) {
+            return Ok((built, pairs, report));
+        }
+        let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
+        let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: None, faults: true };
+        let defaults: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
+        // Better: deadlock-free first, then more pairs connected.
+        let score = |c: &cdg::CdgReport| (c.acyclic, c.routable_pairs);
+        let mut best = (built, pairs, report);
+        // Each candidate follows every pair's route: a budget of pair walks bounds the
+        // search (about 15 candidates on the XT's 2,112 nodes; thousands on small tori).
+        let mut budget = SEARCH_PAIR_WALKS;
+        let cost = topo.num_nodes as u64 * topo.num_nodes as u64;
+        // The torus dimensions the cycle runs through (moving one of their datelines is
+        // what can break it), or with a deadlock-free but incomplete set every torus
+        // dimension (the dateline restriction may be what leaves pairs unconnected).
+        let mut rings: Vec<usize> = Vec::new();
+        for &(ch, _) in &best.2.cycle_channels {
+            let d = topo.channels[ch as usize].dim as usize;
+            if topo.wrap[d] && !rings.contains(&d) {
+                rings.push(d);
+            }
+        }
+        if best.2.acyclic {
+            rings = (0..topo.ndims()).filter(|&d| topo.wrap[d]).collect();
+        }
+        let mut candidates: Vec<Vec<u32>> = Vec::new();
+        for &d in &rings {
+            for step in 1..topo.dims[d] {
+                let mut nodes = defaults.clone();
+                nodes[d] = (defaults[d] + step) % topo.dims[d];
+                candidates.push(nodes);
+            }
+        }
+        // Two dimensions at once, on networks small enough to afford it.
+        if topo.num_nodes <= 256 {
+            for (i, &d) in rings.iter().enumerate() {
+                for &e in &rings[i + 1..] {
+                    for sd in 1..topo.dims[d] {
+                        for se in 1..topo.dims[e] {
+                            let mut nodes = defaults.clone();
+                            nodes[d] = (defaults[d] + sd) % topo.dims[d];
+                            nodes[e] = (defaults[e] + se) % topo.dims[e];
+                            candidates.push(nodes);
                         }
                     }
                 }
-                // None helps: the caller's check reports the cycle or the pairs.
-                Ok(built)
             }
         }
+        for nodes in candidates {
+            if budget < cost {
+                break;
+            }
+            budget -= cost;
+            let opts = table::TableOptions { dateline: Some(table::Datelines::Nodes(nodes)), ..opts.clone() };
+            let r = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
+            let p = cdg::pair_routes(&r, topo, dead);
+            if p.routable < best.1.routable {
+                continue;
+            }
+            let c = cdg::check_pairs(&r, topo, vcs, &p);
+            if score(&c) > score(&best.2) {
+                let done = perfect(&c);
+                best = (r, p, c);
+                if done {
+                    break;
+                }
+            }
+        }
+        // The best found: the caller refuses what it must.
+        Ok(best)
+
     }
 
     /// Route a packet at `router` that arrived on `in_port`/`in_vc` and is bound for
@@ -227,6 +290,14 @@ impl RoutingFunction {
         match self {
             RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
+        }
+    }
+
+    /// The dateline node of each dimension, for table routing with an XT VC policy.
+    pub fn datelines(&self) -> Option<Vec<u32>> {
+        match self {
+            RoutingFunction::Table(t) if t.policy() != table::VcPolicy::Dor => Some(t.datelines().to_vec()),
+            _ => None,
         }
     }
 
@@ -266,6 +337,9 @@ impl RoutingFunction {
         }
     }
 }
+
+/// Most pair walks the automatic dateline search around failures may spend.
+pub const SEARCH_PAIR_WALKS: u64 = 1 << 26;
 
 /// Validate a dimension-order routing config and build it.
 fn build_dor(order: &Option<Vec<u32>>, datelines: bool, classes: u32, topo: &Topology, vcs: u32, path: &str) -> Result<dor::Dor> {

@@ -242,9 +242,13 @@ fn crosses(s: u32, t: u32, plus: bool, d: u32, k: u32, at_output: bool) -> bool 
 /// * **z wanted** (2.2.4): z+ unavailable: y+, else y-. z- wanted: follow the z- path to
 ///   the destination; if any link on it is unavailable, go z+, the long way round.
 /// * Never a 180-degree turn (back out of the input port). Dimensions past z: DOR.
+/// * **Dateline restriction** (2.2.1, 2.2.2): the z+ detours of the x rule "must not
+///   cross a dateline": they are not taken out of the z dateline node `dateline[2]`
+///   (leaving it along z+ crosses it), since after a dateline the packet may not
+///   route in a higher dimension (x) again.
 ///
 /// `None` when no rule gives an available hop.
-pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &[u32]) -> Option<u32> {
+pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &[u32], dateline: &[u32]) -> Option<u32> {
     let np = topo.network_ports();
     if r == t {
         return Some(np); // the first processor port (the caller ejects to the node)
@@ -252,6 +256,10 @@ pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &
     let nd = topo.ndims();
     let has = |r: u32, dim: usize, plus: bool| -> bool {
         dim < nd && topo.out_channel[(r * topo.ports + 2 * dim as u32 + (!plus) as u32) as usize] != crate::topology::NONE
+    };
+    // A z+ detour of the x rule: available, and not across the z dateline.
+    let detour = |r: u32, dim: usize, plus: bool| -> bool {
+        has(r, dim, plus) && !(topo.wrap[dim] && dateline.get(dim) == Some(&topo.coords(r)[dim]))
     };
     let port = |dim: usize, plus: bool| 2 * dim as u32 + (!plus) as u32;
     let next = |r: u32, dim: usize, plus: bool| -> u32 {
@@ -281,14 +289,14 @@ pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &
                 let boxed = !has(n, 1, true) && !has(n, 2, true);
                 let into_region = router_region[n as usize] == router_region[t as usize] && router_region[r as usize] != router_region[t as usize];
                 let same_y = router_region[r as usize] == router_region[t as usize] && topo.coords(r).get(1) == topo.coords(t).get(1);
-                if boxed && has(r, 2, true) && (into_region || same_y) {
+                if boxed && detour(r, 2, true) && (into_region || same_y) {
                     port(2, true)
                 } else {
                     port(0, plus)
                 }
             } else if has(r, 1, true) {
                 port(1, true)
-            } else if has(r, 2, true) {
+            } else if detour(r, 2, true) {
                 port(2, true)
             } else {
                 return None;
@@ -500,7 +508,7 @@ impl TableRouting {
             if r == t {
                 return Entry { port: topo.local_port_of(d) as u8, vc: rule::ANY };
             }
-            let Some(port) = fault_hop(topo, r, p, t, &router_region) else {
+            let Some(port) = fault_hop(topo, r, p, t, &router_region, &dateline) else {
                 // No legal hop: point at the input port itself; the route check reports
                 // the pair as unreachable.
                 return Entry { port: p as u8, vc: rule::LOWER };
@@ -517,8 +525,13 @@ impl TableRouting {
                 return Entry { port: port as u8, vc };
             }
             let td = topo.coords(t)[dim];
-            let vc = if td == s0 || (topo.wrap[dim] && crosses(s0, td, plus, dateline[dim], topo.dims[dim], at_output)) {
-                // A detour hop, or a segment that crosses: VC0 is always safe.
+            // A detour: a hop in a dimension other than the first one still to correct.
+            let (cr, ct) = (topo.coords(r), topo.coords(t));
+            let wanted = (0..topo.ndims()).find(|&e| cr[e] != ct[e]);
+            let detour = wanted != Some(dim);
+            let crossing = topo.wrap[dim] && crosses(s0, td, plus, dateline[dim], topo.dims[dim], at_output);
+            // A detour hop, or a segment that crosses: VC0 is always safe.
+            let vc = if detour || crossing {
                 rule::LOWER
             } else {
                 let k = topo.dims[dim];
@@ -678,6 +691,16 @@ impl TableRouting {
             let ch = topo.channels[id as usize];
             (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
         }
+    }
+
+    /// The VC policy.
+    pub fn policy(&self) -> VcPolicy {
+        self.policy
+    }
+
+    /// The dateline node of each dimension.
+    pub fn datelines(&self) -> &[u32] {
+        &self.dateline
     }
 
     /// VCs per traffic class.

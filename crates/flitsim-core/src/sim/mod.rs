@@ -326,6 +326,17 @@ impl Simulation {
                 Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
                 Routers::Iq(_) => None,
             },
+            faults: self.spec.faults.as_ref().map(|f| {
+                let (unroutable, to_failed) = self.endpoints.unroutable();
+                crate::report::FaultsReport {
+                    failed_links: f.failed.links.clone(),
+                    failed_routers: f.failed.routers.clone(),
+                    routes: f.check.clone(),
+                    routable_fraction: if f.check.pairs == 0 { 1.0 } else { f.check.routable_pairs as f64 / f.check.pairs as f64 },
+                    packets_unroutable: unroutable,
+                    packets_to_failed_nodes: to_failed,
+                }
+            }),
         }
     }
 

@@ -108,6 +108,11 @@ pub struct SourceState {
     /// Recursive doubling: packets this node has received per round (kept by
     /// [`Workload::delivered`](super::Workload::delivered)).
     pub(crate) received: [u32; super::pattern::MAX_ROUNDS as usize],
+    /// Packets this source did not inject because failures left their destination
+    /// unreachable (kept by [`Workload::generate`](super::Workload::generate)).
+    pub(crate) unroutable: u64,
+    /// Of those, packets whose destination's router failed.
+    pub(crate) to_failed: u64,
 }
 
 impl SourceState {
@@ -116,9 +121,16 @@ impl SourceState {
         self.on
     }
 
-    /// Packets this source has created so far in the run.
+    /// Packets this source has created so far in the run (including any it did not
+    /// inject because failures left the destination unreachable).
     pub fn created(&self) -> u64 {
         self.created
+    }
+
+    /// Packets not injected because the routes do not reach the destination: `(all,
+    /// of which to failed nodes)`.
+    pub fn unroutable(&self) -> (u64, u64) {
+        (self.unroutable, self.to_failed)
     }
 }
 

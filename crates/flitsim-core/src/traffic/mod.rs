@@ -138,6 +138,16 @@ pub struct Workload {
     size: PacketSize,
     /// Most packets per source over the run; `u64::MAX` when unlimited.
     packets_per_source: u64,
+    /// With failures: the pairs the routes connect, and the endpoints whose router
+    /// failed ([`Workload::restrict_to`]).
+    reachable: Option<Reachable>,
+}
+
+/// Which packets a network with failures can carry.
+#[derive(Clone, Debug)]
+struct Reachable {
+    mask: std::sync::Arc<crate::routing::cdg::PairMask>,
+    dead: Vec<bool>,
 }
 
 #[derive(Clone, Debug)]
@@ -257,7 +267,21 @@ impl Workload {
             patterns,
             size,
             packets_per_source: cfg.packets_per_source.unwrap_or(u64::MAX),
+            reachable: None,
         })
+    }
+
+    /// Failures: endpoints with `dead[e]` create nothing, and a packet whose destination
+    /// `mask` says is unreachable is not injected but counted in its source's state
+    /// ([`SourceState::unroutable`]), as the NIC would refuse it.
+    pub fn restrict_to(&mut self, mask: std::sync::Arc<crate::routing::cdg::PairMask>, dead: &[bool]) {
+        self.reachable = Some(Reachable { mask, dead: dead.to_vec() });
+    }
+
+    /// Does a pattern wait for data (recursive doubling), so that an undeliverable
+    /// packet would stall it for ever?
+    pub fn has_dependencies(&self) -> bool {
+        self.patterns.iter().any(|p| p.round_of(0).is_some())
     }
 
     /// The phases in order. Without a schedule, a single phase `[0, u64::MAX)` at
@@ -318,7 +342,21 @@ impl Workload {
         let k = state.created;
         state.created += 1;
         let dest = pattern.dest(src, k, rng);
-        Some((dest, self.size.sample(rng)))
+        let size = self.size.sample(rng);
+        if let Some(reach) = &self.reachable {
+            if reach.dead[src as usize] {
+                // A failed node's endpoint sends nothing (its draws are kept, so the
+                // other sources' streams do not depend on which nodes failed).
+                state.created -= 1;
+                return None;
+            }
+            if !reach.mask.get(src, dest) {
+                state.unroutable += 1;
+                state.to_failed += reach.dead[dest as usize] as u64;
+                return None;
+            }
+        }
+        Some((dest, size))
     }
 
     /// A packet created in `phase` as its source's `seq`-th packet was delivered to the
