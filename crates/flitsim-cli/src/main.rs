@@ -75,11 +75,15 @@ enum Command {
         #[command(flatten)]
         cfg: ConfigArgs,
         /// Source node.
-        #[arg(long, required_unless_present = "check")]
+        #[arg(long, required_unless_present_any = ["check", "write_tables"])]
         from: Option<u32>,
         /// Destination node.
-        #[arg(long, required_unless_present = "check")]
+        #[arg(long, required_unless_present_any = ["check", "write_tables"])]
         to: Option<u32>,
+        /// Write the routing tables (table-driven routing) to this file instead; a config
+        /// loads them with `routing.tables = "FILE"`.
+        #[arg(long, value_name = "FILE")]
+        write_tables: Option<std::path::PathBuf>,
         /// Check every route instead: build the channel dependency graph (every VC the
         /// routing allows) and report a cycle, and any node pair the routes do not connect.
         #[arg(long)]
@@ -156,7 +160,8 @@ fn main() -> ExitCode {
         }
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
-        Command::Routes { cfg, from, to, check, vc, json } => match (check, from, to) {
+        Command::Routes { cfg, from, to, check, vc, json, write_tables } => match (check, from, to) {
+            _ if write_tables.is_some() => routes::cmd_write_tables(&cfg, write_tables.as_deref().unwrap()),
             (true, _, _) => routes::cmd_check(&cfg, json),
             (false, Some(from), Some(to)) => routes::cmd_routes(&cfg, from, to, vc, json),
             _ => Err("give --from and --to, or --check".to_string()),

@@ -146,3 +146,17 @@ pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     }
     Ok(if r.acyclic && r.unreachable_pairs == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
+
+/// `flitsim routes CONFIG --write-tables FILE`: the tables the config routes by, as a
+/// file `routing.tables` can load.
+pub fn cmd_write_tables(args: &ConfigArgs, file: &std::path::Path) -> CliResult<ExitCode> {
+    let cfg = load_config(args)?;
+    let (topo, routing, _) = cfg.routes().map_err(|e| e.to_string())?;
+    let flitsim_core::routing::RoutingFunction::Table(t) = &routing else {
+        return Err("only table-driven routing has tables to write: set routing.type = \"table\"".into());
+    };
+    let bytes = t.to_bytes(&topo);
+    std::fs::write(file, &bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!("wrote the tables of {} routers x {} input ports ({} KiB) to {}", topo.num_routers, topo.ports, bytes.len() / 1024, file.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -199,3 +199,41 @@ fn cyclic_routes_run_on_request_and_the_predicted_deadlock_forms() {
         other => panic!("expected the watchdog to report a deadlock, got {:?}", other.map(|r| r.stats.packets_delivered)),
     }
 }
+
+#[test]
+fn tables_written_to_a_file_load_and_simulate_bit_for_bit() {
+    let dir = std::env::temp_dir().join(format!("flitsim-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("xt.tab");
+    let base = "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
+                [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"v3\"\n\
+                [traffic]\nload = 0.3\npacket_size = 3\n[sim]\nwarmup = 200\nmeasure = 1000\ncheck = true\n";
+    let spec = Config::from_toml(base, &[]).unwrap().validate().unwrap();
+    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
+    std::fs::write(&file, t.to_bytes(&spec.topology)).unwrap();
+    let with_file = |toml: &str| toml.replace("[traffic]", &format!("tables = {:?}\n[traffic]", file.to_str().unwrap()));
+    let loaded = with_file(base);
+    let generated = run(base);
+    let from_file = run(&loaded);
+    assert_eq!(without_config(&generated), without_config(&from_file));
+    // A damaged entry (an output port the routers do not have) is refused, named.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] = 200;
+    std::fs::write(&file, &bytes).unwrap();
+    let e = Config::from_toml(&loaded, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("routing.tables"), "{e}");
+    // Tables for another network are refused with both shapes named.
+    std::fs::write(&file, t.to_bytes(&spec.topology)).unwrap();
+    let e = Config::from_toml(&loaded.replace("dims = [6, 4, 4]", "dims = [6, 4, 5]"), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("routing.tables") && e.contains("[6, 4, 4]") && e.contains("[6, 4, 5]"), "{e}");
+    // Tables whose routes can deadlock: DOR tables without datelines on the torus rings
+    // load, but the check refuses them with the cycle.
+    let cyclic = base.replace("vc_policy = \"v3\"\n", "datelines = false\n");
+    let spec = Config::from_toml(&cyclic, &[]).unwrap().validate().unwrap();
+    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
+    std::fs::write(&file, t.to_bytes(&spec.topology)).unwrap();
+    let e = Config::from_toml(&with_file(&cyclic), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("routing.tables") && e.contains("can deadlock") && e.contains(" -> "), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

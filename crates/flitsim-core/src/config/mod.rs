@@ -265,6 +265,18 @@ impl Config {
             ));
         }
         let (routing, faults) = self.routes_on(&mut topology)?;
+        if let (RoutingConfig::Table { tables: Some(file), .. }, None) = (&self.routing, &faults) {
+            // Tables from a file are checked as routes around failures are.
+            let check = crate::routing::cdg::check(&routing, &topology, self.router.vcs());
+            if check.unreachable_pairs > 0 || !check.acyclic {
+                let why = if check.acyclic {
+                    format!("do not connect {} of {} node pairs, e.g. {}", check.unreachable_pairs, check.pairs, check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
+                } else {
+                    format!("can deadlock: channel dependency cycle {}", check.cycle.join(" -> "))
+                };
+                return Err(Error::config("routing.tables", format!("the tables in {file} {why}; fix the tables")));
+            }
+        }
         let mut workload = workload;
         if let Some(f) = &faults {
             if f.check.unreachable_pairs > 0 && self.faults.unroutable == crate::link::faults::Unroutable::Refuse {

@@ -65,6 +65,14 @@ pub enum RoutingConfig {
         /// last node of each dimension (k - 1). Ignored on mesh dimensions.
         #[serde(default)]
         dateline: Option<table::Datelines>,
+        /// Load the tables from this file instead of generating them (one written by
+        /// `flitsim routes CONFIG --write-tables FILE`, possibly edited; a path relative
+        /// to the working directory). The file fixes the tables, VC rules and datelines;
+        /// the fields above must still describe the same classes. Loaded tables are
+        /// checked like routes around failures: every pair connected, no dependency
+        /// cycle. Default: generate.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tables: Option<String>,
     },
 }
 
@@ -106,6 +114,8 @@ enum RawRouting {
         vc_policy: table::VcPolicy,
         #[serde(default)]
         dateline: Option<table::Datelines>,
+        #[serde(default)]
+        tables: Option<String>,
     },
 }
 
@@ -113,8 +123,8 @@ impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
             RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
-            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
-                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline }
+            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
+                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
             }
         })
     }
@@ -147,6 +157,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("region_size", "4096", "nodes per region (power of two, whole YZ planes)"),
         ("vc_policy", "dor", "dor | initial | v1 | v2 | v3 (Cray XT VC assignment)"),
         ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies, or \"auto\" (section 3.5)"),
+        ("tables", "generate", "load the tables from a file written by `flitsim routes CONFIG --write-tables FILE` (checked before use)"),
     ],
 }];
 
@@ -181,8 +192,20 @@ impl RoutingFunction {
                 "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
             )),
             RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
-            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } => {
+            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
+                if let Some(file) = tables {
+                    let field = format!("{path}.tables");
+                    let bytes = std::fs::read(file).map_err(|e| Error::config(&field, format!("cannot read {file}: {e}")))?;
+                    let t = table::TableRouting::from_bytes(&bytes, topo, vcs, &field)?;
+                    if t.per_class() as u32 != dor.per_class {
+                        return Err(Error::config(
+                            field,
+                            format!("has {} VCs per traffic class but routing.classes gives {}; set routing.classes to match the file", t.per_class(), dor.per_class),
+                        ));
+                    }
+                    return Ok(RoutingFunction::Table(Box::new(t)));
+                }
                 let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
                 Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
             }
@@ -205,11 +228,11 @@ impl RoutingFunction {
         let built = Self::build(cfg, topo, vcs, true, path)?;
         let pairs = cdg::pair_routes(&built, topo, dead);
         let report = cdg::check_pairs(&built, topo, vcs, &pairs);
-        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline } = cfg else {
+        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } = cfg else {
             return Ok((built, pairs, report));
         };
         let perfect = |c: &cdg::CdgReport| c.acyclic && c.unreachable_pairs == 0;
-        if perfect(&report) || matches!(dateline, Some(table::Datelines::Nodes(_))) {
+        if perfect(&report) || matches!(dateline, Some(table::Datelines::Nodes(_))) || tables.is_some() {
             return Ok((built, pairs, report));
         }
         let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;

@@ -25,6 +25,8 @@
 //! (crossing or past it), or keep the half the packet arrived in (continuing in a
 //! dimension).
 
+mod file;
+
 use super::dor::Dor;
 use super::Candidate;
 use crate::error::{Error, Result};
