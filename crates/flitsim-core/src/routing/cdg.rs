@@ -103,33 +103,67 @@ pub struct PairRoutes {
 /// Follow the route of every ordered pair of live endpoints (`dead[e]`: endpoint `e`'s
 /// router failed; empty = none), injected on the first injection VC.
 pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) -> PairRoutes {
+    use rayon::prelude::*;
     let n = topo.num_nodes;
     let (inj_lo, _) = routing.injection_vcs();
     let alive = |e: u32| !dead.get(e as usize).copied().unwrap_or(false);
+    /// One source's routes.
+    #[derive(Default)]
+    struct Row {
+        connected: Vec<u32>,
+        pairs: u64,
+        routable: u64,
+        hops: u64,
+        minimal: u64,
+        max_extra: u32,
+        unreachable: Vec<String>,
+    }
+    // Sources in parallel, merged in source order: the same result on any number of
+    // threads.
+    let rows: Vec<Row> = (0..n)
+        .into_par_iter()
+        .map(|s| {
+            let mut row = Row::default();
+            if !alive(s) {
+                return row;
+            }
+            for d in (0..n).filter(|&d| alive(d)) {
+                if s != d {
+                    row.pairs += 1;
+                }
+                match routing.path(topo, s, d, inj_lo as u32) {
+                    Ok(path) => {
+                        row.connected.push(d);
+                        if s != d {
+                            let (h, m) = (path.len() as u32 - 1, topo.node_distance(s, d));
+                            row.routable += 1;
+                            row.hops += h as u64;
+                            row.minimal += m as u64;
+                            row.max_extra = row.max_extra.max(h.saturating_sub(m));
+                        }
+                    }
+                    Err(e) => {
+                        if row.unreachable.len() < 20 {
+                            row.unreachable.push(format!("{s} -> {d}: {e}"));
+                        }
+                    }
+                }
+            }
+            row
+        })
+        .collect();
     let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
-    for s in (0..n).filter(|&s| alive(s)) {
-        for d in (0..n).filter(|&d| alive(d)) {
-            if s != d {
-                out.pairs += 1;
-            }
-            match routing.path(topo, s, d, inj_lo as u32) {
-                Ok(path) => {
-                    out.mask.set(s, d);
-                    if s != d {
-                        let (h, m) = (path.len() as u32 - 1, topo.node_distance(s, d));
-                        out.routable += 1;
-                        out.hops += h as u64;
-                        out.minimal += m as u64;
-                        out.max_extra = out.max_extra.max(h.saturating_sub(m));
-                    }
-                }
-                Err(e) => {
-                    if out.unreachable.len() < 20 {
-                        out.unreachable.push(format!("{s} -> {d}: {e}"));
-                    }
-                }
-            }
+    for (s, row) in rows.into_iter().enumerate() {
+        for d in row.connected {
+            out.mask.set(s as u32, d);
         }
+        out.pairs += row.pairs;
+        out.routable += row.routable;
+        out.hops += row.hops;
+        out.minimal += row.minimal;
+        out.max_extra = out.max_extra.max(row.max_extra);
+        let room = 20 - out.unreachable.len();
+        out.unreachable.extend(row.unreachable.into_iter().take(room));
     }
     out
 }
@@ -147,9 +181,6 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
     let (p_n, np) = (topo.ports, topo.network_ports());
     let (inj_lo, inj_hi) = routing.injection_vcs();
     let state = |r: u32, p: u32, v: u32| ((r * p_n + p) * vcs + v) as usize;
-    let mut seen = vec![u32::MAX; (topo.num_routers * p_n * vcs) as usize];
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    let mut stack: Vec<(u32, u32, u32)> = Vec::new();
     // The channel arriving at each (router, input port).
     let mut in_channel = vec![NONE; (topo.num_routers * p_n) as usize];
     for (c, ch) in topo.channels.iter().enumerate() {
@@ -160,46 +191,57 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
         let c = topo.out_channel[(r * p_n + port) as usize];
         (c != NONE).then_some(c * vcs + v)
     };
-    for d in 0..topo.num_nodes {
-        stack.clear();
-        for s in (0..topo.num_nodes).filter(|&s| pairs.mask.get(s, d)) {
-            let (r, p) = (topo.router_of(s), topo.local_port_of(s));
-            for v in inj_lo as u32..inj_hi as u32 {
-                if seen[state(r, p, v)] != d {
-                    seen[state(r, p, v)] = d;
-                    stack.push((r, p, v));
+    // Destinations in parallel blocks; each block's dependencies sorted and merged, so
+    // the graph is the same on any number of threads.
+    use rayon::prelude::*;
+    let blocks: Vec<Vec<(u32, u32)>> = (0..topo.num_nodes)
+        .collect::<Vec<u32>>()
+        .par_chunks(64)
+        .map(|dests| {
+            let mut seen = vec![u32::MAX; (topo.num_routers * p_n * vcs) as usize];
+            let mut edges: Vec<(u32, u32)> = Vec::new();
+            let mut stack: Vec<(u32, u32, u32)> = Vec::new();
+            for &d in dests {
+                stack.clear();
+                for s in (0..topo.num_nodes).filter(|&s| pairs.mask.get(s, d)) {
+                    let (r, p) = (topo.router_of(s), topo.local_port_of(s));
+                    for v in inj_lo as u32..inj_hi as u32 {
+                        if seen[state(r, p, v)] != d {
+                            seen[state(r, p, v)] = d;
+                            stack.push((r, p, v));
+                        }
+                    }
+                }
+                while let Some((r, p, v)) = stack.pop() {
+                    let c = routing.route(topo, r, p, v, d);
+                    let port = c.port as u32;
+                    if topo.is_local_port(port) {
+                        continue;
+                    }
+                    let ch = topo.out_channel[(r * p_n + port) as usize];
+                    if ch == NONE {
+                        continue; // reported by the reachability walk
+                    }
+                    let link = topo.channels[ch as usize];
+                    for w in c.vc_lo as u32..c.vc_hi as u32 {
+                        let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
+                        if let (true, Some(b)) = (from != NONE, vertex(r, port, w)) {
+                            edges.push((from * vcs + v, b));
+                        }
+                        let next = state(link.dst_router, link.dst_port, w);
+                        if seen[next] != d {
+                            seen[next] = d;
+                            stack.push((link.dst_router, link.dst_port, w));
+                        }
+                    }
                 }
             }
-        }
-        while let Some((r, p, v)) = stack.pop() {
-            let c = routing.route(topo, r, p, v, d);
-            let port = c.port as u32;
-            if topo.is_local_port(port) {
-                continue;
-            }
-            let ch = topo.out_channel[(r * p_n + port) as usize];
-            if ch == NONE {
-                continue; // reported by the reachability walk
-            }
-            let link = topo.channels[ch as usize];
-            for w in c.vc_lo as u32..c.vc_hi as u32 {
-                let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
-                if let (true, Some(b)) = (from != NONE, vertex(r, port, w)) {
-                    edges.push((from * vcs + v, b));
-                }
-                let next = state(link.dst_router, link.dst_port, w);
-                if seen[next] != d {
-                    seen[next] = d;
-                    stack.push((link.dst_router, link.dst_port, w));
-                }
-            }
-        }
-        // Keep the list short: most destinations repeat the same dependencies.
-        if edges.len() > 1 << 22 {
             edges.sort_unstable();
             edges.dedup();
-        }
-    }
+            edges
+        })
+        .collect();
+    let mut edges: Vec<(u32, u32)> = blocks.concat();
     edges.sort_unstable();
     edges.dedup();
     let mut g: DiGraphMap<u32, ()> = DiGraphMap::with_capacity(0, edges.len());
@@ -321,6 +363,24 @@ mod tests {
     fn check_of(toml: &str) -> CdgReport {
         let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
         check(&spec.routing, &spec.topology, spec.config.router.vcs())
+    }
+
+    #[test]
+    fn the_check_is_the_same_on_any_number_of_threads() {
+        // Routes around two failed links of a 5x4x3 torus (a cycle and unconnected pairs
+        // are possible here): the report, cycle and examples included, must not depend
+        // on how the work was split.
+        let toml = "[topology]\ntype = \"torus\"\ndims = [5, 4, 3]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [4, 3, 2]\n\
+                    [faults]\nlinks = [[0, 5], [7, 1]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n";
+        let cfg = Config::from_toml(toml, &[]).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| cfg.routes().unwrap().2.unwrap().check)
+        };
+        let one = on(1);
+        assert!(one.routable_pairs > 0);
+        assert_eq!(one, on(2));
+        assert_eq!(one, on(4));
     }
 
     #[test]
