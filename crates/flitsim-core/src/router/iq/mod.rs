@@ -430,6 +430,30 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        // The common router shapes get a step compiled for their port and VC counts
+        // (constant index arithmetic, unrolled loops); others use the general step.
+        match (self.ports, self.vcs) {
+            (5, 4) => self.step_shaped::<A, 5, 4>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4) => self.step_shaped::<A, 7, 4>(arr, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+        }
+    }
+
+    /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each (0 = as
+    /// built, read at run time).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_shaped<A: Arrive, const P: usize, const V: usize>(
+        &mut self,
+        arr: &mut A,
+        now: u64,
+        topo: &Topology,
+        routing: &RoutingFunction,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         let n = self.sets.len();
         if self.prefetch {
             for r in 0..n {
@@ -440,13 +464,13 @@ impl IqRouters {
                     self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, P, V>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for r in 0..n {
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, P, V>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -525,7 +549,7 @@ impl IqRouters {
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router<A: Arrive>(
+    fn step_router<A: Arrive, const P: usize, const V: usize>(
         &mut self,
         arr: &mut A,
         r: u32,
@@ -537,9 +561,11 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
         let ru = r as usize;
-        let (ports, vcs) = (self.ports, self.vcs);
-        let (p_n, v_n) = (ports as usize, vcs as usize);
+        let p_n = if P != 0 { P } else { self.ports as usize };
+        let v_n = if V != 0 { V } else { self.vcs as usize };
+        let (ports, vcs) = (p_n as u32, v_n as u32);
         let rp = ru * p_n;
         let base = rp * v_n;
         let depth = self.depth as usize;
@@ -605,7 +631,11 @@ impl IqRouters {
             let li = take_lowest(&mut idle);
             let st = &mut ivc[li];
             let f = buf[st.front_slot(li, depth)];
-            let (p, v) = (li_port[li] as u32, li_vc[li] as u32);
+            // (Arithmetic for a compile-time shape; tables for the run-time one, V = 0.)
+            let (p, v) = match (li.checked_div(V), li.checked_rem(V)) {
+                (Some(p), Some(v)) => (p as u32, v as u32),
+                _ => (li_port[li] as u32, li_vc[li] as u32),
+            };
             route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets);
             va |= 1 << li;
             wait |= ((routing_delay != 0) as u64) << li;
@@ -622,7 +652,7 @@ impl IqRouters {
                 flow: cfg.flow_control,
                 ready_at: now + cfg.vc_alloc_delay as u64,
             };
-            let (won, won_cred) = va_ctx.allocate(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pickers);
+            let (won, won_cred) = va_ctx.allocate::<P, V>(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pickers);
             va &= !won;
             act |= won;
             cred |= won_cred;
@@ -636,7 +666,7 @@ impl IqRouters {
         let ready = occ & act & cred & !wait;
         debug_assert_eq!(ready, switch_ready(ivc, credits, occ & act, local, v_n, now), "stale switch requests");
         let ptrs = view_mut(ptrs, rp);
-        let matched = if ready == 0 { 0 } else { sw.request(ready, |i| ivc[i & 63].port as usize, ptrs) };
+        let matched = if ready == 0 { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & 63].port as usize, ptrs) };
 
         // 5. Switch traversal of the matched inputs.
         let credit_delay = cfg.credit_delay as u64;
@@ -646,7 +676,7 @@ impl IqRouters {
             let p = take_lowest(&mut m);
             moved += 1;
             let (v, o) = sw.grant(p);
-            sw.commit(p, ptrs);
+            sw.commit_shaped::<P, V>(p, ptrs);
             let li = (p * v_n + v) & 63;
             let st = &mut ivc[li];
             let f = st.pop(buf, li, depth);

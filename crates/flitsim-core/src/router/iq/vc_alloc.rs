@@ -31,7 +31,7 @@ impl VaContext {
     /// (valid for the VCs picked in this call).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(super) fn allocate(
+    pub(super) fn allocate<const P: usize, const V: usize>(
         &self,
         req: u64,
         free: &mut u64,
@@ -42,7 +42,9 @@ impl VaContext {
         va_ptr: &mut [u16; VIEW],
         pickers: &mut [u64; VIEW],
     ) -> (u64, u64) {
-        let v_n = self.v_n;
+        let v_n = if V != 0 { V } else { self.v_n };
+        let n_in = if P != 0 && V != 0 { (P * V) as u32 } else { self.n_in };
+        let vct = self.flow == FlowControl::VirtualCutThrough;
         // Stage 1. `picked`: output VCs picked.
         let mut picked = 0u64;
         let mut m = req;
@@ -52,7 +54,7 @@ impl VaContext {
             let o = st.port as usize;
             // Free output VCs in the candidate range, lowest first.
             let mut cand = *free & ((1u64 << st.hi) - (1u64 << st.lo)) << (o * v_n);
-            if cand != 0 && self.local >> o & 1 == 0 && self.flow == FlowControl::VirtualCutThrough {
+            if vct && cand != 0 && self.local >> o & 1 == 0 {
                 let size = buf[st.front_slot(li, self.depth)].size();
                 while cand != 0 && !self.flow.may_claim(credits[lowest(cand)], size) {
                     cand &= cand - 1;
@@ -76,7 +78,7 @@ impl VaContext {
             let t = take_lowest(&mut m);
             let li = round_robin(pickers[t], va_ptr[t] as u32) as usize & 63;
             owner[t] = li as u16;
-            va_ptr[t] = next_ptr(li as u32, self.n_in) as u16;
+            va_ptr[t] = next_ptr(li as u32, n_in) as u16;
             let st = &mut ivc[li];
             st.state = state::ACTIVE;
             st.out_vc = (t - st.port as usize * v_n) as u8;
