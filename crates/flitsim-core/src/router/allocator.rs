@@ -282,11 +282,13 @@ impl SwitchAllocator {
         while m != 0 {
             let i = take_lowest(&mut m);
             let o = output(i) & 63;
-            if outs >> o & 1 == 0 {
-                outs |= 1 << o;
-                self.req[o] = 0;
-            }
-            self.req[o] |= 1 << i;
+            // The first request for `o` in this call starts its set afresh.
+            let earlier = (outs >> o & 1).wrapping_neg();
+            self.req[o] = self.req[o] & earlier | 1 << i;
+            outs |= 1 << o;
+        }
+        if self.iterations == 1 {
+            return self.islip_once::<V>(outs, ptrs);
         }
         // Input VCs of still unmatched inputs.
         let mut in_free = self.all_vcs;
@@ -338,6 +340,40 @@ impl SwitchAllocator {
             self.vc_of[i] = v as u8;
         }
         matched
+    }
+}
+
+impl SwitchAllocator {
+    /// One iSLIP iteration (the common configuration), given the requests per output
+    /// (`req`, valid for the outputs in `outs`): grant, then accept, each matched input
+    /// choosing its VC as it accepts. The same matching as the general loop, with fewer
+    /// passes and no iteration bookkeeping.
+    #[inline(always)]
+    fn islip_once<const V: usize>(&mut self, outs: u64, ptrs: &[PortPointers; N]) -> u64 {
+        let v_n = self.v_n::<V>();
+        // Grant: each requested output grants the requester nearest its pointer.
+        let mut granted = 0u64;
+        let mut o_mask = outs;
+        while o_mask != 0 {
+            let o = take_lowest(&mut o_mask);
+            let first = round_robin(self.req[o], ptrs[o].grant as u32 * v_n as u32);
+            let i = self.port_of::<V>(first as usize);
+            let earlier = (granted >> i & 1).wrapping_neg();
+            self.grants_to[i] = self.grants_to[i] & earlier | 1 << o;
+            granted |= 1 << i;
+        }
+        // Accept: each granted input accepts the granting output nearest its pointer and
+        // sends one of its VCs requesting it, by round robin.
+        let mut m = granted;
+        while m != 0 {
+            let i = take_lowest(&mut m);
+            let o = round_robin(self.grants_to[i], ptrs[i].accept as u32) as usize & 63;
+            self.out_of[i] = o as u8;
+            let vcs = (self.req[o] >> (i * v_n)) & self.vc_bits;
+            self.vc_of[i] = round_robin(vcs, ptrs[i].vc as u32) as u8;
+        }
+        self.moves_outputs = granted;
+        granted
     }
 }
 
