@@ -99,6 +99,19 @@ use crate::topology::{Topology, NONE};
 /// Owner value of a free output VC.
 pub const FREE: u16 = u16::MAX;
 
+/// State of one output VC (8 bytes, kept together: the VC allocator and switch traversal
+/// read and write them together).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputVc {
+    /// Credits for the downstream buffer.
+    pub credits: u32,
+    /// Owner (local input-VC index `port * vcs + vc`) or [`FREE`].
+    pub owner: u16,
+    /// VC allocator round-robin pointer of this output VC's arbiter (over the router's
+    /// input VCs).
+    pub(super) va_ptr: u16,
+}
+
 /// Largest `ports * vcs` of one router: the per-router VC sets are 64-bit masks.
 pub const MAX_PORT_VCS: u32 = 64;
 
@@ -202,11 +215,9 @@ pub struct IqRouters {
     buf: Vec<Flit>,
     /// Per router: the input-VC sets.
     sets: Vec<VcSets>,
-    /// Output VC owner (local input-VC index `port * vcs + vc`) or [`FREE`] (padded;
-    /// the padding is free).
-    pub owner: Vec<u16>,
-    /// Output VC credits (padded).
-    pub credits: Vec<u32>,
+    /// Output VC state, `[(router * ports + port) * vcs + vc]` (padded; the padding is
+    /// free).
+    pub out: Vec<OutputVc>,
     /// Input channel id per `(router, port)` or [`NONE`] (the hot loop uses `wiring`).
     pub in_chan: Vec<u32>,
     /// Per `(router, port)`: wiring (padded, like the other per-port arrays).
@@ -218,8 +229,6 @@ pub struct IqRouters {
     poll: Vec<(u64, u64)>,
     /// How routers learn of arrivals.
     arrivals: Arrivals,
-    /// Per output VC: VC allocator round-robin pointer.
-    va_ptr: Vec<u16>,
     /// VC allocator work space: per output VC, the input VCs that picked it.
     va_pickers: [u64; VIEW],
     /// Switch allocator (with its work space).
@@ -314,14 +323,12 @@ impl IqRouters {
             ivc: vec![InputVc::default(); pivc],
             buf: vec![Flit::default(); nivc * d as usize],
             sets: vec![VcSets { free: vc_mask(p * v), ..VcSets::default() }; r as usize],
-            owner: vec![FREE; pivc],
-            credits: vec![d; pivc],
+            out: vec![OutputVc { credits: d, owner: FREE, va_ptr: 0 }; pivc],
             in_chan,
             wiring,
             local,
             poll,
             arrivals,
-            va_ptr: vec![0; pivc],
             va_pickers: [0; VIEW],
             sw: SwitchAllocator::new(cfg.allocator, cfg.islip_iterations, p, v),
             ptrs: vec![PortPointers::default(); pports],
@@ -506,12 +513,8 @@ impl IqRouters {
             prefetch(&self.buf[at]);
             prefetch(&self.buf[at + depth - 1]);
         }
-        for i in (0..n_vc).step_by(32) {
-            prefetch(&self.owner[base + i]);
-            prefetch(&self.va_ptr[base + i]);
-        }
-        for i in (0..n_vc).step_by(16) {
-            prefetch(&self.credits[base + i]);
+        for i in (0..n_vc).step_by(8) {
+            prefetch(&self.out[base + i]);
         }
         for p in (0..p_n).step_by(2) {
             prefetch(&self.wiring[rp + p]);
@@ -570,15 +573,13 @@ impl IqRouters {
         let base = rp * v_n;
         let depth = self.depth as usize;
         let IqRouters {
-            cfg, ivc, buf, sets, owner, credits, wiring, local, poll, va_ptr, va_pickers, sw, ptrs, li_port, li_vc, ..
+            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, ..
         } = self;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
         let ivc = view_mut(ivc, base);
         let buf = &mut buf[base * depth..(base + p_n * v_n) * depth];
-        let owner = view_mut(owner, base);
-        let credits = view_mut(credits, base);
-        let va_ptr = view_mut(va_ptr, base);
+        let outs = view_mut(out, base);
         let wiring = view(wiring, rp);
         let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred } = sets[ru];
 
@@ -600,9 +601,10 @@ impl IqRouters {
             let Some(w) = ch.credits.take_due_in(wiring[p].out_credits, now, A::POLLS) else { continue };
             let ovc = (p * v_n + w.vc() as usize) & 63;
             // An output VC out of credits can move again: its owner may request the switch.
-            let (c, holder) = (credits[ovc], owner[ovc]);
+            let ov = &mut outs[ovc];
+            let (c, holder) = (ov.credits, ov.owner);
             cred |= (((c == 0) & (holder != FREE)) as u64) << (holder & 63);
-            credits[ovc] += 1;
+            ov.credits = c + 1;
             got += 1;
         }
         debug_assert!(nothing_due(ch, wiring, poll[ru], now), "an arrival at router {r} was not received in its cycle");
@@ -652,7 +654,7 @@ impl IqRouters {
                 flow: cfg.flow_control,
                 ready_at: now + cfg.vc_alloc_delay as u64,
             };
-            let (won, won_cred) = va_ctx.allocate::<P, V>(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pickers);
+            let (won, won_cred) = va_ctx.allocate::<P, V>(req, &mut free, ivc, buf, outs, va_pickers);
             va &= !won;
             act |= won;
             cred |= won_cred;
@@ -664,7 +666,7 @@ impl IqRouters {
         // 4. Switch allocation: active VCs with a flit, past their delay, with a credit
         //    (ejection ports never run out of credits).
         let ready = occ & act & cred & !wait;
-        debug_assert_eq!(ready, switch_ready(ivc, credits, occ & act, local, v_n, now), "stale switch requests");
+        debug_assert_eq!(ready, switch_ready(ivc, outs, occ & act, local, v_n, now), "stale switch requests");
         let ptrs = view_mut(ptrs, rp);
         let matched = if ready == 0 { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & 63].port as usize, ptrs) };
 
@@ -690,7 +692,7 @@ impl IqRouters {
                 st.state = state::IDLE;
                 act &= !(1 << li);
                 cred &= !(1 << li);
-                owner[ovc] = FREE;
+                outs[ovc].owner = FREE;
                 free |= 1 << ovc;
             }
             // The flit enters the output channel.
@@ -700,8 +702,8 @@ impl IqRouters {
             ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
             arr.notify(out.down_router, out.down_port as u32, arrive, FLIT);
             // One credit used (an ejection port uses none and never runs out).
-            let left = credits[ovc] - (local >> o & 1 == 0) as u32;
-            credits[ovc] = left;
+            let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
+            outs[ovc].credits = left;
             cred &= !(((left == 0) as u64) << li);
             stats.on_channel_flit(oc, w as u32, now);
             // A credit goes back upstream for the freed slot.
@@ -728,9 +730,9 @@ impl IqRouters {
             state::VC_ALLOC => {
                 let owners: Vec<String> = (st.lo..st.hi)
                     .map(|w| {
-                        let o = self.owner[base + st.port as usize * self.vcs as usize + w as usize];
+                        let o = self.out[base + st.port as usize * self.vcs as usize + w as usize].owner;
                         if o == FREE {
-                            format!("vc{w} free ({} credits)", self.credits[base + st.port as usize * self.vcs as usize + w as usize])
+                            format!("vc{w} free ({} credits)", self.out[base + st.port as usize * self.vcs as usize + w as usize].credits)
                         } else {
                             format!("vc{w} held by in-port {} vc{}", o as u32 / self.vcs, o as u32 % self.vcs)
                         }
@@ -743,7 +745,7 @@ impl IqRouters {
                 if !st.ready_by(now) {
                     format!("in pipeline until cycle {}", st.ready_at(now))
                 } else {
-                    format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.credits[ovc])
+                    format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.out[ovc].credits)
                 }
             }
         }
