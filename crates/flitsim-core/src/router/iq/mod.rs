@@ -439,18 +439,18 @@ impl IqRouters {
     ) {
         // The common router shapes get a step compiled for their port and VC counts
         // (constant index arithmetic, unrolled loops); others use the general step.
-        match (self.ports, self.vcs) {
-            (5, 4) => self.step_shaped::<A, 5, 4>(arr, now, topo, routing, ch, packets, stats, ctr),
-            (7, 4) => self.step_shaped::<A, 7, 4>(arr, now, topo, routing, ch, packets, stats, ctr),
-            _ => self.step_shaped::<A, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+        match (self.ports, self.vcs, self.depth) {
+            (5, 4, 8) => self.step_shaped::<A, 5, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4, 8) => self.step_shaped::<A, 7, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
         }
     }
 
-    /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each (0 = as
-    /// built, read at run time).
+    /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each of `D`
+    /// flits (0 = as built, read at run time).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_shaped<A: Arrive, const P: usize, const V: usize>(
+    fn step_shaped<A: Arrive, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         now: u64,
@@ -471,13 +471,13 @@ impl IqRouters {
                     self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, P, V>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for r in 0..n {
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, P, V>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -552,7 +552,7 @@ impl IqRouters {
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router<A: Arrive, const P: usize, const V: usize>(
+    fn step_router<A: Arrive, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         r: u32,
@@ -565,13 +565,14 @@ impl IqRouters {
         ctr: &mut Counters,
     ) {
         debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
+        debug_assert!(D == 0 || D == self.depth as usize);
         let ru = r as usize;
         let p_n = if P != 0 { P } else { self.ports as usize };
         let v_n = if V != 0 { V } else { self.vcs as usize };
         let (ports, vcs) = (p_n as u32, v_n as u32);
         let rp = ru * p_n;
         let base = rp * v_n;
-        let depth = self.depth as usize;
+        let depth = if D != 0 { D } else { self.depth as usize };
         let IqRouters {
             cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, ..
         } = self;
