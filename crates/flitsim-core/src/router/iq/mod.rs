@@ -90,7 +90,9 @@ use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::prefetch;
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
-use crate::routing::RoutingFunction;
+use crate::routing::dor::Dor;
+use crate::routing::table::TableRouting;
+use crate::routing::{Candidate, RoutingFunction};
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -439,10 +441,33 @@ impl IqRouters {
     ) {
         // The common router shapes get a step compiled for their port and VC counts
         // (constant index arithmetic, unrolled loops); others use the general step.
+        // The routing function too is chosen here, once per cycle.
+        match routing {
+            RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
+        }
+    }
+
+    /// [`IqRouters::step_routers`] with routing function `R`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_routed<A: Arrive, R: Route>(
+        &mut self,
+        arr: &mut A,
+        now: u64,
+        topo: &Topology,
+        routing: &R,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         match (self.ports, self.vcs, self.depth) {
-            (5, 4, 8) => self.step_shaped::<A, 5, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
-            (7, 4, 8) => self.step_shaped::<A, 7, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
-            _ => self.step_shaped::<A, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+            // (Polling networks, with long delays, are rare: they get the general step.)
+            _ if A::POLLS => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (5, 4, 8) => self.step_shaped::<A, R, 5, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4, 8) => self.step_shaped::<A, R, 7, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
         }
     }
 
@@ -450,12 +475,12 @@ impl IqRouters {
     /// flits (0 = as built, read at run time).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_shaped<A: Arrive, const P: usize, const V: usize, const D: usize>(
+    fn step_shaped<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         now: u64,
         topo: &Topology,
-        routing: &RoutingFunction,
+        routing: &R,
         ch: &mut Channels,
         packets: &mut PacketArena,
         stats: &mut Collector,
@@ -471,13 +496,13 @@ impl IqRouters {
                     self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for r in 0..n {
                 if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -552,13 +577,13 @@ impl IqRouters {
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router<A: Arrive, const P: usize, const V: usize, const D: usize>(
+    fn step_router<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         r: u32,
         now: u64,
         topo: &Topology,
-        routing: &RoutingFunction,
+        routing: &R,
         ch: &mut Channels,
         packets: &mut PacketArena,
         stats: &mut Collector,
@@ -768,7 +793,7 @@ fn route_head(
     hop: bool,
     ready: u64,
     topo: &Topology,
-    routing: &RoutingFunction,
+    routing: &impl Route,
     packets: &mut PacketArena,
 ) {
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
@@ -782,6 +807,27 @@ fn route_head(
     st.delay_until(ready);
 }
 
+
+/// A routing function as the step calls it: [`IqRouters::step_all`] picks the variant
+/// of [`RoutingFunction`] once per cycle, so each is compiled into the step and no head
+/// tests which one it is.
+trait Route {
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate;
+}
+
+impl Route for Dor {
+    #[inline(always)]
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        Dor::route(self, topo, r, in_port, in_vc, dest)
+    }
+}
+
+impl Route for TableRouting {
+    #[inline(always)]
+    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        TableRouting::route(self, r, in_port, in_vc, dest)
+    }
+}
 
 /// Debug check of the arrival calendar: after the receive stage nothing that has
 /// arrived may be left on the router's input channels or credit wires.
