@@ -17,7 +17,8 @@
 //!   nearest its grant pointer; each input accepts the granting output nearest its accept
 //!   pointer; pointers move one past the matched partner, in the first iteration only.
 //!   Then each matched input picks, by round robin, one of its VCs requesting the output
-//!   it was matched to.
+//!   it was matched to. With one iteration (the usual setting) the input picks its VC
+//!   as it accepts, in a single pass.
 //!
 //! The allocator runs once per busy router per cycle, so it works on bit sets and keeps
 //! its work space between calls, touching only the entries of ports that request: no

@@ -35,12 +35,18 @@
 //!
 //! * [`IqRouters::step_all`] steps every router with work once per cycle, so what every
 //!   step reads (configuration, array bases, the arrival mode) is loaded once per cycle.
+//! * **Compiled shapes.** `step_all` also picks, once per cycle, a step compiled for the
+//!   routers' shape and routing function: the port count, VCs per port and buffer depth
+//!   are const generics (5 or 7 ports with 4 VCs of 8 flits, the 2-D and 3-D defaults;
+//!   0 = read at run time, for every other shape), so index arithmetic is constant and
+//!   the allocators' pointer updates unroll; DOR and table routing each get their own
+//!   step (the `Route` trait), so no head tests which routing function it has.
 //! * Per router, 64-bit sets over its input VCs (bit `port * vcs + vc`) drive the stages:
 //!   `occ` (holds flits), `va` (waiting for VC allocation), `act` (holds an output VC),
 //!   `wait` (in a pipeline delay) and `cred` (active, and its output VC has a credit),
 //!   and over its output VCs: `free`. Every stage iterates set bits only, on local copies
 //!   of the sets. The sets are kept up to date where their inputs change (a credit
-//!   arriving for an output VC that had none re-enables the input VC that `owner` names),
+//!   arriving for an output VC that had none re-enables the input VC its owner names),
 //!   so the VC allocator's requests are `va & !wait` and the switch allocator's are
 //!   `occ & act & cred & !wait`, with no scan over the VCs (debug builds check both
 //!   against a full scan). With pipeline delays of at most one cycle, `wait` needs no
@@ -63,6 +69,8 @@
 //!   the flits and credits travelling to them, are stepped while that count or their
 //!   buffers are non-zero, and poll every connected port (same results, more work).
 //!   The step is compiled once for each mode ([`Arrive`]).
+//! * An output VC's credits, owner and VC-allocator pointer are one 8-byte record
+//!   ([`OutputVc`]): the allocator and switch traversal use them together.
 //! * The VC allocator collects, per picked output VC, the requesters that picked it and
 //!   grants each by one round-robin bit search. The switch allocator takes the set of
 //!   ready input VCs, decides the common conflict-free case without arbitration, and
