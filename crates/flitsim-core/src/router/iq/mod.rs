@@ -161,10 +161,11 @@ struct PortWiring {
     /// Credit ring of that channel: credits for the downstream buffer come back on it.
     out_credits: Ring,
     /// Router upstream of the input (it receives this port's credits), or the sink id
-    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads.
+    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads;
+    /// once the routers are built, its row for credits ([`Arrivals::row`]).
     up_router: u32,
     /// Router downstream of the output, or the sink id (an endpoint, or an unconnected
-    /// mesh edge).
+    /// mesh edge); once built, its row for flits.
     down_router: u32,
     /// Cycles from switch grant to arrival at the far end of the output channel (switch
     /// stages + wire).
@@ -316,6 +317,11 @@ impl IqRouters {
         } else {
             Arrivals::Counting(Counting { pending: vec![0; rows] })
         };
+        // From here on a port's far ends are named by their arrival rows.
+        for w in wiring.iter_mut() {
+            w.up_router = arrivals.row(w.up_router, CREDIT);
+            w.down_router = arrivals.row(w.down_router, FLIT);
+        }
         let local = (0..p).filter(|&port| topo.is_local_port(port)).fold(0u64, |m, port| m | 1 << port);
         // Bytes a cycle may touch: router state and buffers, channel slots, calendar.
         let per_vc = std::mem::size_of::<InputVc>() + d as usize * std::mem::size_of::<Flit>() + 8;
@@ -503,14 +509,14 @@ impl IqRouters {
                 if r + PREFETCH_HEADERS < n {
                     self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
-                if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, R, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for r in 0..n {
-                if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router::<A, R, P, V, D>(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -589,6 +595,7 @@ impl IqRouters {
         &mut self,
         arr: &mut A,
         r: u32,
+        (mut due_flits, mut due_credits): (u64, u64),
         now: u64,
         topo: &Topology,
         routing: &R,
@@ -621,7 +628,6 @@ impl IqRouters {
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
         //    router has been stepped at every earlier arrival: so each due port has exactly
         //    one entry to take (when polling, at most one).
-        let (mut due_flits, mut due_credits) = arr.take(ru, now, poll);
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
             let Some(e) = ch.flits.take_due_in(wiring[p].in_flits, now, A::POLLS) else { continue };
@@ -734,7 +740,7 @@ impl IqRouters {
             let oc = rp + o;
             let arrive = now + out.flit_delay as u64;
             ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
-            arr.notify(out.down_router, out.down_port as u32, arrive, FLIT);
+            arr.notify_row(out.down_router, out.down_port as u32, arrive);
             // One credit used (an ejection port uses none and never runs out).
             let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
             outs[ovc].credits = left;
@@ -744,7 +750,7 @@ impl IqRouters {
             let inp = wiring[p];
             let arrive = now + credit_delay;
             ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
-            arr.notify(inp.up_router, inp.up_port as u32, arrive, CREDIT);
+            arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
         }
         arr.done(ru, got, moved);
         if moved != 0 {
