@@ -139,7 +139,7 @@ impl SwitchAllocator {
         if let Some(matched) = self.without_conflicts::<V>(ready, &output) {
             return matched;
         }
-        self.with_conflicts::<P, V>(ready, output, ptrs)
+        self.with_conflicts::<V>(ready, output, ptrs)
     }
 
     /// VCs per port (`V` when known at compile time).
@@ -176,7 +176,7 @@ impl SwitchAllocator {
     /// they run in over a third of the router steps, where a call costs more than the
     /// code size it saves).
     #[inline(always)]
-    fn with_conflicts<const P: usize, const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    fn with_conflicts<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         match self.kind {
             AllocatorKind::SeparableInputFirst => self.separable::<V>(ready, output, ptrs),
             AllocatorKind::Islip => self.islip::<V>(ready, output, ptrs),
