@@ -17,7 +17,8 @@
 //!   nearest its grant pointer; each input accepts the granting output nearest its accept
 //!   pointer; pointers move one past the matched partner, in the first iteration only.
 //!   Then each matched input picks, by round robin, one of its VCs requesting the output
-//!   it was matched to.
+//!   it was matched to. With one iteration (the usual setting) the input picks its VC
+//!   as it accepts, in a single pass.
 //!
 //! The allocator runs once per busy router per cycle, so it works on bit sets and keeps
 //! its work space between calls, touching only the entries of ports that request: no
@@ -121,20 +122,64 @@ impl SwitchAllocator {
     /// next call.
     #[inline]
     pub fn request(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
-        debug_assert!(ready & !self.all_vcs == 0, "ready VCs out of range");
-        if let Some(matched) = self.without_conflicts(ready, &output) {
-            return matched;
-        }
-        self.with_conflicts(ready, output, ptrs)
+        self.request_shaped::<0, 0>(ready, output, ptrs)
     }
 
-    /// The arbitrating allocators, for requests that conflict (kept out of line: the
-    /// common case does not need them).
-    #[inline(never)]
-    fn with_conflicts(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    /// [`SwitchAllocator::request`] for routers of `P` ports with `V` VCs each, known at
+    /// compile time (0 = as built: `P` and `V` must be the allocator's or 0).
+    #[inline(always)]
+    pub(crate) fn request_shaped<const P: usize, const V: usize>(
+        &mut self,
+        ready: u64,
+        output: impl Fn(usize) -> usize,
+        ptrs: &[PortPointers; N],
+    ) -> u64 {
+        debug_assert!(ready & !self.all_vcs == 0, "ready VCs out of range");
+        debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
+        if let Some(matched) = self.without_conflicts::<V>(ready, &output) {
+            return matched;
+        }
+        self.with_conflicts::<V>(ready, output, ptrs)
+    }
+
+    /// VCs per port (`V` when known at compile time).
+    #[inline(always)]
+    fn v_n<const V: usize>(&self) -> usize {
+        if V != 0 {
+            V
+        } else {
+            self.vcs as usize
+        }
+    }
+
+    /// Ports (`P` when known at compile time).
+    #[inline(always)]
+    fn p_n<const P: usize>(&self) -> u32 {
+        if P != 0 {
+            P as u32
+        } else {
+            self.ports
+        }
+    }
+
+    /// Port of input VC `i`.
+    #[inline(always)]
+    fn port_of<const V: usize>(&self, i: usize) -> usize {
+        // (`checked_div` is `None` only for the run-time shape, V = 0.)
+        match i.checked_div(V) {
+            Some(p) => p & 63,
+            None => self.port_of_vc[i & 63] as usize & 63,
+        }
+    }
+
+    /// The arbitrating allocators, for requests that conflict (inlined: near saturation
+    /// they run in over a third of the router steps, where a call costs more than the
+    /// code size it saves).
+    #[inline(always)]
+    fn with_conflicts<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         match self.kind {
-            AllocatorKind::SeparableInputFirst => self.separable(ready, output, ptrs),
-            AllocatorKind::Islip => self.islip(ready, output, ptrs),
+            AllocatorKind::SeparableInputFirst => self.separable::<V>(ready, output, ptrs),
+            AllocatorKind::Islip => self.islip::<V>(ready, output, ptrs),
         }
     }
 
@@ -144,14 +189,22 @@ impl SwitchAllocator {
     /// iteration: grant pointer, and the input's accept pointer) moves past the partner.
     #[inline]
     pub fn commit(&self, p: usize, ptrs: &mut [PortPointers; N]) {
+        self.commit_shaped::<0, 0>(p, ptrs)
+    }
+
+    /// [`SwitchAllocator::commit`] for a shape known at compile time (see
+    /// [`SwitchAllocator::request_shaped`]).
+    #[inline(always)]
+    pub(crate) fn commit_shaped<const P: usize, const V: usize>(&self, p: usize, ptrs: &mut [PortPointers; N]) {
         let (p, o) = (p & 63, self.out_of[p & 63] as usize & 63);
-        ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.vcs) as u8;
+        let ports = self.p_n::<P>();
+        ptrs[p].vc = next_ptr(self.vc_of[p] as u32, self.v_n::<V>() as u32) as u8;
         if self.moves_outputs >> p & 1 != 0 {
             match self.kind {
-                AllocatorKind::SeparableInputFirst => ptrs[o].output = next_ptr(p as u32, self.ports) as u8,
+                AllocatorKind::SeparableInputFirst => ptrs[o].output = next_ptr(p as u32, ports) as u8,
                 AllocatorKind::Islip => {
-                    ptrs[o].grant = next_ptr(p as u32, self.ports) as u8;
-                    ptrs[p].accept = next_ptr(o as u32, self.ports) as u8;
+                    ptrs[o].grant = next_ptr(p as u32, ports) as u8;
+                    ptrs[p].accept = next_ptr(o as u32, ports) as u8;
                 }
             }
         }
@@ -168,17 +221,18 @@ impl SwitchAllocator {
     /// every request (each output has one requester, each input one grant), so only the
     /// pointer updates differ. Returns `None` when requests conflict.
     #[inline]
-    fn without_conflicts(&mut self, ready: u64, output: &impl Fn(usize) -> usize) -> Option<u64> {
+    fn without_conflicts<const V: usize>(&mut self, ready: u64, output: &impl Fn(usize) -> usize) -> Option<u64> {
         let (mut ins, mut outs, mut clash) = (0u64, 0u64, 0u64);
+        let v_n = self.v_n::<V>();
         let mut m = ready;
         while m != 0 {
             let i = take_lowest(&mut m);
-            let p = self.port_of_vc[i] as usize & 63;
+            let p = self.port_of::<V>(i);
             let o = output(i) & 63;
             clash |= (ins >> p) | (outs >> o);
             ins |= 1 << p;
             outs |= 1 << o;
-            self.vc_of[p] = (i - p * self.vcs as usize) as u8;
+            self.vc_of[p] = (i - p * v_n) as u8;
             self.out_of[p] = o as u8;
         }
         if clash & 1 != 0 {
@@ -188,13 +242,14 @@ impl SwitchAllocator {
         Some(ins)
     }
 
-    fn separable(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
-        let v_n = self.vcs as usize;
+    #[inline(always)]
+    fn separable<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+        let v_n = self.v_n::<V>();
         // Input stage: each input port with ready VCs picks one by round robin.
         let mut outs = 0u64;
         let mut todo = ready;
         while todo != 0 {
-            let p = self.port_of_vc[lowest(todo)] as usize & 63;
+            let p = self.port_of::<V>(lowest(todo));
             let shift = p * v_n;
             todo &= !(self.vc_bits << shift);
             let v = round_robin((ready >> shift) & self.vc_bits, ptrs[p].vc as u32) as usize;
@@ -218,8 +273,9 @@ impl SwitchAllocator {
         matched
     }
 
-    fn islip(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
-        let v_n = self.vcs as usize;
+    #[inline(always)]
+    fn islip<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+        let v_n = self.v_n::<V>();
         // Requests per output, at VC granularity: an input requests output `o` when any
         // of its ready VCs does, so "first requesting input at or after pointer g" is the
         // port of the first requesting VC at or after VC `g * vcs`.
@@ -228,11 +284,13 @@ impl SwitchAllocator {
         while m != 0 {
             let i = take_lowest(&mut m);
             let o = output(i) & 63;
-            if outs >> o & 1 == 0 {
-                outs |= 1 << o;
-                self.req[o] = 0;
-            }
-            self.req[o] |= 1 << i;
+            // The first request for `o` in this call starts its set afresh.
+            let earlier = (outs >> o & 1).wrapping_neg();
+            self.req[o] = self.req[o] & earlier | 1 << i;
+            outs |= 1 << o;
+        }
+        if self.iterations == 1 {
+            return self.islip_once::<V>(outs, ptrs);
         }
         // Input VCs of still unmatched inputs.
         let mut in_free = self.all_vcs;
@@ -247,8 +305,8 @@ impl SwitchAllocator {
                 let o = take_lowest(&mut o_mask);
                 let requesters = self.req[o] & in_free;
                 if requesters != 0 {
-                    let first = round_robin(requesters, ptrs[o].grant as u32 * self.vcs);
-                    let i = self.port_of_vc[first as usize & 63] as usize & 63;
+                    let first = round_robin(requesters, ptrs[o].grant as u32 * v_n as u32);
+                    let i = self.port_of::<V>(first as usize);
                     if granted >> i & 1 == 0 {
                         self.grants_to[i] = 0;
                         granted |= 1 << i;
@@ -284,6 +342,40 @@ impl SwitchAllocator {
             self.vc_of[i] = v as u8;
         }
         matched
+    }
+}
+
+impl SwitchAllocator {
+    /// One iSLIP iteration (the common configuration), given the requests per output
+    /// (`req`, valid for the outputs in `outs`): grant, then accept, each matched input
+    /// choosing its VC as it accepts. The same matching as the general loop, with fewer
+    /// passes and no iteration bookkeeping.
+    #[inline(always)]
+    fn islip_once<const V: usize>(&mut self, outs: u64, ptrs: &[PortPointers; N]) -> u64 {
+        let v_n = self.v_n::<V>();
+        // Grant: each requested output grants the requester nearest its pointer.
+        let mut granted = 0u64;
+        let mut o_mask = outs;
+        while o_mask != 0 {
+            let o = take_lowest(&mut o_mask);
+            let first = round_robin(self.req[o], ptrs[o].grant as u32 * v_n as u32);
+            let i = self.port_of::<V>(first as usize);
+            let earlier = (granted >> i & 1).wrapping_neg();
+            self.grants_to[i] = self.grants_to[i] & earlier | 1 << o;
+            granted |= 1 << i;
+        }
+        // Accept: each granted input accepts the granting output nearest its pointer and
+        // sends one of its VCs requesting it, by round robin.
+        let mut m = granted;
+        while m != 0 {
+            let i = take_lowest(&mut m);
+            let o = round_robin(self.grants_to[i], ptrs[i].accept as u32) as usize & 63;
+            self.out_of[i] = o as u8;
+            let vcs = (self.req[o] >> (i * v_n)) & self.vc_bits;
+            self.vc_of[i] = round_robin(vcs, ptrs[i].vc as u32) as u8;
+        }
+        self.moves_outputs = granted;
+        granted
     }
 }
 

@@ -320,7 +320,7 @@ impl Routers {
     /// Credits of output VC `(router, port, vc)` for the downstream buffer.
     pub fn out_credits(&self, r: u32, p: u32, v: u32) -> u32 {
         match self {
-            Routers::Iq(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
+            Routers::Iq(x) => x.out[((r * x.ports + p) * x.vcs + v) as usize].credits,
             Routers::Buffered(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
         }
     }

@@ -113,7 +113,7 @@ impl Dor {
     }
 
     /// See the module docs.
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         let (dest_router, local) = match self.conc_shift {
             Some(s) => (dest >> s, dest & ((1 << s) - 1)),

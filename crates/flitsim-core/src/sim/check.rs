@@ -48,7 +48,7 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     }
     // Output VC ownership is consistent with input VC state.
     let Routers::Iq(r) = r else { return Ok(()) };
-    for (o, &owner) in r.owner.iter().enumerate() {
+    for (o, owner) in r.out.iter().map(|ov| ov.owner).enumerate() {
         if owner == FREE {
             continue;
         }

@@ -33,7 +33,7 @@ fn waits_for(r: &IqRouters, ch: &Channels, i: usize, out: &mut Vec<usize>) {
         state::VC_ALLOC => {
             for w in st.lo as usize..st.hi as usize {
                 let ovc = base + st.port as usize * v_n + w;
-                let owner = r.owner[ovc];
+                let owner = r.out[ovc].owner;
                 if owner != FREE {
                     out.push(base + owner as usize);
                 } else if let Some(d) = downstream(st.port as usize, w) {

@@ -42,9 +42,22 @@ pub(super) trait Arrive {
     fn busy(&self, r: usize, now: u64, occ: u64) -> bool;
     /// Something of `kind` leaves for `port` of `router`, arriving at cycle `arrive`.
     fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize);
+    /// [`Arrive::notify`] with `router` and `kind` given as their [`Arrivals::row`]
+    /// (worked out once, at build, for every port's far ends).
+    fn notify_row(&mut self, row: u32, port: u32, arrive: u64);
     /// The (flit, credit) port sets due at `router` in cycle `now`, emptying its slot;
     /// when polling, every connected port (`poll[router]`).
     fn take(&mut self, router: usize, now: u64, poll: &[(u64, u64)]) -> (u64, u64);
+    /// [`Arrive::take`] if router `r` (whose buffers hold `occ`) has work in cycle `now`
+    /// ([`Arrive::busy`]), else `None`: both with one look at its slot.
+    #[inline(always)]
+    fn take_if_busy(&mut self, r: usize, now: u64, occ: u64, poll: &[(u64, u64)]) -> Option<(u64, u64)> {
+        if self.busy(r, now, occ) {
+            Some(self.take(r, now, poll))
+        } else {
+            None
+        }
+    }
     /// `router` received `credits` credits and sent `flits` flits this cycle.
     fn done(&mut self, router: usize, credits: u32, flits: u32);
     /// The (flit, credit) port sets due at `router` in cycle `now`, as far as known
@@ -65,12 +78,27 @@ impl Arrive for Calendar {
         self.marks[i] |= 1 << port;
     }
     #[inline(always)]
+    fn notify_row(&mut self, row: u32, port: u32, arrive: u64) {
+        self.marks[row as usize | ((arrive & self.mask) as usize) << 1] |= 1 << port;
+    }
+    #[inline(always)]
     fn take(&mut self, router: usize, now: u64, _poll: &[(u64, u64)]) -> (u64, u64) {
         let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
         let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
         let due = (slot[FLIT], slot[CREDIT]);
         *slot = [0, 0];
         due
+    }
+    #[inline(always)]
+    fn take_if_busy(&mut self, r: usize, now: u64, occ: u64, _poll: &[(u64, u64)]) -> Option<(u64, u64)> {
+        let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
+        let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
+        let due = (slot[FLIT], slot[CREDIT]);
+        if occ == 0 && due.0 | due.1 == 0 {
+            return None;
+        }
+        *slot = [0, 0];
+        Some(due)
     }
     #[inline(always)]
     fn done(&mut self, _router: usize, _credits: u32, _flits: u32) {}
@@ -93,6 +121,10 @@ impl Arrive for Counting {
         self.pending[router as usize] = self.pending[router as usize].wrapping_add(1);
     }
     #[inline(always)]
+    fn notify_row(&mut self, row: u32, port: u32, arrive: u64) {
+        self.notify(row, port, arrive, 0);
+    }
+    #[inline(always)]
     fn take(&mut self, router: usize, _now: u64, poll: &[(u64, u64)]) -> (u64, u64) {
         poll[router]
     }
@@ -103,6 +135,21 @@ impl Arrive for Counting {
     #[inline(always)]
     fn peek(&self, _router: usize, _now: u64) -> (u64, u64) {
         (0, 0)
+    }
+}
+
+impl Arrivals {
+    /// What [`Arrive::notify_row`] takes for arrivals of `kind` at `router`: the start of
+    /// its calendar entries for `kind` (`router << shift | kind`), or, when counting, the
+    /// router.
+    pub(super) fn row(&self, router: u32, kind: usize) -> u32 {
+        match self {
+            Arrivals::Calendar(c) => {
+                let row = (router as u64) << c.shift | kind as u64;
+                u32::try_from(row).expect("calendar rows fit 32 bits")
+            }
+            Arrivals::Counting(_) => router,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Input-VC state of the input-queued router: the per-VC state machine with its buffer
 //! ring pointers, and the per-router VC sets that drive the pipeline stages.
 
-use super::VIEW;
+use super::{OutputVc, VIEW};
 use crate::link::Flit;
 use crate::router::allocator::take_lowest;
 
@@ -115,13 +115,13 @@ pub(super) struct VcSets {
 /// The input VCs among `cand` (active, with a flit) that may request the switch: past
 /// their delay and with a credit for their output VC (or on an ejection port). The step
 /// keeps this set incrementally; debug builds check it against this full scan.
-pub(super) fn switch_ready(ivc: &[InputVc; VIEW], credits: &[u32; VIEW], mut cand: u64, local: u64, v_n: usize, now: u64) -> u64 {
+pub(super) fn switch_ready(ivc: &[InputVc; VIEW], outs: &[OutputVc; VIEW], mut cand: u64, local: u64, v_n: usize, now: u64) -> u64 {
     let mut ready = 0u64;
     while cand != 0 {
         let li = take_lowest(&mut cand);
         let st = &ivc[li];
         let o = st.port as usize;
-        let credit = local >> o & 1 != 0 || credits[(o * v_n + st.out_vc as usize) & 63] != 0;
+        let credit = local >> o & 1 != 0 || outs[(o * v_n + st.out_vc as usize) & 63].credits != 0;
         ready |= ((st.ready_by(now) && credit) as u64) << li;
     }
     ready

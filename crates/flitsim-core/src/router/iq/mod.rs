@@ -35,12 +35,18 @@
 //!
 //! * [`IqRouters::step_all`] steps every router with work once per cycle, so what every
 //!   step reads (configuration, array bases, the arrival mode) is loaded once per cycle.
+//! * **Compiled shapes.** `step_all` also picks, once per cycle, a step compiled for the
+//!   routers' shape and routing function: the port count, VCs per port and buffer depth
+//!   are const generics (5 or 7 ports with 4 VCs of 8 flits, the 2-D and 3-D defaults;
+//!   0 = read at run time, for every other shape), so index arithmetic is constant and
+//!   the allocators' pointer updates unroll; DOR and table routing each get their own
+//!   step (the `Route` trait), so no head tests which routing function it has.
 //! * Per router, 64-bit sets over its input VCs (bit `port * vcs + vc`) drive the stages:
 //!   `occ` (holds flits), `va` (waiting for VC allocation), `act` (holds an output VC),
 //!   `wait` (in a pipeline delay) and `cred` (active, and its output VC has a credit),
 //!   and over its output VCs: `free`. Every stage iterates set bits only, on local copies
 //!   of the sets. The sets are kept up to date where their inputs change (a credit
-//!   arriving for an output VC that had none re-enables the input VC that `owner` names),
+//!   arriving for an output VC that had none re-enables the input VC its owner names),
 //!   so the VC allocator's requests are `va & !wait` and the switch allocator's are
 //!   `occ & act & cred & !wait`, with no scan over the VCs (debug builds check both
 //!   against a full scan). With pipeline delays of at most one cycle, `wait` needs no
@@ -63,6 +69,8 @@
 //!   the flits and credits travelling to them, are stepped while that count or their
 //!   buffers are non-zero, and poll every connected port (same results, more work).
 //!   The step is compiled once for each mode ([`Arrive`]).
+//! * An output VC's credits, owner and VC-allocator pointer are one 8-byte record
+//!   ([`OutputVc`]): the allocator and switch traversal use them together.
 //! * The VC allocator collects, per picked output VC, the requesters that picked it and
 //!   grants each by one round-robin bit search. The switch allocator takes the set of
 //!   ready input VCs, decides the common conflict-free case without arbitration, and
@@ -90,7 +98,9 @@ use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::prefetch;
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
-use crate::routing::RoutingFunction;
+use crate::routing::dor::Dor;
+use crate::routing::table::TableRouting;
+use crate::routing::{Candidate, RoutingFunction};
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -98,6 +108,19 @@ use crate::topology::{Topology, NONE};
 
 /// Owner value of a free output VC.
 pub const FREE: u16 = u16::MAX;
+
+/// State of one output VC (8 bytes, kept together: the VC allocator and switch traversal
+/// read and write them together).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputVc {
+    /// Credits for the downstream buffer.
+    pub credits: u32,
+    /// Owner (local input-VC index `port * vcs + vc`) or [`FREE`].
+    pub owner: u16,
+    /// VC allocator round-robin pointer of this output VC's arbiter (over the router's
+    /// input VCs).
+    pub(super) va_ptr: u16,
+}
 
 /// Largest `ports * vcs` of one router: the per-router VC sets are 64-bit masks.
 pub const MAX_PORT_VCS: u32 = 64;
@@ -138,10 +161,11 @@ struct PortWiring {
     /// Credit ring of that channel: credits for the downstream buffer come back on it.
     out_credits: Ring,
     /// Router upstream of the input (it receives this port's credits), or the sink id
-    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads.
+    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads;
+    /// once the routers are built, its row for credits ([`Arrivals::row`]).
     up_router: u32,
     /// Router downstream of the output, or the sink id (an endpoint, or an unconnected
-    /// mesh edge).
+    /// mesh edge); once built, its row for flits.
     down_router: u32,
     /// Cycles from switch grant to arrival at the far end of the output channel (switch
     /// stages + wire).
@@ -202,11 +226,9 @@ pub struct IqRouters {
     buf: Vec<Flit>,
     /// Per router: the input-VC sets.
     sets: Vec<VcSets>,
-    /// Output VC owner (local input-VC index `port * vcs + vc`) or [`FREE`] (padded;
-    /// the padding is free).
-    pub owner: Vec<u16>,
-    /// Output VC credits (padded).
-    pub credits: Vec<u32>,
+    /// Output VC state, `[(router * ports + port) * vcs + vc]` (padded; the padding is
+    /// free).
+    pub out: Vec<OutputVc>,
     /// Input channel id per `(router, port)` or [`NONE`] (the hot loop uses `wiring`).
     pub in_chan: Vec<u32>,
     /// Per `(router, port)`: wiring (padded, like the other per-port arrays).
@@ -218,8 +240,6 @@ pub struct IqRouters {
     poll: Vec<(u64, u64)>,
     /// How routers learn of arrivals.
     arrivals: Arrivals,
-    /// Per output VC: VC allocator round-robin pointer.
-    va_ptr: Vec<u16>,
     /// VC allocator work space: per output VC, the input VCs that picked it.
     va_pickers: [u64; VIEW],
     /// Switch allocator (with its work space).
@@ -297,6 +317,11 @@ impl IqRouters {
         } else {
             Arrivals::Counting(Counting { pending: vec![0; rows] })
         };
+        // From here on a port's far ends are named by their arrival rows.
+        for w in wiring.iter_mut() {
+            w.up_router = arrivals.row(w.up_router, CREDIT);
+            w.down_router = arrivals.row(w.down_router, FLIT);
+        }
         let local = (0..p).filter(|&port| topo.is_local_port(port)).fold(0u64, |m, port| m | 1 << port);
         // Bytes a cycle may touch: router state and buffers, channel slots, calendar.
         let per_vc = std::mem::size_of::<InputVc>() + d as usize * std::mem::size_of::<Flit>() + 8;
@@ -314,14 +339,12 @@ impl IqRouters {
             ivc: vec![InputVc::default(); pivc],
             buf: vec![Flit::default(); nivc * d as usize],
             sets: vec![VcSets { free: vc_mask(p * v), ..VcSets::default() }; r as usize],
-            owner: vec![FREE; pivc],
-            credits: vec![d; pivc],
+            out: vec![OutputVc { credits: d, owner: FREE, va_ptr: 0 }; pivc],
             in_chan,
             wiring,
             local,
             poll,
             arrivals,
-            va_ptr: vec![0; pivc],
             va_pickers: [0; VIEW],
             sw: SwitchAllocator::new(cfg.allocator, cfg.islip_iterations, p, v),
             ptrs: vec![PortPointers::default(); pports],
@@ -430,6 +453,53 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        // The common router shapes get a step compiled for their port and VC counts
+        // (constant index arithmetic, unrolled loops); others use the general step.
+        // The routing function too is chosen here, once per cycle.
+        match routing {
+            RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
+        }
+    }
+
+    /// [`IqRouters::step_routers`] with routing function `R`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_routed<A: Arrive, R: Route>(
+        &mut self,
+        arr: &mut A,
+        now: u64,
+        topo: &Topology,
+        routing: &R,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
+        match (self.ports, self.vcs, self.depth) {
+            // (Polling networks, with long delays, are rare: they get the general step.)
+            _ if A::POLLS => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (5, 4, 8) => self.step_shaped::<A, R, 5, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4, 8) => self.step_shaped::<A, R, 7, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+        }
+    }
+
+    /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each of `D`
+    /// flits (0 = as built, read at run time).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_shaped<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
+        &mut self,
+        arr: &mut A,
+        now: u64,
+        topo: &Topology,
+        routing: &R,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         let n = self.sets.len();
         if self.prefetch {
             for r in 0..n {
@@ -439,14 +509,14 @@ impl IqRouters {
                 if r + PREFETCH_HEADERS < n {
                     self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
                 }
-                if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for r in 0..n {
-                if arr.busy(r, now, self.sets[r].occ) {
-                    self.step_router(arr, r as u32, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
+                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -482,12 +552,8 @@ impl IqRouters {
             prefetch(&self.buf[at]);
             prefetch(&self.buf[at + depth - 1]);
         }
-        for i in (0..n_vc).step_by(32) {
-            prefetch(&self.owner[base + i]);
-            prefetch(&self.va_ptr[base + i]);
-        }
-        for i in (0..n_vc).step_by(16) {
-            prefetch(&self.credits[base + i]);
+        for i in (0..n_vc).step_by(8) {
+            prefetch(&self.out[base + i]);
         }
         for p in (0..p_n).step_by(2) {
             prefetch(&self.wiring[rp + p]);
@@ -525,34 +591,36 @@ impl IqRouters {
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router<A: Arrive>(
+    fn step_router<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         r: u32,
+        (mut due_flits, mut due_credits): (u64, u64),
         now: u64,
         topo: &Topology,
-        routing: &RoutingFunction,
+        routing: &R,
         ch: &mut Channels,
         packets: &mut PacketArena,
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
+        debug_assert!(D == 0 || D == self.depth as usize);
         let ru = r as usize;
-        let (ports, vcs) = (self.ports, self.vcs);
-        let (p_n, v_n) = (ports as usize, vcs as usize);
+        let p_n = if P != 0 { P } else { self.ports as usize };
+        let v_n = if V != 0 { V } else { self.vcs as usize };
+        let (ports, vcs) = (p_n as u32, v_n as u32);
         let rp = ru * p_n;
         let base = rp * v_n;
-        let depth = self.depth as usize;
+        let depth = if D != 0 { D } else { self.depth as usize };
         let IqRouters {
-            cfg, ivc, buf, sets, owner, credits, wiring, local, poll, va_ptr, va_pickers, sw, ptrs, li_port, li_vc, ..
+            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, ..
         } = self;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
         let ivc = view_mut(ivc, base);
         let buf = &mut buf[base * depth..(base + p_n * v_n) * depth];
-        let owner = view_mut(owner, base);
-        let credits = view_mut(credits, base);
-        let va_ptr = view_mut(va_ptr, base);
+        let outs = view_mut(out, base);
         let wiring = view(wiring, rp);
         let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred } = sets[ru];
 
@@ -560,7 +628,6 @@ impl IqRouters {
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
         //    router has been stepped at every earlier arrival: so each due port has exactly
         //    one entry to take (when polling, at most one).
-        let (mut due_flits, mut due_credits) = arr.take(ru, now, poll);
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
             let Some(e) = ch.flits.take_due_in(wiring[p].in_flits, now, A::POLLS) else { continue };
@@ -574,9 +641,10 @@ impl IqRouters {
             let Some(w) = ch.credits.take_due_in(wiring[p].out_credits, now, A::POLLS) else { continue };
             let ovc = (p * v_n + w.vc() as usize) & 63;
             // An output VC out of credits can move again: its owner may request the switch.
-            let (c, holder) = (credits[ovc], owner[ovc]);
+            let ov = &mut outs[ovc];
+            let (c, holder) = (ov.credits, ov.owner);
             cred |= (((c == 0) & (holder != FREE)) as u64) << (holder & 63);
-            credits[ovc] += 1;
+            ov.credits = c + 1;
             got += 1;
         }
         debug_assert!(nothing_due(ch, wiring, poll[ru], now), "an arrival at router {r} was not received in its cycle");
@@ -605,7 +673,11 @@ impl IqRouters {
             let li = take_lowest(&mut idle);
             let st = &mut ivc[li];
             let f = buf[st.front_slot(li, depth)];
-            let (p, v) = (li_port[li] as u32, li_vc[li] as u32);
+            // (Arithmetic for a compile-time shape; tables for the run-time one, V = 0.)
+            let (p, v) = match (li.checked_div(V), li.checked_rem(V)) {
+                (Some(p), Some(v)) => (p as u32, v as u32),
+                _ => (li_port[li] as u32, li_vc[li] as u32),
+            };
             route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets);
             va |= 1 << li;
             wait |= ((routing_delay != 0) as u64) << li;
@@ -622,7 +694,7 @@ impl IqRouters {
                 flow: cfg.flow_control,
                 ready_at: now + cfg.vc_alloc_delay as u64,
             };
-            let (won, won_cred) = va_ctx.allocate(req, &mut free, ivc, buf, owner, credits, va_ptr, va_pickers);
+            let (won, won_cred) = va_ctx.allocate::<P, V>(req, &mut free, ivc, buf, outs, va_pickers);
             va &= !won;
             act |= won;
             cred |= won_cred;
@@ -634,9 +706,9 @@ impl IqRouters {
         // 4. Switch allocation: active VCs with a flit, past their delay, with a credit
         //    (ejection ports never run out of credits).
         let ready = occ & act & cred & !wait;
-        debug_assert_eq!(ready, switch_ready(ivc, credits, occ & act, local, v_n, now), "stale switch requests");
+        debug_assert_eq!(ready, switch_ready(ivc, outs, occ & act, local, v_n, now), "stale switch requests");
         let ptrs = view_mut(ptrs, rp);
-        let matched = if ready == 0 { 0 } else { sw.request(ready, |i| ivc[i & 63].port as usize, ptrs) };
+        let matched = if ready == 0 { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & 63].port as usize, ptrs) };
 
         // 5. Switch traversal of the matched inputs.
         let credit_delay = cfg.credit_delay as u64;
@@ -646,7 +718,7 @@ impl IqRouters {
             let p = take_lowest(&mut m);
             moved += 1;
             let (v, o) = sw.grant(p);
-            sw.commit(p, ptrs);
+            sw.commit_shaped::<P, V>(p, ptrs);
             let li = (p * v_n + v) & 63;
             let st = &mut ivc[li];
             let f = st.pop(buf, li, depth);
@@ -660,7 +732,7 @@ impl IqRouters {
                 st.state = state::IDLE;
                 act &= !(1 << li);
                 cred &= !(1 << li);
-                owner[ovc] = FREE;
+                outs[ovc].owner = FREE;
                 free |= 1 << ovc;
             }
             // The flit enters the output channel.
@@ -668,17 +740,17 @@ impl IqRouters {
             let oc = rp + o;
             let arrive = now + out.flit_delay as u64;
             ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
-            arr.notify(out.down_router, out.down_port as u32, arrive, FLIT);
+            arr.notify_row(out.down_router, out.down_port as u32, arrive);
             // One credit used (an ejection port uses none and never runs out).
-            let left = credits[ovc] - (local >> o & 1 == 0) as u32;
-            credits[ovc] = left;
+            let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
+            outs[ovc].credits = left;
             cred &= !(((left == 0) as u64) << li);
             stats.on_channel_flit(oc, w as u32, now);
             // A credit goes back upstream for the freed slot.
             let inp = wiring[p];
             let arrive = now + credit_delay;
             ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
-            arr.notify(inp.up_router, inp.up_port as u32, arrive, CREDIT);
+            arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
         }
         arr.done(ru, got, moved);
         if moved != 0 {
@@ -698,9 +770,9 @@ impl IqRouters {
             state::VC_ALLOC => {
                 let owners: Vec<String> = (st.lo..st.hi)
                     .map(|w| {
-                        let o = self.owner[base + st.port as usize * self.vcs as usize + w as usize];
+                        let o = self.out[base + st.port as usize * self.vcs as usize + w as usize].owner;
                         if o == FREE {
-                            format!("vc{w} free ({} credits)", self.credits[base + st.port as usize * self.vcs as usize + w as usize])
+                            format!("vc{w} free ({} credits)", self.out[base + st.port as usize * self.vcs as usize + w as usize].credits)
                         } else {
                             format!("vc{w} held by in-port {} vc{}", o as u32 / self.vcs, o as u32 % self.vcs)
                         }
@@ -713,7 +785,7 @@ impl IqRouters {
                 if !st.ready_by(now) {
                     format!("in pipeline until cycle {}", st.ready_at(now))
                 } else {
-                    format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.credits[ovc])
+                    format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.out[ovc].credits)
                 }
             }
         }
@@ -735,7 +807,7 @@ fn route_head(
     hop: bool,
     ready: u64,
     topo: &Topology,
-    routing: &RoutingFunction,
+    routing: &impl Route,
     packets: &mut PacketArena,
 ) {
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
@@ -749,6 +821,27 @@ fn route_head(
     st.delay_until(ready);
 }
 
+
+/// A routing function as the step calls it: [`IqRouters::step_all`] picks the variant
+/// of [`RoutingFunction`] once per cycle, so each is compiled into the step and no head
+/// tests which one it is.
+trait Route {
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate;
+}
+
+impl Route for Dor {
+    #[inline(always)]
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        Dor::route(self, topo, r, in_port, in_vc, dest)
+    }
+}
+
+impl Route for TableRouting {
+    #[inline(always)]
+    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        TableRouting::route(self, r, in_port, in_vc, dest)
+    }
+}
 
 /// Debug check of the arrival calendar: after the receive stage nothing that has
 /// arrived may be left on the router's input channels or credit wires.

@@ -1,7 +1,7 @@
 //! VC allocation of the input-queued router: separable, input first, with round-robin
 //! arbiters on both sides.
 
-use super::{state, InputVc, VIEW};
+use super::{state, InputVc, OutputVc, VIEW};
 use crate::flow::FlowControl;
 use crate::link::Flit;
 use crate::router::allocator::{lowest, take_lowest};
@@ -31,18 +31,18 @@ impl VaContext {
     /// (valid for the VCs picked in this call).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(super) fn allocate(
+    pub(super) fn allocate<const P: usize, const V: usize>(
         &self,
         req: u64,
         free: &mut u64,
         ivc: &mut [InputVc; VIEW],
         buf: &[Flit],
-        owner: &mut [u16; VIEW],
-        credits: &[u32; VIEW],
-        va_ptr: &mut [u16; VIEW],
+        outs: &mut [OutputVc; VIEW],
         pickers: &mut [u64; VIEW],
     ) -> (u64, u64) {
-        let v_n = self.v_n;
+        let v_n = if V != 0 { V } else { self.v_n };
+        let n_in = if P != 0 && V != 0 { (P * V) as u32 } else { self.n_in };
+        let vct = self.flow == FlowControl::VirtualCutThrough;
         // Stage 1. `picked`: output VCs picked.
         let mut picked = 0u64;
         let mut m = req;
@@ -52,9 +52,9 @@ impl VaContext {
             let o = st.port as usize;
             // Free output VCs in the candidate range, lowest first.
             let mut cand = *free & ((1u64 << st.hi) - (1u64 << st.lo)) << (o * v_n);
-            if cand != 0 && self.local >> o & 1 == 0 && self.flow == FlowControl::VirtualCutThrough {
+            if vct && cand != 0 && self.local >> o & 1 == 0 {
                 let size = buf[st.front_slot(li, self.depth)].size();
-                while cand != 0 && !self.flow.may_claim(credits[lowest(cand)], size) {
+                while cand != 0 && !self.flow.may_claim(outs[lowest(cand)].credits, size) {
                     cand &= cand - 1;
                 }
             }
@@ -74,16 +74,18 @@ impl VaContext {
         let mut m = picked;
         while m != 0 {
             let t = take_lowest(&mut m);
-            let li = round_robin(pickers[t], va_ptr[t] as u32) as usize & 63;
-            owner[t] = li as u16;
-            va_ptr[t] = next_ptr(li as u32, self.n_in) as u16;
+            let ov = &mut outs[t];
+            let li = round_robin(pickers[t], ov.va_ptr as u32) as usize & 63;
+            ov.owner = li as u16;
+            ov.va_ptr = next_ptr(li as u32, n_in) as u16;
+            let has_credit = ov.credits != 0;
             let st = &mut ivc[li];
             st.state = state::ACTIVE;
             st.out_vc = (t - st.port as usize * v_n) as u8;
             st.va_rr = next_ptr(st.out_vc as u32, v_n as u32) as u8;
             st.delay_until(self.ready_at);
             won |= 1 << li;
-            won_cred |= ((credits[t] != 0) as u64) << li;
+            won_cred |= (has_credit as u64) << li;
         }
         *free &= !picked;
         (won, won_cred)
