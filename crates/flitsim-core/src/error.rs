@@ -32,6 +32,19 @@ pub enum Error {
         /// Human-readable list of the blocked virtual channels and what each waits for.
         blocked: String,
     },
+    /// A cycle of input VCs waiting for each other made no progress for a watchdog period
+    /// while other flits still moved (so the network-wide watchdog would not fire).
+    #[error("partial deadlock detected at cycle {cycle}: a cycle of waiting channels has not moved for {period} cycles ({buffered} flits buffered in the network)\n{blocked}")]
+    PartialDeadlock {
+        /// Cycle at which it was found.
+        cycle: u64,
+        /// The watchdog period over which the cycle did not move.
+        period: u64,
+        /// Flits buffered in the network.
+        buffered: u64,
+        /// The cycle of waiting input VCs.
+        blocked: String,
+    },
     /// Check mode found a conservation or bound violation (a simulator bug).
     #[error("invariant violated at cycle {cycle}: {message}")]
     Invariant {

@@ -64,6 +64,8 @@ pub struct Simulation {
     /// Event counters.
     pub counters: Counters,
     now: u64,
+    /// Front flit of every input VC at the last watchdog period (partial deadlocks).
+    fronts: Option<Vec<Option<crate::link::Flit>>>,
     measured_created: u64,
     queue_at_window_start: u64,
 }
@@ -151,6 +153,7 @@ impl Simulation {
             stats,
             counters: Counters::default(),
             now: 0,
+            fronts: None,
             measured_created: 0,
             queue_at_window_start: 0,
             spec,
@@ -208,8 +211,19 @@ impl Simulation {
             check::verify(self)?;
         }
         let idle = now.saturating_sub(self.counters.last_progress);
-        if idle >= self.spec.config.sim.watchdog && self.in_network() > 0 {
+        let watchdog = self.spec.config.sim.watchdog;
+        if idle >= watchdog && self.in_network() > 0 {
             return Err(self.deadlock_error(idle));
+        }
+        // A deadlock among some VCs while others still move: once per watchdog period,
+        // a cycle of waiting input VCs whose front flits have not changed in a period.
+        if now > 0 && now.is_multiple_of(watchdog) {
+            if let Routers::Iq(x) = &self.routers {
+                if let Some(cycle) = self.fronts.as_deref().and_then(|before| deadlock::stuck_cycle(x, &self.channels, before)) {
+                    return Err(self.partial_deadlock_error(cycle, watchdog));
+                }
+                self.fronts = (x.total_buffered() > 0).then(|| deadlock::fronts(x));
+            }
         }
         self.now += 1;
         Ok(())
@@ -337,6 +351,26 @@ impl Simulation {
                     packets_to_failed_nodes: to_failed,
                 }
             }),
+        }
+    }
+
+    /// The error for a cycle of input VCs (global indices) that made no progress in a
+    /// watchdog period while the rest of the network did.
+    fn partial_deadlock_error(&self, cycle: Vec<usize>, period: u64) -> Error {
+        let topo = &self.spec.topology;
+        let Routers::Iq(x) = &self.routers else { unreachable!("partial deadlocks are found in input-queued routers") };
+        let (p_n, v_n) = (x.ports as usize, x.vcs as usize);
+        let name = |i: usize| {
+            let router = (i / (p_n * v_n)) as u32;
+            format!("{}{} vc{}", topo.router_name(router), topo.port_name(((i / v_n) % p_n) as u32), i % v_n)
+        };
+        let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
+        names.push(name(cycle[0]));
+        Error::PartialDeadlock {
+            cycle: self.now,
+            period,
+            buffered: self.in_network(),
+            blocked: format!("  cycle of waiting channels ({} input VCs, front flits unmoved): {}", cycle.len(), names.join(" -> ")),
         }
     }
 
