@@ -8,7 +8,10 @@
 //! with its `source`, and how to compare (`within` +- tolerance, `at_most`, `at_least`).
 //! A row with `relative_to` (a baseline's overrides) compares the ratio of its metric to
 //! the baseline run's, for results the papers state relative to a baseline.
-//! Rows that share a config and overrides share one run; runs go in parallel.
+//! Rows that share a config and overrides share one run; runs go in parallel. A run that
+//! deadlocks is a result: its report is `deadlock.found = true` (with `deadlock.cycle`
+//! and, for a fault set, the route check under `faults`), and a successful run has
+//! `deadlock.found = false`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -135,8 +138,28 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
                 let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
                 let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
                 let spec = cfg.validate().map_err(|e| format!("{}: {e}", p.display()))?;
-                let rep = Simulation::run_spec(spec).map_err(|e| format!("{}: {e}", p.display()))?;
-                serde_json::to_value(&rep).map_err(|e| e.to_string())
+                // A deadlock is a result, not a failure of the study: the row
+                // `deadlock.found` reports it (with the route check of a fault set).
+                let faults = spec.faults.as_ref().map(|f| {
+                    let routable_fraction = if f.check.pairs == 0 { 1.0 } else { f.check.routable_pairs as f64 / f.check.pairs as f64 };
+                    serde_json::json!({ "routes": f.check, "routable_fraction": routable_fraction })
+                });
+                match Simulation::run_spec(spec) {
+                    Ok(rep) => {
+                        let mut v = serde_json::to_value(&rep).map_err(|e| e.to_string())?;
+                        v["deadlock"] = serde_json::json!({ "found": false });
+                        Ok(v)
+                    }
+                    Err(e @ (flitsim_core::error::Error::Deadlock { .. } | flitsim_core::error::Error::PartialDeadlock { .. })) => {
+                        let (cycle, partial) = match e {
+                            flitsim_core::error::Error::Deadlock { cycle, .. } => (cycle, false),
+                            flitsim_core::error::Error::PartialDeadlock { cycle, .. } => (cycle, true),
+                            _ => unreachable!(),
+                        };
+                        Ok(serde_json::json!({ "deadlock": { "found": true, "cycle": cycle, "partial": partial }, "faults": faults }))
+                    }
+                    Err(e) => Err(format!("{}: {e}", p.display())),
+                }
             })
             .collect()
     });

@@ -1,4 +1,5 @@
-//! Deadlock diagnosis: the wait-for graph of blocked input VCs and a cycle in it.
+//! Deadlock diagnosis: the wait-for graph of blocked buffers and a cycle in it, for
+//! both router microarchitectures ([`WaitGraph`]).
 //!
 //! When the watchdog fires, every input VC holding flits waits for something: an
 //! active VC waits for credits of its output VC, i.e. for the downstream input VC that
@@ -8,6 +9,7 @@
 //! channels that the report names.
 
 use crate::link::{End, Flit};
+use crate::router::buffered::BufferedRouters;
 use crate::router::iq::{state, IqRouters, FREE};
 use crate::link::Channels;
 
@@ -45,31 +47,66 @@ fn waits_for(r: &IqRouters, ch: &Channels, i: usize, out: &mut Vec<usize>) {
     }
 }
 
-/// A cycle of blocked input VCs (global indices), if the wait-for graph has one.
-pub fn wait_cycle(r: &IqRouters, ch: &Channels) -> Option<Vec<usize>> {
-    cycle_among(r, ch, &|i| r.buffer_len(i) > 0)
+/// A router array's wait-for graph: nodes that hold flits and what each waits for.
+pub trait WaitGraph {
+    /// Number of nodes.
+    fn nodes(&self) -> usize;
+    /// The flit at the front of node `i`, if it holds any.
+    fn front(&self, i: usize) -> Option<Flit>;
+    /// The nodes `i` waits for, into `out`.
+    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>);
 }
 
-/// The front flit of every input VC, to compare a watchdog period later.
-pub fn fronts(r: &IqRouters) -> Vec<Option<Flit>> {
-    (0..r.ivc.len()).map(|i| r.buffer_front(i)).collect()
+impl WaitGraph for IqRouters {
+    fn nodes(&self) -> usize {
+        self.ivc.len()
+    }
+    fn front(&self, i: usize) -> Option<Flit> {
+        self.buffer_front(i)
+    }
+    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
+        waits_for(self, ch, i, out)
+    }
 }
 
-/// A **partial deadlock**: a cycle of input VCs that wait for each other and none of
-/// which has moved since `before` was taken ([`fronts`] a watchdog period ago: the same
-/// flit still at the front). No member can move until the next one does, so they never
-/// will, even while the rest of the network keeps moving (which hides the deadlock from
-/// the network-wide watchdog).
-pub fn stuck_cycle(r: &IqRouters, ch: &Channels, before: &[Option<Flit>]) -> Option<Vec<usize>> {
-    cycle_among(r, ch, &|i| {
-        let f = r.buffer_front(i);
+impl WaitGraph for BufferedRouters {
+    fn nodes(&self) -> usize {
+        self.wait_nodes()
+    }
+    fn front(&self, i: usize) -> Option<Flit> {
+        self.wait_front(i)
+    }
+    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
+        self.waits_for(ch, i, out)
+    }
+}
+
+/// A cycle of blocked nodes (input VCs of input-queued routers), if the wait-for graph
+/// has one.
+pub fn wait_cycle<G: WaitGraph>(g: &G, ch: &Channels) -> Option<Vec<usize>> {
+    cycle_among(g, ch, &|i| g.front(i).is_some())
+}
+
+/// The front flit of every node, to compare a watchdog period later.
+pub fn fronts<G: WaitGraph>(g: &G) -> Vec<Option<Flit>> {
+    (0..g.nodes()).map(|i| g.front(i)).collect()
+}
+
+/// A **partial deadlock**: a cycle of nodes that wait for each other and none of which
+/// has moved since `before` was taken ([`fronts`] a watchdog period ago: the same flit
+/// still at the front). No member can move until the next one does, so they never will,
+/// even while the rest of the network keeps moving (which hides the deadlock from the
+/// network-wide watchdog).
+pub fn stuck_cycle<G: WaitGraph>(g: &G, ch: &Channels, before: &[Option<Flit>]) -> Option<Vec<usize>> {
+    cycle_among(g, ch, &|i| {
+        let f = g.front(i);
         f.is_some() && before.get(i).copied().flatten() == f
     })
 }
 
-/// A cycle in the wait-for graph restricted to the input VCs `member` accepts.
-fn cycle_among(r: &IqRouters, ch: &Channels, member: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
-    let n = r.ivc.len();
+/// A cycle in the wait-for graph restricted to the nodes `member` accepts.
+fn cycle_among<G: WaitGraph>(g: &G, ch: &Channels, member: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
+    let n = g.nodes();
     // 0 = unvisited, 1 = on the DFS stack, 2 = done.
     let mut color = vec![0u8; n];
     let mut succ = Vec::new();
@@ -79,7 +116,7 @@ fn cycle_among(r: &IqRouters, ch: &Channels, member: &dyn Fn(usize) -> bool) -> 
         }
         // Iterative DFS: stack of (node, successor list, next index).
         let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        waits_for(r, ch, start, &mut succ);
+        g.waits(ch, start, &mut succ);
         stack.push((start, succ.clone(), 0));
         color[start] = 1;
         while let Some(top) = stack.last_mut() {
@@ -96,7 +133,7 @@ fn cycle_among(r: &IqRouters, ch: &Channels, member: &dyn Fn(usize) -> bool) -> 
             match color[next] {
                 0 => {
                     color[next] = 1;
-                    waits_for(r, ch, next, &mut succ);
+                    g.waits(ch, next, &mut succ);
                     stack.push((next, succ.clone(), 0));
                 }
                 1 => {
@@ -156,17 +193,25 @@ watchdog = 200
     /// the run end as "saturated". Without the failures the same traffic runs clean.
     #[test]
     fn a_partial_deadlock_is_found_while_other_flits_move() {
-        let text = "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\nvcs = 2\n\
+        partial_deadlock_with("vcs = 2", 0.2);
+    }
+
+    /// The same in buffered-crossbar routers, whose wait-for graph also holds the
+    /// staging buffers: the cycle it names passes through them.
+    #[test]
+    fn a_partial_deadlock_is_found_in_buffered_crossbar_routers() {
+        let blocked = partial_deadlock_with("type = \"buffered_crossbar\"\nvcs = 2", 0.5);
+        assert!(blocked.contains("staging"), "{blocked}");
+    }
+
+    fn partial_deadlock_with(router: &str, load: f64) -> String {
+        let text = format!("[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\n{router}\n\
                     [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
-                    [traffic]\nload = 0.2\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n";
+                    [traffic]\nload = {load}\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n");
         let faulty = format!("{text}[faults]\nlinks = [[0, 5], [5, 1]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n");
         let spec = Config::from_toml(&faulty, &[]).unwrap().validate().unwrap();
         let mut sim = crate::sim::Simulation::new(spec).unwrap();
-        let err = loop {
-            if let Err(e) = sim.step() {
-                break e;
-            }
-        };
+        let err = (0..20_000).find_map(|_| sim.step().err()).expect("no deadlock reported in 20,000 cycles");
         let Error::PartialDeadlock { cycle, blocked, .. } = err else { panic!("expected a partial deadlock, got {err}") };
         // Found at a watchdog period, long before the 20,300 cycles planned.
         assert!(cycle % 300 == 0 && cycle < 20_000, "{cycle}");
@@ -176,5 +221,6 @@ watchdog = 200
         // The same traffic without the failures runs to the end.
         let spec = Config::from_toml(&text.replace("measure = 20000", "measure = 3000"), &[]).unwrap().validate().unwrap();
         assert!(crate::sim::Simulation::run_spec(spec).is_ok());
+        blocked
     }
 }

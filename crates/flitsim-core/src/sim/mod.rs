@@ -218,11 +218,13 @@ impl Simulation {
         // A deadlock among some VCs while others still move: once per watchdog period,
         // a cycle of waiting input VCs whose front flits have not changed in a period.
         if now > 0 && now.is_multiple_of(watchdog) {
-            if let Routers::Iq(x) = &self.routers {
-                if let Some(cycle) = self.fronts.as_deref().and_then(|before| deadlock::stuck_cycle(x, &self.channels, before)) {
-                    return Err(self.partial_deadlock_error(cycle, watchdog));
-                }
-                self.fronts = (x.total_buffered() > 0).then(|| deadlock::fronts(x));
+            let found = match &self.routers {
+                Routers::Iq(x) => self.partial_check(x),
+                Routers::Buffered(x) => self.partial_check(x),
+            };
+            match found {
+                Ok(fronts) => self.fronts = fronts,
+                Err(e) => return Err(e),
             }
         }
         self.now += 1;
@@ -354,24 +356,22 @@ impl Simulation {
         }
     }
 
-    /// The error for a cycle of input VCs (global indices) that made no progress in a
-    /// watchdog period while the rest of the network did.
-    fn partial_deadlock_error(&self, cycle: Vec<usize>, period: u64) -> Error {
-        let topo = &self.spec.topology;
-        let Routers::Iq(x) = &self.routers else { unreachable!("partial deadlocks are found in input-queued routers") };
-        let (p_n, v_n) = (x.ports as usize, x.vcs as usize);
-        let name = |i: usize| {
-            let router = (i / (p_n * v_n)) as u32;
-            format!("{}{} vc{}", topo.router_name(router), topo.port_name(((i / v_n) % p_n) as u32), i % v_n)
-        };
-        let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
-        names.push(name(cycle[0]));
-        Error::PartialDeadlock {
-            cycle: self.now,
-            period,
-            buffered: self.in_network(),
-            blocked: format!("  cycle of waiting channels ({} input VCs, front flits unmoved): {}", cycle.len(), names.join(" -> ")),
+    /// Once per watchdog period: a cycle of waiting buffers whose fronts have not moved
+    /// since the last period is a partial deadlock; otherwise the fronts to compare next.
+    fn partial_check<G: deadlock::WaitGraph + RouterNames>(&self, g: &G) -> Result<Option<Vec<Option<crate::link::Flit>>>> {
+        if let Some(cycle) = self.fronts.as_deref().and_then(|before| deadlock::stuck_cycle(g, &self.channels, before)) {
+            let topo = &self.spec.topology;
+            let mut names: Vec<String> = cycle.iter().map(|&i| g.node_name(topo, i)).collect();
+            names.push(g.node_name(topo, cycle[0]));
+            let period = self.spec.config.sim.watchdog;
+            return Err(Error::PartialDeadlock {
+                cycle: self.now,
+                period,
+                buffered: self.in_network(),
+                blocked: format!("  cycle of waiting channels ({} buffers, front flits unmoved): {}", cycle.len(), names.join(" -> ")),
+            });
         }
+        Ok((self.in_network() > 0).then(|| deadlock::fronts(g)))
     }
 
     fn deadlock_error(&self, idle: u64) -> Error {
@@ -440,6 +440,24 @@ impl Simulation {
             }
         }
         Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
+    }
+}
+
+/// Names of the wait-for graph's nodes, for reports.
+trait RouterNames {
+    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String;
+}
+
+impl RouterNames for IqRouters {
+    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        format!("{}{} vc{}", topo.router_name((i / (p_n * v_n)) as u32), topo.port_name(((i / v_n) % p_n) as u32), i % v_n)
+    }
+}
+
+impl RouterNames for BufferedRouters {
+    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String {
+        self.wait_name(i, &|r| topo.router_name(r), &|p| topo.port_name(p))
     }
 }
 

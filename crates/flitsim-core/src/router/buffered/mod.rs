@@ -46,6 +46,7 @@
 pub mod config;
 mod prefetch;
 mod staging;
+mod waits;
 
 pub use config::BufferedConfig;
 pub use crate::stats::router_counters::PerfCounters;
