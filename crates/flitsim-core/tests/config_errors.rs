@@ -324,6 +324,8 @@ const CASES: &[Case] = &[
     case("faults_node_out_of_range", "[faults]\nnodes = [64]", Cfg, "faults.nodes[0]", &["router 64 does not exist", "routers 0..63"]),
     case("faults_node_fraction_negative", "[faults]\nrandom_node_fraction = -0.5", Cfg, "faults.random_node_fraction", &["not a fraction in [0, 1)"]),
     case("faults_unroutable_choice", "[faults]\nunroutable = \"drop\"", Parse, "faults.unroutable", &["refuse", "skip"]),
+    case("faults_cyclic_routes_choice", "[faults]\ncyclic_routes = \"maybe\"", Parse, "faults.cyclic_routes", &["refuse", "run"]),
+    case("routing_tables_missing_file", "[routing]\ntype = \"table\"\ntables = \"/nonexistent/xt.tab\"", Cfg, "routing.tables", &["cannot read /nonexistent/xt.tab"]),
     case("faults_unknown_key", "[faults]\nlink = [[0, 0]]", Parse, "faults.link", &["unknown field `link`"]),
     case("routing_classes_zero", "[routing]\nclasses = 0", Cfg, "routing.classes", &["0 is out of range", "1..=8"]),
     // ---- traffic ----

@@ -86,6 +86,7 @@
 
 mod arrivals;
 mod input_vc;
+mod prefetch;
 mod vc_alloc;
 
 pub use input_vc::{state, InputVc};
@@ -95,7 +96,6 @@ use input_vc::{delayed, switch_ready, VcSets};
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
-use super::prefetch;
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
 use crate::routing::dor::Dor;
@@ -519,72 +519,6 @@ impl IqRouters {
                     self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
-        }
-    }
-
-    /// Ask the cache for what router `r` will touch in this cycle's step: its input VCs
-    /// and the buffers of the occupied ones, its output VC state, wiring and switch
-    /// pointers, and the channel slots of its due arrivals (see the module docs).
-    #[inline(always)]
-    fn prefetch_router<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels) {
-        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
-        let rp = r * p_n;
-        let base = rp * v_n;
-        let depth = self.depth as usize;
-        let wiring = view(&self.wiring, rp);
-        let (mut due_flits, mut due_credits) = arr.peek(r, now);
-        while due_flits != 0 {
-            let p = take_lowest(&mut due_flits);
-            prefetch(ch.flits.slot_of(wiring[p].in_flits, now));
-        }
-        while due_credits != 0 {
-            let p = take_lowest(&mut due_credits);
-            prefetch(ch.credits.slot_of(wiring[p].out_credits, now));
-        }
-        let n_vc = p_n * v_n;
-        for i in (0..n_vc).step_by(4) {
-            prefetch(&self.ivc[base + i]);
-        }
-        let mut m = self.sets[r].occ;
-        while m != 0 {
-            // Both ends of the buffer: it may straddle two lines.
-            let at = (base + take_lowest(&mut m)) * depth;
-            prefetch(&self.buf[at]);
-            prefetch(&self.buf[at + depth - 1]);
-        }
-        for i in (0..n_vc).step_by(8) {
-            prefetch(&self.out[base + i]);
-        }
-        for p in (0..p_n).step_by(2) {
-            prefetch(&self.wiring[rp + p]);
-        }
-        prefetch(&self.ptrs[rp]);
-    }
-
-    /// Ask the cache for the headers of the packets whose heads router `r` routes in
-    /// this cycle: those arriving (their channel slots were prefetched earlier) and those
-    /// already at the front of an idle VC.
-    #[inline(always)]
-    fn prefetch_headers<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels, packets: &PacketArena) {
-        let rp = r * self.ports as usize;
-        let wiring = view(&self.wiring, rp);
-        let (mut due_flits, _) = arr.peek(r, now);
-        while due_flits != 0 {
-            let p = take_lowest(&mut due_flits);
-            let e = ch.flits.slot_of(wiring[p].in_flits, now);
-            if !e.is_empty() {
-                prefetch(packets.get(e.flit.pid));
-            }
-        }
-        // Heads already buffered behind a packet that has left.
-        let VcSets { occ, va, act, .. } = self.sets[r];
-        let mut m = occ & !(va | act);
-        let base = rp * self.vcs as usize;
-        let depth = self.depth as usize;
-        while m != 0 {
-            let li = take_lowest(&mut m);
-            let f = self.buf[self.ivc[base + li].front_slot(base + li, depth)];
-            prefetch(packets.get(f.pid));
         }
     }
 
