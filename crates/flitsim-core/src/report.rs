@@ -38,6 +38,10 @@ pub struct Report {
     /// pairs and as simulated in the window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vc_balance: Option<VcBalanceReport>,
+    /// Central-arbiter router events (arbiter grants, escape allocations, Disha
+    /// recoveries); only with `router.type = "central"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub central: Option<crate::router::central::CentralCounters>,
     /// With `[faults]`: what failed, the routes around it, and the traffic they could
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]

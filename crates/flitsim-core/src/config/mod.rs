@@ -252,6 +252,17 @@ impl Config {
         match &self.router {
             RouterConfig::InputQueued(c) => c.validate("router", max_packet)?,
             RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
+            RouterConfig::Central(c) => c.validate("router", topology.ports)?,
+        }
+        match (&self.router, &self.routing) {
+            (RouterConfig::Central(_), RoutingConfig::Adaptive { .. }) => {}
+            (RouterConfig::Central(_), _) => {
+                return Err(Error::config("routing.type", "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)"));
+            }
+            (_, RoutingConfig::Adaptive { .. }) => {
+                return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
+            }
+            _ => {}
         }
         if topology.ports * vcs > crate::router::iq::MAX_PORT_VCS {
             return Err(Error::config(

@@ -9,6 +9,7 @@
 
 pub mod aging;
 pub mod buffered;
+pub mod central;
 pub mod allocator;
 pub mod arbiter;
 pub mod iq;
@@ -41,6 +42,10 @@ pub enum RouterConfig {
     /// Buffered-crossbar router (input buffers, per-output staging buffers, per-packet
     /// output arbitration with SeaStar aging); the defaults are the Cray XT SeaStar's.
     BufferedCrossbar(buffered::BufferedConfig),
+    /// Central-arbiter wormhole router for minimal adaptive routing with Duato escape VCs
+    /// or Disha deadlock recovery (the self-tuned congestion-control paper's network);
+    /// needs `routing.type = "adaptive"`.
+    Central(central::CentralConfig),
 }
 
 /// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
@@ -50,6 +55,7 @@ pub enum RouterConfig {
 enum RawRouter {
     InputQueued(IqConfig),
     BufferedCrossbar(buffered::BufferedConfig),
+    Central(central::CentralConfig),
 }
 
 impl<'de> Deserialize<'de> for RouterConfig {
@@ -57,6 +63,7 @@ impl<'de> Deserialize<'de> for RouterConfig {
         Ok(match crate::config::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
             RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
             RawRouter::BufferedCrossbar(c) => RouterConfig::BufferedCrossbar(c),
+            RawRouter::Central(c) => RouterConfig::Central(c),
         })
     }
 }
@@ -68,11 +75,12 @@ impl Default for RouterConfig {
 }
 
 impl RouterConfig {
-    /// VCs per port.
+    /// VC lanes per port: the VCs, plus for the central router its deadlock-buffer lane.
     pub fn vcs(&self) -> u32 {
         match self {
             RouterConfig::InputQueued(c) => c.vcs,
             RouterConfig::BufferedCrossbar(c) => c.vcs,
+            RouterConfig::Central(c) => c.vcs + 1,
         }
     }
 
@@ -81,6 +89,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.credit_delay,
             RouterConfig::BufferedCrossbar(c) => c.credit_delay,
+            RouterConfig::Central(c) => c.credit_delay,
         }
     }
 
@@ -89,6 +98,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.buffer_depth,
             RouterConfig::BufferedCrossbar(c) => c.buffer_depth,
+            RouterConfig::Central(c) => c.buffer_depth,
         }
     }
 
@@ -98,6 +108,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.sw_alloc_delay + c.st_delay,
             RouterConfig::BufferedCrossbar(c) => c.output_delay,
+            RouterConfig::Central(c) => c.crossbar_delay,
         }
     }
 
@@ -106,6 +117,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.flow_control,
             RouterConfig::BufferedCrossbar(_) => FlowControl::VirtualCutThrough,
+            RouterConfig::Central(_) => FlowControl::Wormhole,
         }
     }
 
@@ -114,6 +126,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.routing_delay + c.vc_alloc_delay + c.sw_alloc_delay + c.st_delay,
             RouterConfig::BufferedCrossbar(c) => c.routing_delay + c.crossbar_delay + c.output_delay,
+            RouterConfig::Central(c) => c.routing_delay + c.crossbar_delay,
         }
     }
 }
@@ -263,6 +276,20 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("saturation_check", "corrected", "corrected | as_printed (the paper's literal Procedure 2 test)"),
         ],
     },
+    crate::config::registry::Entry {
+        family: "router",
+        name: "central",
+        summary: "central-arbiter wormhole router (one header routed per cycle) for adaptive routing with Duato or Disha",
+        params: &[
+            ("vcs", "3", "virtual channels per port (escape VCs included); plus one deadlock-buffer lane"),
+            ("buffer_depth", "8", "flit slots per VC edge buffer and deadlock buffer"),
+            ("routing_delay", "1", "cycles from head arrival to the arbiter"),
+            ("headers_per_cycle", "1", "headers the central arbiter routes per cycle"),
+            ("crossbar_delay", "1", "cycles through the crossbar"),
+            ("credit_delay", "1", "credit return cycles"),
+            ("token_hop", "1", "Disha: cycles for the recovery token to pass to the next router"),
+        ],
+    },
 ];
 
 /// The routers of a network: one microarchitecture for all of them, chosen at build
@@ -274,6 +301,8 @@ pub enum Routers {
     Iq(iq::IqRouters),
     /// Buffered-crossbar routers.
     Buffered(buffered::BufferedRouters),
+    /// Central-arbiter adaptive routers.
+    Central(central::CentralRouters),
 }
 
 impl Routers {
@@ -282,6 +311,7 @@ impl Routers {
         match self {
             Routers::Iq(r) => r.ports,
             Routers::Buffered(r) => r.ports,
+            Routers::Central(r) => r.ports,
         }
     }
 
@@ -290,6 +320,7 @@ impl Routers {
         match self {
             Routers::Iq(r) => r.vcs,
             Routers::Buffered(r) => r.vcs,
+            Routers::Central(r) => r.lanes,
         }
     }
 
@@ -298,6 +329,7 @@ impl Routers {
         match self {
             Routers::Iq(r) => r.depth,
             Routers::Buffered(r) => r.depth,
+            Routers::Central(r) => r.depth,
         }
     }
 
@@ -306,6 +338,7 @@ impl Routers {
         match self {
             Routers::Iq(x) => x.buffer_len(((r * x.ports + p) * x.vcs + v) as usize),
             Routers::Buffered(x) => x.input_len(r, p, v),
+            Routers::Central(x) => x.input_len(r, p, v),
         }
     }
 
@@ -314,6 +347,7 @@ impl Routers {
         match self {
             Routers::Iq(x) => x.buffer_front(((r * x.ports + p) * x.vcs + v) as usize),
             Routers::Buffered(x) => x.input_front(r, p, v),
+            Routers::Central(x) => x.input_front(r, p, v),
         }
     }
 
@@ -322,6 +356,7 @@ impl Routers {
         match self {
             Routers::Iq(x) => x.out[((r * x.ports + p) * x.vcs + v) as usize].credits,
             Routers::Buffered(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
+            Routers::Central(x) => x.out_credits(r, p, v),
         }
     }
 
@@ -330,6 +365,7 @@ impl Routers {
         match self {
             Routers::Iq(r) => r.total_buffered(),
             Routers::Buffered(r) => r.total_buffered(),
+            Routers::Central(r) => r.total_buffered(),
         }
     }
 
@@ -339,6 +375,7 @@ impl Routers {
         match self {
             Routers::Iq(x) => x.flit_sent_to(r, port, arrive),
             Routers::Buffered(x) => x.flit_sent_to(r, port, arrive),
+            Routers::Central(x) => x.flit_sent_to(r, port, arrive),
         }
     }
 
@@ -357,6 +394,12 @@ impl Routers {
         match self {
             Routers::Iq(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
             Routers::Buffered(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
+            Routers::Central(r) => {
+                let crate::routing::RoutingFunction::Adaptive(a) = routing else {
+                    unreachable!("the central router runs adaptive routing (checked by Config::validate)")
+                };
+                r.step_all(now, topo, a, ch, packets, stats, ctr)
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //! it goes, return the candidate output ports with their allowed VC ranges. A routing
 //! function never mutates the packet; the router's allocators pick among candidates.
 
+pub mod adaptive;
 pub mod dor;
 pub mod table;
 pub mod vc_balance;
@@ -74,6 +75,30 @@ pub enum RoutingConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tables: Option<String>,
     },
+    /// Minimal fully adaptive routing with deadlock avoidance (Duato escape VCs) or
+    /// recovery (Disha), as in the self-tuned congestion-control paper; needs the
+    /// central-arbiter router (`router.type = "central"`).
+    Adaptive {
+        /// `avoidance` (default: Duato, escape VCs routed dimension-order) or `recovery`
+        /// (Disha: all VCs adaptive, time-out, deadlock buffers and a token).
+        #[serde(default)]
+        deadlock: adaptive::DeadlockHandling,
+        /// Escape network of `avoidance`: `mesh_dor` (default: one VC, dimension-order
+        /// without wrap-around channels) or `dateline_dor` (two VCs, minimal, dateline).
+        #[serde(default)]
+        escape: adaptive::Escape,
+        /// Disha: cycles a blocked header waits before it is presumed deadlocked
+        /// (1..=65535, default 8 as in the paper).
+        #[serde(default = "d_timeout")]
+        timeout: u32,
+        /// Dimension order of the escape routes and the recovery path (default natural).
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+    },
+}
+
+fn d_timeout() -> u32 {
+    8
 }
 
 fn d_region() -> u32 {
@@ -117,6 +142,16 @@ enum RawRouting {
         #[serde(default)]
         tables: Option<String>,
     },
+    Adaptive {
+        #[serde(default)]
+        deadlock: adaptive::DeadlockHandling,
+        #[serde(default)]
+        escape: adaptive::Escape,
+        #[serde(default = "d_timeout")]
+        timeout: u32,
+        #[serde(default)]
+        order: Option<Vec<u32>>,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -126,6 +161,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
             RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
             }
+            RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
         })
     }
 }
@@ -159,6 +195,16 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies, or \"auto\" (section 3.5)"),
         ("tables", "generate", "load the tables from a file written by `flitsim routes CONFIG --write-tables FILE` (checked before use)"),
     ],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "adaptive",
+    summary: "minimal fully adaptive routing with Duato escape VCs or Disha recovery (central router)",
+    params: &[
+        ("deadlock", "avoidance", "avoidance (Duato escape VCs) | recovery (Disha deadlock buffers and token)"),
+        ("escape", "mesh_dor", "mesh_dor (1 escape VC, no wrap links) | dateline_dor (2 escape VCs)"),
+        ("timeout", "8", "Disha: cycles blocked before a header is presumed deadlocked"),
+        ("order", "natural", "dimension order of the escape routes / recovery path"),
+    ],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -179,6 +225,8 @@ pub enum RoutingFunction {
     Dor(dor::Dor),
     /// Table-driven routing.
     Table(Box<table::TableRouting>),
+    /// Minimal adaptive routing (central-arbiter router only).
+    Adaptive(Box<adaptive::Adaptive>),
 }
 
 impl RoutingFunction {
@@ -192,6 +240,32 @@ impl RoutingFunction {
                 "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
             )),
             RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
+            RoutingConfig::Adaptive { .. } if faults => Err(Error::config(
+                format!("{path}.type"),
+                "adaptive routing does not route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules), or remove the faults",
+            )),
+            RoutingConfig::Adaptive { deadlock, escape, timeout, order } => {
+                if topo.shape != Shape::Cube {
+                    return Err(Error::config(format!("{path}.type"), "adaptive routing needs a k-ary n-cube (mesh, torus or cube) topology"));
+                }
+                if !(1..=65535).contains(timeout) {
+                    return Err(Error::config(format!("{path}.timeout"), format!("{timeout} is out of range: use 1..=65535 cycles")));
+                }
+                // `vcs` counts the central router's deadlock-buffer lane too.
+                let normal = vcs.saturating_sub(1);
+                let need = match deadlock {
+                    adaptive::DeadlockHandling::Avoidance => escape.vcs() + 1,
+                    adaptive::DeadlockHandling::Recovery => 1,
+                };
+                if normal < need {
+                    return Err(Error::config(
+                        "router.vcs",
+                        format!("{normal} VCs leave no adaptive VC beside the {} escape VC(s) of {path}.escape; use vcs >= {need}", escape.vcs()),
+                    ));
+                }
+                let dor = build_dor(order, false, 1, topo, 1, path)?;
+                Ok(RoutingFunction::Adaptive(Box::new(adaptive::Adaptive::new(topo, *deadlock, *escape, *timeout, dor.order.clone(), normal))))
+            }
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 if let Some(file) = tables {
@@ -313,6 +387,7 @@ impl RoutingFunction {
         match self {
             RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
+            RoutingFunction::Adaptive(a) => a.route(topo, router, in_port, in_vc, dest),
         }
     }
 
@@ -329,6 +404,7 @@ impl RoutingFunction {
         match self {
             RoutingFunction::Dor(d) => (0, d.per_class as u8),
             RoutingFunction::Table(t) => (0, t.per_class()),
+            RoutingFunction::Adaptive(a) => (0, a.vcs as u8),
         }
     }
 }

@@ -459,6 +459,7 @@ impl IqRouters {
         match routing {
             RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
             RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
+            RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }
 

@@ -1,0 +1,110 @@
+//! Disha progressive deadlock recovery (Anjan & Pinkston, ISCA 1995), as the self-tuned
+//! congestion-control paper uses it (section 5.1: "the Disha progressive deadlock
+//! recovery scheme with a time-out of 8 cycles"; section 5.2.1: "Disha deadlock recovery
+//! requires that a packet obtain exclusive access to the deadlock-free path").
+//!
+//! - **Detection**: a header at the front of a network input VC that has been waiting for
+//!   an output VC for `routing.timeout` cycles since it became routable is presumed
+//!   deadlocked.
+//! - **Exclusive access**: one token circulates over all routers in router order, one
+//!   router per `router.token_hop` cycles (Disha-sequential). When it is at a router with a
+//!   presumed-deadlocked header (the longest-waiting one; ties to the lowest lane), that
+//!   packet captures it.
+//! - **Recovery**: the captured header leaves on the deadlock-buffer lane (lane `V`) of
+//!   its minimal dimension-order output, and from router to router through the deadlock
+//!   buffers to its destination; its other flits follow over the VCs they already hold.
+//!   Deadlock-buffer flits take the switch and the link before any other flit.
+//! - **Release**: when the recovering packet's tail enters its destination's delivery
+//!   channel the token resumes its circuit from the router after the one that captured it.
+
+use super::{state, CentralRouters, FREE};
+use crate::routing::adaptive::Adaptive;
+use crate::sim::packet::PacketArena;
+use crate::topology::Topology;
+
+/// The recovery token.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Token {
+    /// Router it is at (free) or was captured at (held).
+    pub at: u32,
+    /// Held by a recovering packet.
+    pub held: bool,
+    /// Cycle at which a free token moves on.
+    pub next_move: u64,
+    /// Routers on its circuit.
+    pub routers: u32,
+}
+
+impl Token {
+    /// The recovering packet's tail left router `r` into the delivery channel: the token
+    /// is free again and moves on from the router that captured it.
+    pub(super) fn release(&mut self, now: u64, hop: u32) {
+        debug_assert!(self.held, "deadlock-buffer packet delivered without the token");
+        self.held = false;
+        self.at = if self.at + 1 == self.routers { 0 } else { self.at + 1 };
+        self.next_move = now + hop as u64;
+    }
+}
+
+impl CentralRouters {
+    /// Once per cycle before the routers step: a free token at a router with a presumed
+    /// deadlocked header is captured; otherwise it moves on when its hop time is up.
+    pub(super) fn token_step(&mut self, now: u64, topo: &Topology, routing: &Adaptive, packets: &PacketArena) {
+        if self.token.held {
+            return;
+        }
+        let r = self.token.at;
+        if let Some(li) = self.deadlocked_header(r, now, routing.timeout) {
+            let (p_n, l_n, depth) = (self.ports as usize, self.lanes as usize, self.depth as usize);
+            let base = r as usize * p_n * l_n;
+            let st = self.ivc[base + li];
+            let f = self.buf[(base + li) * depth + st.head as usize];
+            let dst = packets.get(f.pid).dst;
+            let o = if routing.dest_router(dst) == r {
+                routing.dest_port(dst)
+            } else {
+                routing.escape_route(topo, r, (li / l_n) as u32, 0, dst).port as u32
+            };
+            let db = self.vcs as usize;
+            // The previous recovering packet's credits may still be returning: the token
+            // waits here until the lane is free.
+            if self.out[base + o as usize * l_n + db].owner != FREE {
+                return;
+            }
+            self.grant(r, li, o as usize, db);
+            self.token.held = true;
+            self.counters.recoveries += 1;
+            return;
+        }
+        if now >= self.token.next_move {
+            self.token.at = if r + 1 == topo.num_routers { 0 } else { r + 1 };
+            self.token.next_move = now + self.cfg.token_hop as u64;
+        }
+    }
+
+    /// The network input VC of router `r` whose header has waited longest, if at least
+    /// `timeout` cycles since it became routable.
+    fn deadlocked_header(&self, r: u32, now: u64, timeout: u32) -> Option<usize> {
+        if self.waiting[r as usize] == 0 {
+            return None;
+        }
+        let (p_n, l_n) = (self.ports as usize, self.lanes as usize);
+        let base = r as usize * p_n * l_n;
+        let now32 = now as u32;
+        let mut best: Option<(usize, u32)> = None;
+        for p in 0..self.network_ports as usize {
+            for v in 0..self.vcs as usize {
+                let li = p * l_n + v;
+                let st = &self.ivc[base + li];
+                if st.state != state::WAIT {
+                    continue;
+                }
+                let waited = now32.wrapping_sub(st.since) as i32;
+                if waited >= timeout as i32 && best.is_none_or(|(_, w)| waited as u32 > w) {
+                    best = Some((li, waited as u32));
+                }
+            }
+        }
+        best.map(|(li, _)| li)
+    }
+}
