@@ -7,6 +7,7 @@
 //! [`report::Report`] comes out. The crate does no I/O and never prints.
 
 pub mod config;
+pub mod congestion;
 pub mod endpoint;
 pub mod error;
 pub mod flow;
