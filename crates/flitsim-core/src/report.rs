@@ -42,6 +42,9 @@ pub struct Report {
     /// recoveries); only with `router.type = "central"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub central: Option<crate::router::central::CentralCounters>,
+    /// Source throttling with a global estimate: the threshold's trace per tuning period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<crate::congestion::CongestionReport>,
     /// With `[faults]`: what failed, the routes around it, and the traffic they could
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]

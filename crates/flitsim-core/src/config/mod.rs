@@ -48,6 +48,10 @@ pub struct Config {
     /// Link failures, fixed before the run (`[faults]`). Default none.
     #[serde(default, skip_serializing_if = "crate::link::faults::FaultsConfig::is_empty")]
     pub faults: crate::link::faults::FaultsConfig,
+    /// Source throttling (`[congestion]`): none (default), ALO, a static threshold, or the
+    /// global self-tuned threshold. Needs the central router.
+    #[serde(default)]
+    pub congestion: crate::congestion::CongestionConfig,
 }
 
 fn d_seed() -> u64 {
@@ -67,6 +71,7 @@ impl Default for Config {
             sim: SimConfig::default(),
             stats: StatsConfig::default(),
             faults: crate::link::faults::FaultsConfig::default(),
+            congestion: crate::congestion::CongestionConfig::default(),
         }
     }
 }
@@ -238,6 +243,23 @@ impl Config {
         Ok((routing, FaultRoutes { failed, dead, mask: std::sync::Arc::new(pairs.mask), check }))
     }
 
+    /// The VC buffers the congestion estimate counts: the VCs of every connected network
+    /// input port (3,072 in the paper's 16-ary 2-cube with 3 VCs).
+    pub fn congestion_buffers(&self, topology: &Topology) -> u32 {
+        let connected = topology.in_channel.iter().enumerate().filter(|&(i, &c)| (i as u32 % topology.ports) < topology.network_ports() && c != crate::topology::NONE).count();
+        let vcs = match &self.router {
+            RouterConfig::Central(c) => c.vcs,
+            other => other.vcs(),
+        };
+        connected as u32 * vcs
+    }
+
+    /// The side-band gather duration g: `congestion.gather`, or the dimension-wise
+    /// aggregation time of the topology.
+    pub fn gather(&self, topology: &Topology) -> u32 {
+        self.congestion.gather.unwrap_or_else(|| crate::congestion::gather_cycles(&topology.dims, &topology.wrap, self.congestion.hop_delay))
+    }
+
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
@@ -263,6 +285,16 @@ impl Config {
                 return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
             }
             _ => {}
+        }
+        if self.congestion.policy != crate::congestion::Policy::None {
+            if !matches!(self.router, RouterConfig::Central(_)) {
+                return Err(Error::config(
+                    "congestion.policy",
+                    "source throttling is modelled on the central-arbiter router with adaptive routing; set router.type = \"central\" and routing.type = \"adaptive\", or congestion.policy = \"none\"",
+                ));
+            }
+            // The controller's own checks (threshold range, tuning period, ...).
+            crate::congestion::Controller::new(&self.congestion, self.congestion_buffers(&topology), self.gather(&topology), topology.num_nodes)?;
         }
         if topology.ports * vcs > crate::router::iq::MAX_PORT_VCS {
             return Err(Error::config(

@@ -56,6 +56,19 @@ struct Sending {
     flow: FlowControl,
 }
 
+/// Whether sources may start a new packet this cycle: the throttling hook of
+/// [`crate::congestion`]. A throttled source keeps creating packets into its queue and
+/// finishes a packet it has started; it only holds back the next head.
+#[derive(Clone, Copy, Debug)]
+pub enum Throttle<'a> {
+    /// No throttling.
+    Open,
+    /// Global decision (static or self-tuned threshold): `true` = every source holds.
+    Global(bool),
+    /// At-least-one (ALO): each source asks its router about the packet's useful ports.
+    Alo(&'a crate::routing::adaptive::Adaptive),
+}
+
 /// All endpoints of a network.
 #[derive(Clone, Debug)]
 pub struct Endpoints {
@@ -146,12 +159,13 @@ impl Endpoints {
         stats: &mut Collector,
         ctr: &mut Counters,
         routers: &mut Routers,
+        throttle: Throttle,
     ) {
         let vcs = self.vcs as usize;
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
         let Endpoints { nics, credits, phase_flits, .. } = self;
         for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
-            let ctx = (now, phase, workload, sending);
+            let ctx = (now, phase, workload, sending, throttle);
             Self::step(e as u32, nic, credits, phase_flits, ctx, ch, packets, stats, ctr, routers);
         }
     }
@@ -164,7 +178,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        (now, phase, workload, sending): (u64, Option<usize>, &Workload, Sending),
+        (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
         stats: &mut Collector,
@@ -231,6 +245,18 @@ impl Endpoints {
         let Some(&pid) = nic.queue.front() else { return };
         let size = packets.get(pid).size;
         if nic.sent == 0 {
+            match throttle {
+                Throttle::Open | Throttle::Global(false) => {}
+                Throttle::Global(true) => return,
+                Throttle::Alo(a) => {
+                    if let Routers::Central(c) = routers {
+                        let t = a.dest_router(packets.get(pid).dst);
+                        if !c.alo_allows(nic.router, a.productive(nic.router, t)) {
+                            return;
+                        }
+                    }
+                }
+            }
             // Choose a VC for the head: round robin from the pointer.
             let Sending { vc_lo, vc_hi, flow } = sending;
             let span = vc_hi - vc_lo;

@@ -68,6 +68,8 @@ pub struct Simulation {
     fronts: Option<Vec<Option<crate::link::Flit>>>,
     measured_created: u64,
     queue_at_window_start: u64,
+    /// Source throttling with a global estimate (static or self-tuned threshold).
+    congestion: Option<crate::congestion::Controller>,
 }
 
 impl Simulation {
@@ -146,7 +148,13 @@ impl Simulation {
         );
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
+        use crate::congestion::{Controller, Policy};
+        let congestion = match cfg.congestion.policy {
+            Policy::Static | Policy::Tune => Some(Controller::new(&cfg.congestion, cfg.congestion_buffers(topo), cfg.gather(topo), n)?),
+            Policy::None | Policy::Alo => None,
+        };
         Ok(Simulation {
+            congestion,
             routers,
             channels,
             endpoints,
@@ -186,6 +194,19 @@ impl Simulation {
         let now = self.now;
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
+        let throttle = match (&mut self.congestion, &self.routers) {
+            (Some(c), Routers::Central(r)) => {
+                if c.sample_due(now) {
+                    let occupied = self.spec.config.congestion.count == crate::congestion::Count::Occupied;
+                    c.on_sample(now, r.count_buffers(occupied), self.counters.flits_ejected);
+                }
+                crate::endpoint::Throttle::Global(c.throttled(now))
+            }
+            _ => match (&self.spec.routing, self.spec.config.congestion.policy) {
+                (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => crate::endpoint::Throttle::Alo(a),
+                _ => crate::endpoint::Throttle::Open,
+            },
+        };
         self.endpoints.step_all(
             now,
             phase,
@@ -195,6 +216,7 @@ impl Simulation {
             &mut self.stats,
             &mut self.counters,
             &mut self.routers,
+            throttle,
         );
         if self.stats.in_window(now) {
             self.measured_created += self.counters.packets_created - created_before;
@@ -346,6 +368,7 @@ impl Simulation {
                 Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
                 Routers::Iq(_) | Routers::Central(_) => None,
             },
+            congestion: self.congestion.as_ref().map(|c| c.report()),
             central: match &self.routers {
                 Routers::Central(c) => Some(c.counters),
                 _ => None,
