@@ -50,7 +50,7 @@ pub const TABLES: &[Entry] = &[
         name: "traffic",
         summary: "[traffic]: the workload (pattern = where, injection = when)",
         params: &[
-            ("load", "0.3", "offered load, flits/node/cycle, 0..=1"),
+            ("load", "0.3", "offered load, flits/node/cycle: 0..=mean packet size (one packet per cycle) with bernoulli and periodic, 0..=1 with on_off"),
             ("pattern", "uniform", "a [traffic.pattern] table, see the pattern family"),
             ("injection", "bernoulli", "a [traffic.injection] table, see the injection family"),
             ("packet_size", "1", "flits per packet, or { sizes = [..], weights = [..] }"),

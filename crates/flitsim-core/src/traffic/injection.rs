@@ -2,10 +2,11 @@
 //!
 //! An [`InjectionConfig`] is the `[traffic.injection]` table. [`InjectionProcess::build`]
 //! turns it, for one offered load and mean packet size, into per-cycle probabilities held
-//! as integer thresholds (see [`crate::sim::rng::threshold`]), so the per-cycle test is
-//! one or two integer compares and bit-identical on every machine. Per-endpoint state (the
-//! on/off phase and the source's packet count) lives in a small [`SourceState`] owned by
-//! the endpoint.
+//! as integer thresholds (see [`crate::sim::rng::threshold`]), or for a periodic source
+//! into a fixed-point regeneration interval, so the per-cycle test is one or two integer
+//! operations and bit-identical on every machine. Per-endpoint state (the on/off phase,
+//! the periodic clock and the source's packet count) lives in a small [`SourceState`]
+//! owned by the endpoint.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,18 @@ pub enum InjectionConfig {
     /// `load / mean packet size` (packets/cycle), independently. The default.
     #[default]
     Bernoulli,
+    /// Each endpoint creates one packet every `mean packet size / load` cycles exactly
+    /// (the *packet regeneration interval* of Thottethodi, Lebeck and Mukherjee's
+    /// global-knowledge self-tuned congestion control, sec. 5.1: "each node generating
+    /// 16 flit packets at the same fixed rate"; sec. 5.2.4 alternates one packet every
+    /// 1,500 cycles with one every 15, i.e. loads 16/1500 and 16/15 flits/node/cycle).
+    /// Each source starts at its own random offset within its first interval, so sources
+    /// are not synchronised. The interval may be fractional: consecutive packets are then
+    /// `floor` or `ceil` of it apart, and over any T cycles a source creates `floor` or
+    /// `ceil` of `T / interval` packets, never drifting. When a phase changes the
+    /// interval, a source keeps its position as a fraction of the interval (see
+    /// [`InjectionProcess::fires`]).
+    Periodic,
     /// Bursty two-state Markov-modulated Bernoulli source. While ON it creates packets
     /// with probability `peak / mean packet size` per cycle; while OFF it creates none.
     /// An ON period lasts a geometric number of cycles with mean `burst_length`; the OFF
@@ -39,6 +52,20 @@ fn one() -> f64 {
     1.0
 }
 
+impl InjectionConfig {
+    /// The highest offered load (flits/node/cycle) this process accepts with packets of
+    /// `mean_size` flits on average. Bernoulli and periodic sources create at most one
+    /// packet per cycle, so up to `mean_size`; above 1 flit/node/cycle the excess waits
+    /// in the source queue, as the injection channel carries one flit per cycle. An
+    /// on/off source offers at most its peak, which is at most 1.
+    pub fn max_load(&self, mean_size: f64) -> f64 {
+        match self {
+            InjectionConfig::Bernoulli | InjectionConfig::Periodic => mean_size,
+            InjectionConfig::OnOff { .. } => 1.0,
+        }
+    }
+}
+
 /// Deserialization mirror of [`InjectionConfig`], externally tagged so that errors inside
 /// the table keep their key path (see [`crate::config::deserialize_tagged`]), whose unit
 /// variant is an empty struct variant so that stray keys are rejected.
@@ -46,6 +73,7 @@ fn one() -> f64 {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum RawInjection {
     Bernoulli {},
+    Periodic {},
     OnOff {
         burst_length: f64,
         #[serde(default = "one")]
@@ -66,6 +94,7 @@ impl From<RawInjection> for InjectionConfig {
     fn from(raw: RawInjection) -> Self {
         match raw {
             RawInjection::Bernoulli {} => InjectionConfig::Bernoulli,
+            RawInjection::Periodic {} => InjectionConfig::Periodic,
             RawInjection::OnOff { burst_length, peak } => {
                 InjectionConfig::OnOff { burst_length, peak }
             }
@@ -83,6 +112,12 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
     },
     crate::config::registry::Entry {
         family: "injection",
+        name: "periodic",
+        summary: "a packet every mean packet size / load cycles exactly, from a random offset per source",
+        params: &[],
+    },
+    crate::config::registry::Entry {
+        family: "injection",
         name: "on_off",
         summary: "bursty Markov-modulated source averaging the offered load",
         params: &[
@@ -96,12 +131,14 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
     },
 ];
 
-/// Per-endpoint state of a source: the injection process's on/off phase and the number
-/// of packets the source has created so far in the run. Start it with
-/// [`InjectionProcess::initial_state`]; it carries over from one phase to the next.
+/// Per-endpoint state of a source: the injection process's on/off phase or periodic
+/// clock, and the number of packets the source has created so far in the run. Start it
+/// with [`InjectionProcess::initial_state`]; it carries over from one phase to the next.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SourceState {
     on: bool,
+    /// Periodic sources: the regeneration clock.
+    clock: PeriodicClock,
     /// Packets this source has created in the run (kept by
     /// [`Workload::generate`](super::Workload::generate)).
     pub(crate) created: u64,
@@ -115,8 +152,28 @@ pub struct SourceState {
     pub(crate) to_failed: u64,
 }
 
+/// The clock of a periodic source, in fixed point: units of 2^-32 cycles
+/// ([`FIXED_ONE`] is one cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PeriodicClock {
+    /// Time from the start of the current cycle to the source's next packet creation,
+    /// always below `interval`.
+    next: u64,
+    /// The regeneration interval `next` was scheduled under; 0 before the clock is set
+    /// (a source whose first phase is silent, or a non-periodic source).
+    interval: u64,
+}
+
+/// One cycle in the fixed-point units of a periodic source's clock.
+const FIXED_ONE: u64 = 1 << 32;
+
+/// Longest regeneration interval of a periodic source, in cycles (exclusive): the
+/// interval must fit in 64 bits at 2^-32 cycles.
+const MAX_INTERVAL_CYCLES: f64 = 4_294_967_296.0;
+
 impl SourceState {
-    /// Is the source in its ON (bursting) state? Always false for Bernoulli sources.
+    /// Is the source in its ON (bursting) state? Always false for Bernoulli and
+    /// periodic sources.
     pub fn is_on(&self) -> bool {
         self.on
     }
@@ -147,6 +204,11 @@ enum Kind {
     Bernoulli {
         create: u64,
     },
+    Periodic {
+        /// Regeneration interval in units of 2^-32 cycles, >= [`FIXED_ONE`]: `mean_size /
+        /// load` rounded to the nearest unit.
+        interval: u64,
+    },
     OnOff {
         /// Packet creation per cycle while ON.
         create: u64,
@@ -161,7 +223,8 @@ enum Kind {
 
 impl InjectionProcess {
     /// Validate `cfg` and build the process for offered `load` (flits/node/cycle, in
-    /// [0, 1]) and `mean_size` (flits per packet, >= 1). `path` is the config key path of
+    /// [0, [`max_load`](InjectionConfig::max_load)]: up to `mean_size` for Bernoulli and
+    /// periodic sources, up to 1 for on/off) and `mean_size` (flits per packet, >= 1). `path` is the config key path of
     /// the injection table, e.g. `"traffic.injection"`; errors name `{path}.peak` etc.,
     /// and errors about the load itself (out of range, or too high for on/off) name
     /// `traffic.load`.
@@ -179,11 +242,11 @@ impl InjectionProcess {
         load_path: Option<&str>,
     ) -> Result<Self> {
         let load_path = load_path.unwrap_or("traffic.load");
-        super::check_load(load, load_path)?;
         assert!(
             mean_size >= 1.0 && mean_size.is_finite(),
             "mean packet size {mean_size} (engine bug)"
         );
+        super::check_load(load, cfg, mean_size, load_path)?;
         let kind = match *cfg {
             InjectionConfig::Bernoulli => {
                 if load == 0.0 {
@@ -192,6 +255,31 @@ impl InjectionProcess {
                     Kind::Bernoulli {
                         create: threshold(load / mean_size),
                     }
+                }
+            }
+            InjectionConfig::Periodic => {
+                if load == 0.0 {
+                    Kind::Silent
+                } else {
+                    // check_load: load <= mean_size, so the interval is >= 1 cycle.
+                    let cycles = mean_size / load;
+                    if cycles >= MAX_INTERVAL_CYCLES {
+                        return Err(Error::config(
+                            load_path,
+                            format!(
+                                "offered load {load} is too low for periodic injection: one packet \
+                                 of {mean_size} flits every {cycles} cycles is longer than the \
+                                 longest regeneration interval, 2^32 cycles; use a load of at \
+                                 least {} or load 0 for a silent source",
+                                mean_size / MAX_INTERVAL_CYCLES
+                            ),
+                        ));
+                    }
+                    // Exact: scaling by a power of two, then round to nearest, so that
+                    // an integer interval computed with rounding error is exact.
+                    let interval = (cycles * FIXED_ONE as f64).round() as u64;
+                    debug_assert!(interval >= FIXED_ONE);
+                    Kind::Periodic { interval }
                 }
             }
             InjectionConfig::OnOff { burst_length, peak } => {
@@ -256,25 +344,54 @@ impl InjectionProcess {
     }
 
     /// A fresh per-endpoint state. On/off sources start in their stationary distribution
-    /// (ON with probability load / peak), so there is no start-up transient.
+    /// (ON with probability load / peak), so there is no start-up transient. Periodic
+    /// sources draw their first creation time uniformly within the first interval (one
+    /// draw), so that sources are not synchronised.
     pub fn initial_state(&self, rng: &mut SimRng) -> SourceState {
         match self.kind {
             Kind::OnOff { start_on, .. } => SourceState {
                 on: fires(rng, start_on),
                 ..SourceState::default()
             },
+            Kind::Periodic { interval } => {
+                let mut state = SourceState::default();
+                retime(&mut state.clock, interval, rng);
+                state
+            }
             Kind::Silent | Kind::Bernoulli { .. } => SourceState::default(),
         }
     }
 
     /// Called once per endpoint per cycle; true when a packet is created this cycle.
     /// On/off sources first take their ON/OFF transition, then (if ON) try to create.
-    /// Hot path: integer threshold compares only.
+    /// Periodic sources create when their next creation time falls in this cycle; when a
+    /// phase changes the interval, the time to the next creation is scaled by
+    /// `new / old interval`, so the source keeps its position as a fraction of the
+    /// interval (sources stay spread out, and a burst phase starts within one new interval)
+    /// without a draw. A source whose clock was never set (its first phase was silent)
+    /// draws a random offset then, as [`initial_state`](Self::initial_state) does. The
+    /// clock runs only in cycles in which the source may create (see
+    /// [`Workload::generate`](super::Workload::generate)).
+    /// Hot path: integer compares and adds only.
     #[inline]
     pub fn fires(&self, state: &mut SourceState, rng: &mut SimRng) -> bool {
         match self.kind {
             Kind::Silent => false,
             Kind::Bernoulli { create } => fires(rng, create),
+            Kind::Periodic { interval } => {
+                let clock = &mut state.clock;
+                if clock.interval != interval {
+                    retime(clock, interval, rng);
+                }
+                // next < interval throughout; the new value is again in [0, interval),
+                // so the wrapping operations are exact.
+                let fire = clock.next < FIXED_ONE;
+                clock.next = clock
+                    .next
+                    .wrapping_add(if fire { interval } else { 0 })
+                    .wrapping_sub(FIXED_ONE);
+                fire
+            }
             Kind::OnOff {
                 create,
                 turn_off,
@@ -290,6 +407,25 @@ impl InjectionProcess {
             }
         }
     }
+}
+
+/// Put a periodic clock on `interval`: scale the time to the next creation from the
+/// interval it was scheduled under, or draw it uniformly in `[0, interval)` if the clock
+/// was never set. Off the hot path (start and phase changes only).
+#[cold]
+#[inline(never)]
+fn retime(clock: &mut PeriodicClock, interval: u64, rng: &mut SimRng) {
+    use rand::Rng;
+    let scaled = if clock.interval == 0 {
+        (rng.next_u64() as u128 * interval as u128) >> 64
+    } else {
+        // next < old interval, so the result is < interval.
+        clock.next as u128 * interval as u128 / clock.interval as u128
+    };
+    *clock = PeriodicClock {
+        next: scaled as u64,
+        interval,
+    };
 }
 
 #[cfg(test)]
@@ -323,7 +459,7 @@ mod tests {
 
     #[test]
     fn zero_load_never_fires() {
-        for cfg in [InjectionConfig::Bernoulli, on_off(8.0, 1.0)] {
+        for cfg in [InjectionConfig::Bernoulli, InjectionConfig::Periodic, on_off(8.0, 1.0)] {
             let p = InjectionProcess::build(&cfg, 0.0, 1.0, "traffic.injection").unwrap();
             let mut rng = stream(2, domain::ENDPOINT, 0);
             let mut st = p.initial_state(&mut rng);
@@ -339,6 +475,147 @@ mod tests {
         let mut rng = stream(2, domain::ENDPOINT, 0);
         let mut st = SourceState::default();
         assert!((0..1000).all(|_| p.fires(&mut st, &mut rng)));
+    }
+
+    /// One packet per cycle (load = mean size): both fire every cycle.
+    #[test]
+    fn one_packet_per_cycle_fires_every_cycle() {
+        for cfg in [InjectionConfig::Bernoulli, InjectionConfig::Periodic] {
+            let p = InjectionProcess::build(&cfg, 16.0, 16.0, "traffic.injection").unwrap();
+            let mut rng = stream(2, domain::ENDPOINT, 0);
+            let mut st = p.initial_state(&mut rng);
+            assert!((0..1000).all(|_| p.fires(&mut st, &mut rng)), "{cfg:?}");
+        }
+    }
+
+    fn periodic(load: f64, mean_size: f64) -> InjectionProcess {
+        InjectionProcess::build(&InjectionConfig::Periodic, load, mean_size, "traffic.injection")
+            .unwrap()
+    }
+
+    fn interval_of(p: &InjectionProcess) -> u64 {
+        match p.kind {
+            Kind::Periodic { interval } => interval,
+            ref k => panic!("not periodic: {k:?}"),
+        }
+    }
+
+    /// Cycles in `0..cycles` in which a fresh source on stream `id` creates a packet.
+    fn creation_cycles(p: &InjectionProcess, id: u64, cycles: u64) -> Vec<u64> {
+        let mut rng = stream(9, domain::ENDPOINT, id);
+        let mut st = p.initial_state(&mut rng);
+        (0..cycles).filter(|_| p.fires(&mut st, &mut rng)).collect()
+    }
+
+    /// The paper's high-load phase: 16-flit packets at 16/15 flits/node/cycle, one every
+    /// 15 cycles. Creations are at offset + 15k with offset in [0, 15) cycles, so a
+    /// window of 15,000 = 1000 * 15 cycles holds exactly 1000 of them, whatever the
+    /// offset, and every gap is exactly 15 cycles.
+    #[test]
+    fn periodic_paper_high_load_creates_one_packet_every_15_cycles() {
+        let p = periodic(16.0 / 15.0, 16.0);
+        assert_eq!(interval_of(&p), 15 * FIXED_ONE);
+        // As written in a config file.
+        assert_eq!(interval_of(&periodic(1.0666666666666667, 16.0)), 15 * FIXED_ONE);
+        assert_eq!(interval_of(&periodic(16.0 / 1500.0, 16.0)), 1500 * FIXED_ONE);
+        for id in 0..256 {
+            let at = creation_cycles(&p, id, 15_000);
+            assert_eq!(at.len(), 1000, "source {id}");
+            assert!(at[0] < 15, "source {id} starts at {}", at[0]);
+            assert!(at.windows(2).all(|w| w[1] - w[0] == 15), "source {id}");
+        }
+    }
+
+    /// A fractional interval (load 0.3, 1-flit packets: 10/3 cycles): gaps are 3 or 4
+    /// cycles, and every window of W cycles holds floor or ceil of W / interval
+    /// packets, where interval is the fixed-point one, so there is no drift.
+    #[test]
+    fn periodic_fractional_interval_never_drifts() {
+        let p = periodic(0.3, 1.0);
+        let interval = interval_of(&p);
+        // 10/3 rounded to 2^-32 cycles.
+        assert_eq!(interval, (10u64 << 32) / 3);
+        let cycles = 1_000_000u64;
+        for id in 0..4 {
+            let at = creation_cycles(&p, id, cycles);
+            assert!(at.windows(2).all(|w| matches!(w[1] - w[0], 3 | 4)), "source {id}");
+            // Windows [a, a + w) for many a and w, in fixed point.
+            let bounds = |w: u64| {
+                let q = ((w as u128) << 32) / interval as u128;
+                let exact = ((w as u128) << 32).is_multiple_of(interval as u128);
+                (q as usize, q as usize + !exact as usize)
+            };
+            for a in (0..cycles - 10_000).step_by(99_991) {
+                for w in (1..40).chain([1000, 9999, 10_000]) {
+                    let n = at.partition_point(|&c| c < a + w) - at.partition_point(|&c| c < a);
+                    let (lo, hi) = bounds(w);
+                    assert!(n == lo || n == hi, "window [{a}, {a}+{w}): {n} not in {lo}..={hi}");
+                }
+            }
+            let (lo, hi) = bounds(cycles);
+            assert!(at.len() == lo || at.len() == hi, "{} vs {lo}..={hi}", at.len());
+            // floor(10^6 * 2^32 / interval) = 300000: the rounding (< 2^-32 cycles per
+            // interval) does not show over a million cycles.
+            assert_eq!(lo, 300_000);
+        }
+    }
+
+    /// Each source draws its own offset within its first interval: with a fixed seed,
+    /// 256 sources at one packet every 15 cycles start in every one of the 15 cycles,
+    /// and at one every 1,500 cycles they are spread over the whole interval.
+    #[test]
+    fn periodic_sources_start_at_different_offsets() {
+        let first = |p: &InjectionProcess, interval: u64| -> Vec<u64> {
+            (0..256)
+                .map(|id| creation_cycles(p, id, interval)[0])
+                .collect()
+        };
+        let mut fast = first(&periodic(16.0 / 15.0, 16.0), 15);
+        fast.sort_unstable();
+        fast.dedup();
+        assert_eq!(fast, (0..15).collect::<Vec<u64>>());
+        let mut slow = first(&periodic(16.0 / 1500.0, 16.0), 1500);
+        assert!(slow.iter().all(|&c| c < 1500));
+        slow.sort_unstable();
+        slow.dedup();
+        // 256 uniform draws over 1500 cycles: ~236 distinct on average.
+        assert!(slow.len() > 200, "{} distinct offsets", slow.len());
+        assert!(slow[0] < 50 && slow[slow.len() - 1] > 1450, "{slow:?}");
+        // The offset is one draw from the source's stream: the same stream, the same
+        // offset.
+        let p = periodic(0.3, 1.0);
+        assert_eq!(creation_cycles(&p, 7, 100), creation_cycles(&p, 7, 100));
+    }
+
+    /// A phase change scales the time to the next packet by new / old interval: from
+    /// one packet per 1,500 cycles to one per 15 the source creates within 15 cycles,
+    /// and back again it keeps its fraction of the interval (no synchronised restart).
+    #[test]
+    fn periodic_phase_change_keeps_the_fraction_of_the_interval() {
+        let (slow, fast) = (periodic(16.0 / 1500.0, 16.0), periodic(16.0 / 15.0, 16.0));
+        let mut rng = stream(3, domain::ENDPOINT, 0);
+        let mut st = slow.initial_state(&mut rng);
+        let offset = st.clock.next;
+        assert!(offset < 1500 * FIXED_ONE);
+        // Whole intervals later the clock is back where it started.
+        let made = (0..3000).filter(|_| slow.fires(&mut st, &mut rng)).count();
+        assert_eq!((made, st.clock.next), (2, offset));
+        let made: Vec<u64> = (0..1500).filter(|_| fast.fires(&mut st, &mut rng)).collect();
+        assert_eq!(made.len(), 100);
+        assert_eq!(made[0], (offset / 100) >> 32, "first fast packet at the scaled offset");
+        assert_eq!(st.clock.next, offset / 100);
+        let made: Vec<u64> = (0..3000).filter(|_| slow.fires(&mut st, &mut rng)).collect();
+        assert_eq!(made.len(), 2);
+        // Scaled back up, losing at most 100 units of 2^-32 cycles to rounding.
+        assert!(offset - st.clock.next < 100, "{} vs {offset}", st.clock.next);
+        // A source whose first phase was silent draws its offset when it first runs.
+        let silent = InjectionProcess::build(&InjectionConfig::Periodic, 0.0, 16.0, "t").unwrap();
+        let mut st = silent.initial_state(&mut rng);
+        assert_eq!(st, SourceState::default());
+        assert!(!silent.fires(&mut st, &mut rng));
+        let made: Vec<u64> = (0..30).filter(|_| fast.fires(&mut st, &mut rng)).collect();
+        assert_eq!(made.len(), 2);
+        assert!(made[0] < 15 && made[1] == made[0] + 15, "{made:?}");
     }
 
     /// Asymptotic variance per cycle of the packet count of an on/off source: the
@@ -456,11 +733,33 @@ mod tests {
             "at most peak * burst_length / (burst_length + 1) = 0.5",
         );
         assert!(build(on_off(1.0, 1.0), 0.5).is_ok());
+        // At most one packet per cycle: 1.5 flits/node/cycle needs packets of at least
+        // 1.5 flits on average.
+        for cfg in [InjectionConfig::Bernoulli, InjectionConfig::Periodic] {
+            assert_err(build(cfg.clone(), 1.5), "traffic.load", "[0, 1]");
+            assert_err(build(cfg.clone(), 1.5), "traffic.load", "raise `traffic.packet_size`");
+            assert!(InjectionProcess::build(&cfg, 1.5, 16.0, path).is_ok());
+            assert!(InjectionProcess::build(&cfg, 16.0 / 15.0, 16.0, path).is_ok());
+            assert_err(
+                InjectionProcess::build(&cfg, 17.0, 16.0, path),
+                "traffic.load",
+                "load 17 must be in [0, 16] flits/node/cycle: a source creates at most one packet per cycle",
+            );
+            assert_err(build(cfg, -0.1), "traffic.load", "load -0.1 must be in [0, 1]");
+        }
+        // On/off stays within one flit per cycle, whatever the packet size.
         assert_err(
-            build(InjectionConfig::Bernoulli, 1.5),
+            InjectionProcess::build(&on_off(4.0, 1.0), 1.5, 16.0, path),
             "traffic.load",
-            "[0, 1]",
+            "load 1.5 must be in [0, 1] flits/node/cycle: an on/off source offers at most its peak",
         );
+        // A periodic interval must fit its fixed-point clock (2^32 cycles).
+        assert_err(
+            build(InjectionConfig::Periodic, 1e-10),
+            "traffic.load",
+            "too low for periodic injection",
+        );
+        assert!(build(InjectionConfig::Periodic, 1e-9).is_ok());
         let e = InjectionProcess::build_at(
             &on_off(4.0, 0.5),
             0.6,
@@ -486,6 +785,14 @@ mod tests {
             parse("injection = { type = \"on_off\", burst_length = 8 }").unwrap(),
             on_off(8.0, 1.0)
         );
+        assert_eq!(
+            parse("injection = { type = \"periodic\" }").unwrap(),
+            InjectionConfig::Periodic
+        );
+        assert!(parse("injection = { type = \"periodic\", interval = 15 }")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `interval`"));
         assert!(parse("injection = { type = \"on_off\" }").is_err());
         assert!(parse("injection = { type = \"bernoulli\", rate = 1 }")
             .unwrap_err()

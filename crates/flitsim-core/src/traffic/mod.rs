@@ -58,8 +58,12 @@ const fn concat<const N: usize>(parts: &[&[Entry]]) -> [Entry; N] {
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficConfig {
-    /// Offered load per endpoint in flits/node/cycle, in [0, 1]. Ignored when `phases`
-    /// is given (each phase has its own load). Default 0.3.
+    /// Offered load per endpoint in flits/node/cycle, >= 0. A source creates at most one
+    /// packet per cycle, so with `bernoulli` and `periodic` injection the load is at most
+    /// the mean packet size (e.g. 16/15 with 16-flit packets, as in Thottethodi et al.'s
+    /// bursty load); above 1 flit/node/cycle, the injection channel's bandwidth, the
+    /// excess waits in the source queue. With `on_off` it is at most 1 (below the peak).
+    /// Ignored when `phases` is given (each phase has its own load). Default 0.3.
     #[serde(default = "default_load")]
     pub load: f64,
     /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `bit_reverse`,
@@ -67,7 +71,8 @@ pub struct TrafficConfig {
     /// `merge_to_one`, `all_to_all`. Default uniform.
     #[serde(default)]
     pub pattern: PatternConfig,
-    /// When packets are created: `{ type = "bernoulli" }` or `on_off`. Default bernoulli.
+    /// When packets are created: `{ type = "bernoulli" }`, `periodic` or `on_off`.
+    /// Default bernoulli.
     #[serde(default)]
     pub injection: InjectionConfig,
     /// Flits per packet: a number, or `{ sizes = [...], weights = [...] }`. Default 1.
@@ -109,7 +114,8 @@ impl Default for TrafficConfig {
 pub struct PhaseConfig {
     /// Length of the phase in cycles, >= 1. Required.
     pub duration: u64,
-    /// Offered load during the phase in flits/node/cycle, in [0, 1]. Required.
+    /// Offered load during the phase in flits/node/cycle, with the same bounds as
+    /// `traffic.load` (at most the mean packet size, or 1 with `on_off`). Required.
     pub load: f64,
     /// Pattern during the phase (same table as `traffic.pattern`). Default: the top-level
     /// `traffic.pattern`.
@@ -156,18 +162,29 @@ struct Phase {
     injection: InjectionProcess,
 }
 
-/// Offered loads above 1 flit/node/cycle (and NaN) are config errors.
-fn check_load(load: f64, path: &str) -> Result<()> {
-    if !(0.0..=1.0).contains(&load) {
-        return Err(Error::config(
-            path,
-            format!(
-                "load {load} must be in [0, 1] flits/node/cycle; a load above 1 flit/node/cycle \
-                 cannot be offered: one flit per cycle is the injection channel's bandwidth"
-            ),
-        ));
+/// Negative loads, NaN, and loads above what `injection` can offer with packets of
+/// `mean_size` flits ([`InjectionConfig::max_load`]) are config errors.
+fn check_load(load: f64, injection: &InjectionConfig, mean_size: f64, path: &str) -> Result<()> {
+    let max = injection.max_load(mean_size);
+    if (0.0..=max).contains(&load) {
+        return Ok(());
     }
-    Ok(())
+    let why = match injection {
+        InjectionConfig::OnOff { .. } => "an on/off source offers at most its peak, and the peak \
+             is at most 1 flit/node/cycle, the injection channel's bandwidth; lower the load, or \
+             use `bernoulli` or `periodic` injection, which accept up to one packet per cycle"
+            .to_string(),
+        _ => format!(
+            "a source creates at most one packet per cycle and packets average {mean_size} \
+             flits here (above 1 flit/node/cycle, the injection channel's bandwidth, the excess \
+             waits in the source queue); lower the load, or raise `traffic.packet_size` to at \
+             least the load in flits"
+        ),
+    };
+    Err(Error::config(
+        path,
+        format!("load {load} must be in [0, {max}] flits/node/cycle: {why}"),
+    ))
 }
 
 impl Workload {
@@ -175,7 +192,8 @@ impl Workload {
     /// permutations that have no seed of their own. Errors name the full key path
     /// (`traffic.phases[1].load`, `traffic.pattern.nodes`, ...).
     pub fn build(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64) -> Result<Workload> {
-        check_load(cfg.load, "traffic.load")?;
+        let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
+        check_load(cfg.load, &cfg.injection, size.mean(), "traffic.load")?;
         if cfg.packets_per_source == Some(0) {
             return Err(Error::config(
                 "traffic.packets_per_source",
@@ -183,7 +201,6 @@ impl Workload {
                  (e.g. N - 1 for one all-to-all exchange), or remove it for no limit",
             ));
         }
-        let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
         let mut patterns = vec![Pattern::build(
             &cfg.pattern,
             space,
@@ -237,7 +254,7 @@ impl Workload {
                     )
                 })?;
             let load_path = format!("{path}.load");
-            check_load(ph.load, &load_path)?;
+            check_load(ph.load, &cfg.injection, size.mean(), &load_path)?;
             let pattern = match &ph.pattern {
                 None => 0,
                 Some(p) => {
@@ -308,9 +325,11 @@ impl Workload {
     }
 
     /// Initial injection state of endpoint `src`, drawn from the first phase's process
-    /// (on/off sources start in its stationary distribution). The state then carries over
-    /// phase boundaries and relaxes to each new phase's distribution within about
-    /// `burst_length` cycles; a zero-load phase leaves it untouched.
+    /// (on/off sources start in its stationary distribution, periodic sources at a random
+    /// offset within their first interval). The state then carries over phase boundaries:
+    /// on/off sources relax to each new phase's distribution within about `burst_length`
+    /// cycles, periodic sources scale the time to their next packet to the new interval;
+    /// a zero-load phase leaves it untouched.
     pub fn new_source_state(&self, src: u32, rng: &mut SimRng) -> SourceState {
         debug_assert!(src < self.patterns[0].num_nodes());
         self.phases[0].injection.initial_state(rng)

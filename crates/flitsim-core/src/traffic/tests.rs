@@ -247,23 +247,54 @@ fn generated_flit_rate_matches_offered_load() {
 #[test]
 fn validation_errors() {
     let space = NodeSpace::cube(&[8, 8], 1);
-    for load in [1.5, -0.1, f64::NAN] {
-        let cfg = TrafficConfig {
-            load,
-            ..TrafficConfig::default()
-        };
-        build_err(
-            &cfg,
-            &space,
-            "traffic.load",
-            "one flit per cycle is the injection channel's bandwidth",
-        );
-    }
     let phase = |duration, load| PhaseConfig {
         duration,
         load,
         pattern: None,
     };
+    for load in [1.5, -0.1, f64::NAN] {
+        let cfg = TrafficConfig {
+            load,
+            ..TrafficConfig::default()
+        };
+        // 1-flit packets: at most one packet, so one flit, per cycle.
+        build_err(&cfg, &space, "traffic.load", "must be in [0, 1] flits/node/cycle");
+    }
+    // Above 1 flit/node/cycle is fine with larger packets (the paper's 16/15 with 16
+    // flits), up to one packet per cycle; the excess waits in the source queue.
+    for injection in [InjectionConfig::Bernoulli, InjectionConfig::Periodic] {
+        let big = |load| TrafficConfig {
+            load,
+            injection: injection.clone(),
+            packet_size: PacketSizeConfig::Fixed(16),
+            ..TrafficConfig::default()
+        };
+        assert!(Workload::build(&big(1.5), &space, 1).is_ok());
+        assert!(Workload::build(&big(16.0), &space, 1).is_ok());
+        build_err(&big(16.5), &space, "traffic.load", "load 16.5 must be in [0, 16]");
+        build_err(
+            &big(16.5),
+            &space,
+            "traffic.load",
+            "1 flit/node/cycle, the injection channel's bandwidth, the excess waits in the source queue",
+        );
+        let cfg = TrafficConfig {
+            phases: vec![phase(10, 16.0 / 15.0), phase(10, 20.0)],
+            ..big(0.1)
+        };
+        build_err(&cfg, &space, "traffic.phases[1].load", "load 20 must be in [0, 16]");
+    }
+    // On/off sources stay within the injection channel's one flit per cycle.
+    let cfg = TrafficConfig {
+        load: 1.5,
+        injection: InjectionConfig::OnOff {
+            burst_length: 4.0,
+            peak: 1.0,
+        },
+        packet_size: PacketSizeConfig::Fixed(16),
+        ..TrafficConfig::default()
+    };
+    build_err(&cfg, &space, "traffic.load", "[0, 1] flits/node/cycle: an on/off source");
     let cfg = TrafficConfig {
         phases: vec![phase(10, 0.1), phase(10, 1.2)],
         ..TrafficConfig::default()
@@ -466,7 +497,7 @@ fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
 #[test]
 fn registry_lists_every_pattern_and_injection() {
     let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 15);
     for e in REGISTRY {
         let table = match e.family {
             "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),
@@ -488,4 +519,63 @@ fn registry_lists_every_pattern_and_injection() {
             );
         }
     }
+}
+
+/// The bursty load of Thottethodi et al. (sec. 5.2.4) on 16x16 nodes with periodic
+/// injection: a packet every 1,500 cycles, then every 15 (bit complement), then every
+/// 1,500 again. Each phase is a whole number of intervals long, so every source creates
+/// exactly 2, 100 and 2 packets in them; a burst starts within one new interval, and
+/// after it the sources are still spread over the long interval.
+#[test]
+fn periodic_bursty_schedule_of_the_paper() {
+    let cfg = parse(
+        r#"
+        [traffic]
+        injection = { type = "periodic" }
+        packet_size = 16
+        [[traffic.phases]]
+        duration = 3000
+        load = 0.010666666666666666
+        [[traffic.phases]]
+        duration = 1500
+        load = 1.0666666666666667
+        pattern = { type = "bit_complement" }
+        [[traffic.phases]]
+        duration = 3000
+        load = 0.010666666666666666
+        "#,
+    );
+    assert_eq!(cfg.injection, InjectionConfig::Periodic);
+    let space = NodeSpace::cube(&[16, 16], 1);
+    let w = Workload::build(&cfg, &space, 1).unwrap();
+    let mut first_after_burst = Vec::new();
+    for src in 0..256u32 {
+        let mut rng = stream(1, domain::ENDPOINT, src as u64);
+        let mut st = w.new_source_state(src, &mut rng);
+        let mut made: [Vec<u64>; 3] = Default::default();
+        let mut cycle = 0;
+        while let Some(ph) = w.phase_at(cycle) {
+            if let Some((dest, size)) = w.generate(ph, src, &mut st, &mut rng) {
+                assert_eq!(size, 16);
+                if ph == 1 {
+                    assert_eq!(dest, 255 - src, "bit complement");
+                }
+                made[ph].push(cycle);
+            }
+            cycle += 1;
+        }
+        let counts: Vec<usize> = made.iter().map(Vec::len).collect();
+        assert_eq!(counts, [2, 100, 2], "source {src}");
+        assert!(made[1][0] < 3000 + 15, "source {src}: burst starts at {}", made[1][0]);
+        assert!(made[1].windows(2).all(|g| g[1] - g[0] == 15));
+        assert_eq!(made[2][1] - made[2][0], 1500);
+        first_after_burst.push(made[2][0]);
+        assert_eq!(st.created(), 104);
+    }
+    // Not synchronised after the burst: ~236 distinct cycles expected of 256 sources.
+    first_after_burst.sort_unstable();
+    first_after_burst.dedup();
+    assert!(first_after_burst.len() > 200, "{}", first_after_burst.len());
+    assert!(first_after_burst[0] < 4500 + 50);
+    assert!(*first_after_burst.last().unwrap() >= 4500 + 1450);
 }

@@ -49,6 +49,24 @@ fn bit_patterns_on_16_nodes_match_hand_values() {
     assert_eq!(tr[5], 5);
 }
 
+/// Table 2 of Thottethodi, Lebeck and Mukherjee (global-knowledge self-tuned congestion
+/// control, sec. 5.1): destinations of source N154 = 10011010 in a 16-ary 2-cube.
+#[test]
+fn bit_patterns_match_the_self_tuned_papers_table_2() {
+    let space = NodeSpace::cube(&[16, 16], 1);
+    let dest = |cfg| dests(&build(cfg, &space))[154];
+    assert_eq!(154, 0b1001_1010);
+    // Complement: every bit inverted.
+    assert_eq!(dest(PatternConfig::BitComplement), 0b0110_0101);
+    assert_eq!(dest(PatternConfig::BitComplement), 101);
+    // Perfect shuffle: (a6, a5, ..., a0, a7), a left rotation by one bit.
+    assert_eq!(dest(PatternConfig::Shuffle), 0b0011_0101);
+    assert_eq!(dest(PatternConfig::Shuffle), 53);
+    // Bit reversal: (a0, a1, ..., a7).
+    assert_eq!(dest(PatternConfig::BitReverse), 0b0101_1001);
+    assert_eq!(dest(PatternConfig::BitReverse), 89);
+}
+
 #[test]
 fn transpose_equals_coordinate_transpose_on_8x8() {
     let p = build(PatternConfig::Transpose, &NodeSpace::cube(&[8, 8], 1));
