@@ -221,7 +221,11 @@ impl Endpoints {
         }
         // (3) Generation.
         if let Some(ph) = phase {
-            if let Some((dst, size)) = workload.generate(ph, e, &mut nic.src_state, &mut nic.rng) {
+            let full = nic.queue.len() as u32 >= workload.source_queue();
+            let generated = workload.generate(ph, e, &mut nic.src_state, &mut nic.rng);
+            if full && generated.is_some() {
+                ctr.packets_suppressed += 1;
+            } else if let Some((dst, size)) = generated {
                 let measured = stats.in_window(now);
                 let pid = packets.alloc(Packet {
                     src: e,

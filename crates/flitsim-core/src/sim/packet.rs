@@ -78,6 +78,9 @@ impl PacketArena {
 pub struct Counters {
     /// Packets created at sources.
     pub packets_created: u64,
+    /// Packets an injection process generated while the source queue was full
+    /// (`traffic.source_queue`): never created.
+    pub packets_suppressed: u64,
     /// Packets whose tail reached the destination.
     pub packets_delivered: u64,
     /// Flits sent by endpoints into injection channels.

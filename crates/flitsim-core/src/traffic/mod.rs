@@ -89,6 +89,13 @@ pub struct TrafficConfig {
     /// finite all-to-all exchange. Default: no limit.
     #[serde(default)]
     pub packets_per_source: Option<u64>,
+    /// Most packets a source queue holds (>= 1), the one being sent included. A packet
+    /// the injection process creates while the queue is full is not created (a source
+    /// that "tries to generate" a packet, as in the self-tuned congestion-control paper);
+    /// such packets are counted in `counters.packets_suppressed`. Default: unbounded (the
+    /// offered load is never throttled by the network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_queue: Option<u32>,
 }
 
 fn default_load() -> f64 {
@@ -104,6 +111,7 @@ impl Default for TrafficConfig {
             packet_size: PacketSizeConfig::default(),
             phases: Vec::new(),
             packets_per_source: None,
+            source_queue: None,
         }
     }
 }
@@ -144,6 +152,8 @@ pub struct Workload {
     size: PacketSize,
     /// Most packets per source over the run; `u64::MAX` when unlimited.
     packets_per_source: u64,
+    /// Source queue capacity in packets; `u32::MAX` when unbounded.
+    source_queue: u32,
     /// With failures: the pairs the routes connect, and the endpoints whose router
     /// failed ([`Workload::restrict_to`]).
     reachable: Option<Reachable>,
@@ -188,12 +198,26 @@ fn check_load(load: f64, injection: &InjectionConfig, mean_size: f64, path: &str
 }
 
 impl Workload {
+    /// Source queue capacity in packets (`u32::MAX`: unbounded).
+    #[inline]
+    pub fn source_queue(&self) -> u32 {
+        self.source_queue
+    }
+}
+
+impl Workload {
     /// Validate `cfg` against `space` and build the workload. `run_seed` seeds random
     /// permutations that have no seed of their own. Errors name the full key path
     /// (`traffic.phases[1].load`, `traffic.pattern.nodes`, ...).
     pub fn build(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64) -> Result<Workload> {
         let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
         check_load(cfg.load, &cfg.injection, size.mean(), "traffic.load")?;
+        if cfg.source_queue == Some(0) {
+            return Err(Error::config(
+                "traffic.source_queue",
+                "a source queue of 0 packets could never hold a packet; use at least 1, or remove it for an unbounded queue",
+            ));
+        }
         if cfg.packets_per_source == Some(0) {
             return Err(Error::config(
                 "traffic.packets_per_source",
@@ -284,6 +308,7 @@ impl Workload {
             patterns,
             size,
             packets_per_source: cfg.packets_per_source.unwrap_or(u64::MAX),
+            source_queue: cfg.source_queue.unwrap_or(u32::MAX),
             reachable: None,
         })
     }

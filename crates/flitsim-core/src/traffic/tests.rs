@@ -107,6 +107,7 @@ fn config_round_trips_through_toml() {
             pattern: Some(PatternConfig::Uniform),
         }],
         packets_per_source: Some(14),
+        source_queue: Some(1),
     };
     let root = Root { traffic: cfg };
     let text = toml::to_string_pretty(&root).unwrap();
