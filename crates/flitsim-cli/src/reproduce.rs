@@ -58,8 +58,10 @@ struct Row {
     /// e.g. the latency under aging relative to round robin.
     #[serde(default)]
     relative_to: Option<Vec<String>>,
-    /// The reference number.
-    reference: f64,
+    /// The reference number; may be left out for a `report` row whose paper value exists
+    /// only as a curve in a figure (printed as "-").
+    #[serde(default)]
+    reference: Option<f64>,
     /// Allowed absolute deviation for `within`.
     #[serde(default)]
     tolerance: f64,
@@ -185,10 +187,15 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
             let base = value(b)?;
             got = if base != 0.0 { got / base } else { f64::NAN };
         }
+        let reference = match (r.reference, r.compare.as_str()) {
+            (Some(v), _) => v,
+            (None, "report") => f64::NAN,
+            (None, _) => return Err(format!("row {:?}: a judged row needs a `reference` (only compare = \"report\" rows may leave it out)", r.name)),
+        };
         let (pass, tol) = match r.compare.as_str() {
-            "within" => ((got - r.reference).abs() <= r.tolerance, format!("+-{}", r.tolerance)),
-            "at_most" => (got <= r.reference + r.tolerance, format!("<= {:.4}", r.reference + r.tolerance)),
-            "at_least" => (got >= r.reference - r.tolerance, format!(">= {:.4}", r.reference - r.tolerance)),
+            "within" => ((got - reference).abs() <= r.tolerance, format!("+-{}", r.tolerance)),
+            "at_most" => (got <= reference + r.tolerance, format!("<= {:.4}", reference + r.tolerance)),
+            "at_least" => (got >= reference - r.tolerance, format!(">= {:.4}", reference - r.tolerance)),
             "report" => (true, "(reported)".to_string()),
             other => return Err(format!("row {:?}: compare = {other:?}; use within, at_most, at_least or report", r.name)),
         };
@@ -199,10 +206,11 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
         if judged {
             judged_rows += 1;
         }
+        let shown = if reference.is_nan() { "-".to_string() } else { format!("{reference:.4}") };
         println!(
-            "{:<58} {:>12.4} {:>12.4} {:>14}  {}",
+            "{:<58} {:>12} {:>12.4} {:>14}  {}",
             r.name,
-            r.reference,
+            shown,
             got,
             tol,
             if !judged {
