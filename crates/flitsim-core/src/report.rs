@@ -45,6 +45,10 @@ pub struct Report {
     /// Source throttling with a global estimate: the threshold's trace per tuning period.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub congestion: Option<crate::congestion::CongestionReport>,
+    /// The metapacket gather (with `congestion.distribution = "metapackets"`): rounds,
+    /// link flits and gather times (the paper's Fig. 11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metapackets: Option<crate::congestion::metapacket::MetaReport>,
     /// With `[faults]`: what failed, the routes around it, and the traffic they could
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]

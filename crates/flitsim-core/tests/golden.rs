@@ -290,9 +290,7 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
             }
             y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: new in report"))
         }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]")))
-        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]"))),
         _ if a == b => None,
         _ => Some(format!("{path}: golden {a} != new {b}")),
     }
@@ -307,9 +305,7 @@ fn golden_reports_are_unchanged() {
     let cases = CASES.iter().map(|&(n, t)| (n, t, SIM)).chain(LONG_CASES.iter().map(|&(n, t)| (n, t, LONG_SIM)));
     for (name, toml, sim) in cases {
         let text = format!("{toml}{sim}");
-        let spec = Config::from_toml(&text, &[])
-            .and_then(|c| c.validate())
-            .unwrap_or_else(|e| panic!("case {name}: bad config: {e}"));
+        let spec = Config::from_toml(&text, &[]).and_then(|c| c.validate()).unwrap_or_else(|e| panic!("case {name}: bad config: {e}"));
         let report = Simulation::run_spec(spec).unwrap_or_else(|e| panic!("case {name}: run failed: {e}"));
         let json = report.to_json();
         let path = dir.join(format!("{name}.json"));
@@ -325,11 +321,7 @@ fn golden_reports_are_unchanged() {
             failures.push(format!("{name}: {why}"));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "simulated results changed (re-bless with FLITSIM_BLESS=1 only if the change is intended):\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "simulated results changed (re-bless with FLITSIM_BLESS=1 only if the change is intended):\n{}", failures.join("\n"));
 }
 
 /// The same config gives the same report twice in one process (no hidden global state).

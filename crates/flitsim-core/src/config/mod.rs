@@ -58,7 +58,6 @@ fn d_seed() -> u64 {
     1
 }
 
-
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -263,11 +262,7 @@ impl Config {
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
-        let space = NodeSpace {
-            num_nodes: topology.num_nodes,
-            dims: topology.dims.clone(),
-            concentration: topology.concentration,
-        };
+        let space = NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration };
         let workload = Workload::build(&self.traffic, &space, self.seed)?;
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
@@ -285,6 +280,24 @@ impl Config {
                 return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
             }
             _ => {}
+        }
+        if self.congestion.distribution == crate::congestion::Distribution::Metapackets {
+            if !matches!(self.router, RouterConfig::Central(_)) {
+                return Err(Error::config(
+                    "congestion.distribution",
+                    "metapackets travel on the central-arbiter router's links; set router.type = \"central\" and routing.type = \"adaptive\", or distribution = \"sideband\"",
+                ));
+            }
+            if topology.wrap.iter().any(|&w| !w) || topology.dims.len() > crate::congestion::metapacket::MAX_DIMS {
+                return Err(Error::config(
+                    "congestion.distribution",
+                    format!(
+                        "metapackets circle the rings of a torus (at most {} dimensions); this topology has a mesh dimension or more dimensions: use a torus, or distribution = \"sideband\"",
+                        crate::congestion::metapacket::MAX_DIMS
+                    ),
+                ));
+            }
+            self.congestion.validate("congestion")?;
         }
         if self.congestion.policy != crate::congestion::Policy::None {
             if !matches!(self.router, RouterConfig::Central(_)) {
@@ -362,17 +375,11 @@ impl Config {
             return Err(Error::config("channel.latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.latency)));
         }
         if !lat_ok(ch.endpoint_latency) {
-            return Err(Error::config(
-                "channel.endpoint_latency",
-                format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.endpoint_latency),
-            ));
+            return Err(Error::config("channel.endpoint_latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.endpoint_latency)));
         }
         if let Some(dl) = &ch.dim_latency {
             if dl.len() != topology.ndims() {
-                return Err(Error::config(
-                    "channel.dim_latency",
-                    format!("has {} entries but the topology has {} dimensions; give one latency per dimension", dl.len(), topology.ndims()),
-                ));
+                return Err(Error::config("channel.dim_latency", format!("has {} entries but the topology has {} dimensions; give one latency per dimension", dl.len(), topology.ndims())));
             }
             for (i, &v) in dl.iter().enumerate() {
                 if !lat_ok(v) {
@@ -412,10 +419,7 @@ impl Config {
         if s.warmup.checked_add(s.measure).and_then(|x| x.checked_add(s.drain_limit)).is_none_or(|t| t > 1 << 50) {
             return Err(Error::config(
                 "sim.measure",
-                format!(
-                    "warmup {} + measure {} + drain_limit {} is too large: the run may last at most 2^50 cycles; shorten them",
-                    s.warmup, s.measure, s.drain_limit
-                ),
+                format!("warmup {} + measure {} + drain_limit {} is too large: the run may last at most 2^50 cycles; shorten them", s.warmup, s.measure, s.drain_limit),
             ));
         }
         self.stats.validate("stats")?;
@@ -437,24 +441,14 @@ pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     let Some((key, raw)) = spec.split_once('=') else {
         let path = if spec.trim().is_empty() { "<override>".to_string() } else { spec.trim().to_string() };
-        return Err(Error::Parse {
-            path,
-            message: format!("`{spec}` has no `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
-        });
+        return Err(Error::Parse { path, message: format!("`{spec}` has no `=`; an override must look like key.path=value, e.g. traffic.load=0.4") });
     };
     let key = key.trim();
     let raw = raw.trim();
     if key.is_empty() {
-        return Err(Error::Parse {
-            path: "<override>".into(),
-            message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
-        });
+        return Err(Error::Parse { path: "<override>".into(), message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4") });
     }
-    let value: toml::Value = format!("v = {raw}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let value: toml::Value = format!("v = {raw}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(Error::Parse { path: key.into(), message: "empty component in the key path".into() });
@@ -468,12 +462,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
         let entry = cur.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         match entry {
             toml::Value::Table(t) => cur = t,
-            _ => {
-                return Err(Error::Parse {
-                    path: parts[..=i].join("."),
-                    message: format!("is not a table, so `{key}` cannot be set"),
-                })
-            }
+            _ => return Err(Error::Parse { path: parts[..=i].join("."), message: format!("is not a table, so `{key}` cannot be set") }),
         }
     }
     Ok(())
@@ -537,8 +526,7 @@ fn split_marked(msg: &str) -> (String, String) {
 
 /// The message on one line, without the "in `key`" context lines toml appends.
 fn without_context(msg: &str) -> String {
-    let lines: Vec<&str> =
-        msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("in `") && !l.trim_start().starts_with('|')).collect();
+    let lines: Vec<&str> = msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("in `") && !l.trim_start().starts_with('|')).collect();
     lines.join(" ").trim().to_string()
 }
 
@@ -616,11 +604,7 @@ fn variant_names<R: serde::de::DeserializeOwned>() -> String {
 /// `family` names the table in messages ("topology", "traffic pattern", ...).
 /// `default_type` is used when the table has no `type` key: give it only for a family with
 /// a single, obvious choice (so `--set router.vcs=2` works without `router.type`).
-pub(crate) fn deserialize_tagged<'de, D, R>(
-    deserializer: D,
-    family: &str,
-    default_type: Option<&str>,
-) -> std::result::Result<R, D::Error>
+pub(crate) fn deserialize_tagged<'de, D, R>(deserializer: D, family: &str, default_type: Option<&str>) -> std::result::Result<R, D::Error>
 where
     D: serde::Deserializer<'de>,
     R: serde::de::DeserializeOwned,
@@ -630,28 +614,13 @@ where
     let names = || variant_names::<R>();
     let first = || names().split('`').nth(1).unwrap_or("").to_string();
     let toml::Value::Table(mut table) = value else {
-        return Err(D::Error::custom(format!(
-            "invalid type: {}, expected a {family} table such as `{{ type = \"{}\" }}` (types: {})",
-            describe(&value),
-            first(),
-            names()
-        )));
+        return Err(D::Error::custom(format!("invalid type: {}, expected a {family} table such as `{{ type = \"{}\" }}` (types: {})", describe(&value), first(), names())));
     };
     let tag = match table.remove("type") {
         Some(toml::Value::String(s)) => s,
         None if default_type.is_some() => default_type.unwrap_or_default().to_string(),
-        None => {
-            return Err(D::Error::custom(mark_path(
-                "type",
-                &format!("missing field `type`; say which {family} this is, e.g. `type = \"{}\"` (types: {})", first(), names()),
-            )))
-        }
-        Some(other) => {
-            return Err(D::Error::custom(mark_path(
-                "type",
-                &format!("invalid type: {}, expected the name of a {family} as a string: {}", describe(&other), names()),
-            )))
-        }
+        None => return Err(D::Error::custom(mark_path("type", &format!("missing field `type`; say which {family} this is, e.g. `type = \"{}\"` (types: {})", first(), names())))),
+        Some(other) => return Err(D::Error::custom(mark_path("type", &format!("invalid type: {}, expected the name of a {family} as a string: {}", describe(&other), names())))),
     };
     let mut external = toml::Table::new();
     external.insert(tag.clone(), toml::Value::Table(table));

@@ -62,6 +62,7 @@
 //! - **`static`** keeps its threshold; with `trace` it still records one entry per
 //!   tuning period (action `hold`), and its `tuning_period` need not be a multiple of `g`.
 
+pub mod metapacket;
 pub mod sideband;
 pub mod tuner;
 
@@ -129,6 +130,34 @@ pub struct CongestionConfig {
     /// Record one trace entry per tuning period in the report. Default true.
     #[serde(default = "d_true")]
     pub trace: bool,
+    /// How the global counts reach the nodes: `sideband` (default, the paper's dedicated
+    /// side-band) or `metapackets` (the section 5.3 alternative on the data links); see
+    /// [`Distribution`]. `metapackets` with `policy = "none"` gathers without throttling
+    /// (the paper's "No tune").
+    #[serde(default)]
+    pub distribution: Distribution,
+    /// Metapackets: cycles between gather rounds (1..=1048576). Default: the side-band's
+    /// gather duration `g`, so both mechanisms sample equally often.
+    #[serde(default)]
+    pub metapacket_interval: Option<u32>,
+    /// Metapackets: flits per metapacket (1..=16). Default 2 (the paper's).
+    #[serde(default = "d_metapacket_flits")]
+    pub metapacket_flits: u32,
+    /// Metapackets: cycles a router's adder takes to add its counts (0..=64). Default 1
+    /// (the paper's "one cycle adder-delay").
+    #[serde(default = "d_adder_delay")]
+    pub adder_delay: u32,
+    /// Metapackets: how their flits share a link with data flits: `round_robin` (default)
+    /// or `priority`; see [`MetaLink`].
+    #[serde(default)]
+    pub metapacket_link: MetaLink,
+}
+
+fn d_metapacket_flits() -> u32 {
+    2
+}
+fn d_adder_delay() -> u32 {
+    1
 }
 
 fn d_hop_delay() -> u32 {
@@ -169,6 +198,11 @@ impl Default for CongestionConfig {
             max_resets: 5,
             count: Count::Full,
             trace: true,
+            distribution: Distribution::Sideband,
+            metapacket_interval: None,
+            metapacket_flits: 2,
+            adder_delay: 1,
+            metapacket_link: MetaLink::RoundRobin,
         }
     }
 }
@@ -199,6 +233,37 @@ pub enum Estimate {
     Extrapolate,
     /// The newest usable snapshot (the paper's "previous snapshot" comparison).
     Last,
+}
+
+/// How the network-wide counts reach every node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// A dedicated side-band: every node sees the same snapshot `g` cycles after it was
+    /// sampled ([`sideband`]).
+    #[default]
+    Sideband,
+    /// Metapackets on an extra, high-priority VC of the data links, aggregated row by row
+    /// ([`metapacket`]): each router sees each round when its own gather completes, and
+    /// keeps its own estimate and tuner.
+    Metapackets,
+}
+
+/// How metapacket flits share an output link with data flits. Either way a metapacket
+/// never waits for the central arbiter (its unit routes it: the VC's priority) and never
+/// for credits (the next unit absorbs it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetaLink {
+    /// One more requester in the output's flit-by-flit round robin over the VCs: a
+    /// metapacket flit waits at most one turn of the data VCs. Its delay then grows with
+    /// the data load and falls again when saturated data stops moving, as the paper's
+    /// Fig. 11 shows.
+    #[default]
+    RoundRobin,
+    /// Absolute priority: a metapacket flit always takes the link next cycle, so gather
+    /// times do not depend on the data load.
+    Priority,
 }
 
 /// Which VC buffers the estimate counts (the engine counts; the paper counts "full
@@ -232,6 +297,11 @@ impl CongestionConfig {
                 return Err(Error::config(field(name), format!("{v} is not a fraction in (0, 1] of all buffers; the paper uses {example}")));
             }
         }
+        if let Some(i) = self.metapacket_interval {
+            check_range(path, "metapacket_interval", i, 1, 1 << 20, "the cycles between metapacket gather rounds")?;
+        }
+        check_range(path, "metapacket_flits", self.metapacket_flits, 1, 16, "the flits per metapacket")?;
+        check_range(path, "adder_delay", self.adder_delay, 0, 64, "the metapacket adder's delay in cycles")?;
         if self.policy == Policy::Static && self.threshold.is_none() {
             return Err(Error::config(
                 field("threshold"),
@@ -302,11 +372,12 @@ pub struct CongestionReport {
     pub increment: u32,
     /// The decrement in buffers.
     pub decrement: u32,
-    /// The final threshold.
+    /// The final threshold (with metapackets: router 0's).
     pub threshold: u32,
-    /// Cycles in which sources were throttled.
+    /// Cycles in which sources were throttled (with metapackets: router-cycles, summed
+    /// over the routers).
     pub cycles_throttled: u64,
-    /// Side-band samples taken.
+    /// Side-band samples taken (with metapackets: rounds completed, summed over routers).
     pub snapshots: u64,
     /// One entry per tuning period (with `trace`).
     pub trace: Vec<TraceEntry>,
@@ -337,6 +408,23 @@ pub struct Controller {
     /// The cycle of the last [`Controller::throttled`] call and its answer.
     decided: Option<(u64, bool)>,
     trace: Vec<TraceEntry>,
+    /// Metapackets: each router's own snapshots, tuner and period (empty on a side-band).
+    views: Vec<RouterView>,
+    /// Metapackets: this cycle's decision per router.
+    bits: Vec<bool>,
+}
+
+/// What one router knows when the counts travel in metapackets: the two newest rounds it
+/// completed, its own tuner, and its own tuning period's counts.
+#[derive(Clone, Debug)]
+struct RouterView {
+    latest: Option<Snapshot>,
+    before: Option<Snapshot>,
+    tuner: Tuner,
+    /// Cumulative delivered flits of the newest round.
+    last_delivered: u64,
+    period_delivered: u64,
+    period_throttled: u64,
 }
 
 impl Controller {
@@ -365,7 +453,7 @@ impl Controller {
             }
         }
         let p = cfg.tuning_period;
-        if cfg.policy == Policy::Tune && !p.is_multiple_of(gather) {
+        if cfg.policy == Policy::Tune && cfg.distribution == Distribution::Sideband && !p.is_multiple_of(gather) {
             let below = p / gather * gather;
             let suggest = if below == 0 { format!("{gather}") } else { format!("{below} or {}", below + gather) };
             let source = if cfg.gather.is_some() { "congestion.gather".to_string() } else { format!("the topology's side-band (hop_delay {})", cfg.hop_delay) };
@@ -396,7 +484,73 @@ impl Controller {
             snapshots: 0,
             decided: None,
             trace: Vec::new(),
+            views: Vec::new(),
+            bits: Vec::new(),
         })
+    }
+
+    /// Switch to per-router estimates for a metapacket gather over `routers` routers:
+    /// every router runs the estimate and the tuner on the rounds it completes
+    /// ([`Controller::on_gathered`], [`Controller::throttled_each`]).
+    pub fn per_router(mut self, routers: u32) -> Self {
+        let view = RouterView { latest: None, before: None, tuner: self.tuner.clone(), last_delivered: 0, period_delivered: 0, period_throttled: 0 };
+        self.views = vec![view; routers as usize];
+        self.bits = vec![false; routers as usize];
+        self
+    }
+
+    /// Metapackets: a round completed at a router (see
+    /// [`metapacket::Completion`]); usable from now on.
+    pub fn on_gathered(&mut self, c: &metapacket::Completion) {
+        let v = &mut self.views[c.router as usize];
+        let window = c.sum.delivered.saturating_sub(v.last_delivered);
+        v.last_delivered = c.sum.delivered;
+        let s = Snapshot { cycle: c.launch, full: u32::try_from(c.sum.full).unwrap_or(u32::MAX), delivered: window };
+        v.before = v.latest.replace(s);
+        v.period_delivered += window;
+        self.snapshots += 1;
+    }
+
+    /// Metapackets: [`Controller::throttled`] per router, each on its own estimate and
+    /// threshold. At each positive multiple of the tuning period every router's tuner
+    /// acts first; the trace follows router 0. `cycles_throttled` counts router-cycles.
+    pub fn throttled_each(&mut self, now: u64) -> &[bool] {
+        if !matches!(self.policy, Policy::Static | Policy::Tune) {
+            return &self.bits;
+        }
+        let end = now > 0 && now.is_multiple_of(u64::from(self.tuning_period));
+        for i in 0..self.views.len() {
+            if end {
+                let v = &mut self.views[i];
+                let full = v.latest.map_or(0, |s| s.full);
+                let delivered = std::mem::take(&mut v.period_delivered);
+                let throttled_cycles = std::mem::take(&mut v.period_throttled);
+                let action = match self.policy {
+                    Policy::Tune => v.tuner.tune(Period { delivered, throttled: throttled_cycles > 0, full }),
+                    _ => Action::Hold,
+                };
+                if i == 0 && self.record {
+                    let p = f64::from(self.tuning_period);
+                    let (num, den) = sideband::fraction(self.estimate, v.latest, v.before, now);
+                    self.trace.push(TraceEntry {
+                        cycle: now,
+                        threshold: v.tuner.threshold(),
+                        throughput: delivered as f64 / (f64::from(self.nodes) * p),
+                        full,
+                        estimate: num as f64 / den as f64,
+                        throttled_fraction: throttled_cycles as f64 / p,
+                        action,
+                    });
+                }
+            }
+            let v = &mut self.views[i];
+            let (num, den) = sideband::fraction(self.estimate, v.latest, v.before, now);
+            let answer = num > i128::from(v.tuner.threshold()) * den;
+            v.period_throttled += answer as u64;
+            self.cycles_throttled += answer as u64;
+            self.bits[i] = answer;
+        }
+        &self.bits
     }
 
     /// The policy.
@@ -477,9 +631,9 @@ impl Controller {
         }
     }
 
-    /// The current threshold in buffers.
+    /// The current threshold in buffers (router 0's with metapackets).
     pub fn threshold(&self) -> u32 {
-        self.tuner.threshold()
+        self.views.first().map_or(self.tuner.threshold(), |v| v.tuner.threshold())
     }
 
     /// What the controller did so far.
@@ -492,7 +646,7 @@ impl Controller {
             total_buffers: self.total_buffers,
             increment: self.increment,
             decrement: self.decrement,
-            threshold: self.tuner.threshold(),
+            threshold: self.threshold(),
             cycles_throttled: self.cycles_throttled,
             snapshots: self.snapshots,
             trace: self.trace.clone(),
@@ -502,7 +656,12 @@ impl Controller {
 
 /// Registry entries for `flitsim list`: the values of `[congestion] policy`.
 pub const REGISTRY: &[Entry] = &[
-    Entry { family: "congestion", name: "none", summary: "no source throttling (the default)", params: &[] },
+    Entry {
+        family: "congestion",
+        name: "none",
+        summary: "no source throttling (the default); with distribution = \"metapackets\" the metapackets are still gathered (the paper's \"No tune\")",
+        params: &[("distribution", "sideband", "metapackets: gather on the data links without throttling")],
+    },
     Entry {
         family: "congestion",
         name: "alo",
@@ -521,6 +680,11 @@ pub const REGISTRY: &[Entry] = &[
             ("count", "full", "full (a VC buffer holding its capacity) or occupied (holding any flit)"),
             ("tuning_period", "96", "cycles per trace entry"),
             ("trace", "true", "record one entry per tuning period in the report"),
+            ("distribution", "sideband", "sideband (every node sees each snapshot g cycles on) or metapackets (section 5.3: row-aggregated 2-flit packets on an extra VC of the data links; per-router estimates)"),
+            ("metapacket_interval", "g", "metapackets: cycles between gather rounds"),
+            ("metapacket_flits", "2", "metapackets: flits per metapacket (1..=16)"),
+            ("adder_delay", "1", "metapackets: cycles a router takes to add its counts (0..=64)"),
+            ("metapacket_link", "round_robin", "metapackets: share a link round robin with the data VCs, or take it with priority"),
         ],
     },
     Entry {
@@ -540,6 +704,11 @@ pub const REGISTRY: &[Entry] = &[
             ("local_max", "true", "reset to min(T_max, N_max) when far below the best period (section 4.2)"),
             ("max_resets", "5", "r: consecutive resets after which the best period is forgotten (>= 1)"),
             ("trace", "true", "record one entry per tuning period in the report"),
+            ("distribution", "sideband", "sideband (every node sees each snapshot g cycles on) or metapackets (section 5.3: row-aggregated 2-flit packets on an extra VC of the data links; per-router estimates)"),
+            ("metapacket_interval", "g", "metapackets: cycles between gather rounds"),
+            ("metapacket_flits", "2", "metapackets: flits per metapacket (1..=16)"),
+            ("adder_delay", "1", "metapackets: cycles a router takes to add its counts (0..=64)"),
+            ("metapacket_link", "round_robin", "metapackets: share a link round robin with the data VCs, or take it with priority"),
         ],
     },
 ];

@@ -85,16 +85,7 @@ impl Sideband {
     /// denominator: `S1 d + (S1 - S2)(now - t1)` over `d = t1 - t2`.
     fn fraction(&self, now: u64) -> (i128, i128) {
         let (s1, s2) = self.usable(now);
-        match (self.estimate, s1, s2) {
-            (_, None, _) => (0, 1),
-            (Estimate::Last, Some(s1), _) | (Estimate::Extrapolate, Some(s1), None) => (i128::from(s1.full), 1),
-            (Estimate::Extrapolate, Some(s1), Some(s2)) => {
-                let d = i128::from(s1.cycle - s2.cycle);
-                let slope = i128::from(s1.full) - i128::from(s2.full);
-                let ahead = i128::from(now.saturating_sub(s1.cycle));
-                (i128::from(s1.full) * d + slope * ahead, d)
-            }
-        }
+        fraction(self.estimate, s1, s2, now)
     }
 
     /// Whether the estimate at cycle `now` is strictly above `threshold` (exact integers).
@@ -107,6 +98,23 @@ impl Sideband {
     pub fn estimate(&self, now: u64) -> f64 {
         let (num, den) = self.fraction(now);
         num as f64 / den as f64
+    }
+}
+
+/// The estimate at cycle `now` from the newest snapshot `s1` and the one before it `s2`,
+/// as a fraction `(numerator, denominator)` with a positive denominator:
+/// `S1 d + (S1 - S2)(now - t1)` over `d = t1 - t2` (extrapolation), or `S1` (last, or
+/// only one snapshot), or 0 (none).
+pub(crate) fn fraction(estimate: Estimate, s1: Option<Snapshot>, s2: Option<Snapshot>, now: u64) -> (i128, i128) {
+    match (estimate, s1, s2) {
+        (_, None, _) => (0, 1),
+        (Estimate::Last, Some(s1), _) | (Estimate::Extrapolate, Some(s1), None) => (i128::from(s1.full), 1),
+        (Estimate::Extrapolate, Some(s1), Some(s2)) => {
+            let d = i128::from(s1.cycle - s2.cycle).max(1);
+            let slope = i128::from(s1.full) - i128::from(s2.full);
+            let ahead = i128::from(now.saturating_sub(s1.cycle));
+            (i128::from(s1.full) * d + slope * ahead, d)
+        }
     }
 }
 

@@ -67,6 +67,9 @@ pub enum Throttle<'a> {
     Global(bool),
     /// At-least-one (ALO): each source asks its router about the packet's useful ports.
     Alo(&'a crate::routing::adaptive::Adaptive),
+    /// Per-router decision (metapacket gather: each router has its own estimate):
+    /// `true` = the router's sources hold.
+    PerRouter(&'a [bool]),
 }
 
 /// All endpoints of a network.
@@ -88,16 +91,7 @@ pub struct Endpoints {
 impl Endpoints {
     /// Build endpoints for `topo`; `depth` is the router input buffer depth.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        topo: &Topology,
-        ch: &Channels,
-        workload: &Workload,
-        vcs: u32,
-        inj_range: (u8, u8),
-        depth: u32,
-        flow: FlowControl,
-        seed: u64,
-    ) -> Self {
+    pub fn new(topo: &Topology, ch: &Channels, workload: &Workload, vcs: u32, inj_range: (u8, u8), depth: u32, flow: FlowControl, seed: u64) -> Self {
         let n = topo.num_nodes;
         let rp = topo.num_routers * topo.ports;
         let nics = (0..n)
@@ -123,16 +117,7 @@ impl Endpoints {
                 }
             })
             .collect();
-        Endpoints {
-            n,
-            vcs,
-            vc_lo: inj_range.0 as u32,
-            vc_hi: inj_range.1 as u32,
-            flow,
-            nics,
-            credits: vec![depth; (n * vcs) as usize],
-            phase_flits: vec![0; workload.phases().len()],
-        }
+        Endpoints { n, vcs, vc_lo: inj_range.0 as u32, vc_hi: inj_range.1 as u32, flow, nics, credits: vec![depth; (n * vcs) as usize], phase_flits: vec![0; workload.phases().len()] }
     }
 
     /// Packets the sources did not inject because failures left the destination
@@ -203,15 +188,7 @@ impl Endpoints {
                 debug_assert_eq!(pk.dst, e, "packet delivered to the wrong endpoint");
                 if pk.measured {
                     ctr.measured_delivered += 1;
-                    stats.on_measured_delivered(&Delivered {
-                        src: pk.src,
-                        dst: pk.dst,
-                        size: pk.size,
-                        create: pk.create,
-                        inject: pk.inject,
-                        arrive: now,
-                        hops: pk.hops,
-                    });
+                    stats.on_measured_delivered(&Delivered { src: pk.src, dst: pk.dst, size: pk.size, create: pk.create, inject: pk.inject, arrive: now, hops: pk.hops });
                 }
                 ctr.packets_delivered += 1;
                 ctr.last_delivery = now;
@@ -227,31 +204,26 @@ impl Endpoints {
                 ctr.packets_suppressed += 1;
             } else if let Some((dst, size)) = generated {
                 let measured = stats.in_window(now);
-                let pid = packets.alloc(Packet {
-                    src: e,
-                    dst,
-                    size,
-                    hops: 0,
-                    create: now,
-                    inject: 0,
-                    measured,
-                    phase: ph as u32,
-                    seq: (nic.src_state.created() - 1) as u32,
-                    age: 0,
-                    hop_start: 0,
-                });
+                let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (nic.src_state.created() - 1) as u32, age: 0, hop_start: 0 });
                 stats.on_created(e, size, now);
                 ctr.packets_created += 1;
                 nic.queue.push_back(pid);
             }
         }
         // (4) Injection of one flit.
-        let Some(&pid) = nic.queue.front() else { return };
+        let Some(&pid) = nic.queue.front() else {
+            return;
+        };
         let size = packets.get(pid).size;
         if nic.sent == 0 {
             match throttle {
                 Throttle::Open | Throttle::Global(false) => {}
                 Throttle::Global(true) => return,
+                Throttle::PerRouter(bits) => {
+                    if bits[nic.router as usize] {
+                        return;
+                    }
+                }
                 Throttle::Alo(a) => {
                     if let Routers::Central(c) = routers {
                         let t = a.dest_router(packets.get(pid).dst);

@@ -14,19 +14,23 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     let ch = &sim.channels;
     let (p_n, v_n) = (r.ports() as usize, r.vcs() as usize);
     // Flit conservation.
-    let in_channels: u64 = ch.flits.total();
+    // (Metapacket flits share the links but are not the network's packets.)
+    let meta = match r {
+        Routers::Central(c) => c.meta_flits_in_channels(),
+        _ => 0,
+    };
+    let in_channels: u64 = ch.flits.total() - meta;
     let in_buffers: u64 = r.total_buffered();
     let ctr = &sim.counters;
     if ctr.flits_injected != ctr.flits_ejected + in_channels + in_buffers {
-        return bad(format!(
-            "flit conservation: injected {} != ejected {} + in channels {} + in buffers {}",
-            ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers
-        ));
+        return bad(format!("flit conservation: injected {} != ejected {} + in channels {} + in buffers {}", ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers));
     }
     // Credit conservation per (channel, vc) into a router input buffer, buffer bounds.
     let depth = r.depth();
     for c in 0..ch.len() {
-        let End::Router { router: dr, port: dp } = ch.dst[c] else { continue };
+        let End::Router { router: dr, port: dp } = ch.dst[c] else {
+            continue;
+        };
         for w in 0..v_n {
             let upstream_credits = match ch.src[c] {
                 End::Router { router, port } => r.out_credits(router, port, w as u32),
@@ -40,9 +44,7 @@ pub fn verify(sim: &Simulation) -> Result<()> {
                 return bad(format!("buffer overflow at router {dr} port {dp} vc{w}: {buffered} > {depth}"));
             }
             if upstream_credits + flying + buffered + returning != depth {
-                return bad(format!(
-                    "credit conservation on channel {c} vc{w}: credits {upstream_credits} + in flight {flying} + buffered {buffered} + returning {returning} != depth {depth}"
-                ));
+                return bad(format!("credit conservation on channel {c} vc{w}: credits {upstream_credits} + in flight {flying} + buffered {buffered} + returning {returning} != depth {depth}"));
             }
         }
     }

@@ -120,14 +120,8 @@ impl Simulation {
             }
         });
         let credit_caps = (0..total).map(|c| if dst[c] == End::None { 1 } else { rc.credit_delay() + 1 });
-        let channels = Channels {
-            flits: RingPool::new(flit_caps.collect::<Vec<_>>()),
-            credits: RingPool::new(credit_caps.collect::<Vec<_>>()),
-            latency,
-            src,
-            dst,
-        };
-        let routers = match rc {
+        let channels = Channels { flits: RingPool::new(flit_caps.collect::<Vec<_>>()), credits: RingPool::new(credit_caps.collect::<Vec<_>>()), latency, src, dst };
+        let mut routers = match rc {
             RouterConfig::InputQueued(c) => Routers::Iq(IqRouters::new(c, topo, &channels)),
             RouterConfig::BufferedCrossbar(c) => {
                 let max_packet = c.max_packet.unwrap_or_else(|| spec.workload.size().max());
@@ -136,23 +130,31 @@ impl Simulation {
             }
             RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
         };
-        let endpoints = Endpoints::new(
-            topo,
-            &channels,
-            &spec.workload,
-            rc.vcs(),
-            spec.routing.injection_vcs(),
-            rc.buffer_depth(),
-            rc.flow_control(),
-            cfg.seed,
-        );
+        let endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};
+        let metapackets = cfg.congestion.distribution == crate::congestion::Distribution::Metapackets;
         let congestion = match cfg.congestion.policy {
-            Policy::Static | Policy::Tune => Some(Controller::new(&cfg.congestion, cfg.congestion_buffers(topo), cfg.gather(topo), n)?),
+            Policy::Static | Policy::Tune => {
+                let c = Controller::new(&cfg.congestion, cfg.congestion_buffers(topo), cfg.gather(topo), n)?;
+                Some(if metapackets { c.per_router(topo.num_routers) } else { c })
+            }
             Policy::None | Policy::Alo => None,
         };
+        if let (true, Routers::Central(r), RouterConfig::Central(rc)) = (metapackets, &mut routers, &cfg.router) {
+            let cc = &cfg.congestion;
+            let coords = (0..topo.num_routers).flat_map(|r| topo.coords(r).to_vec()).collect();
+            let timing = crate::congestion::metapacket::MetaTiming {
+                interval: cc.metapacket_interval.unwrap_or_else(|| cfg.gather(topo)),
+                flits: cc.metapacket_flits,
+                routing_delay: rc.routing_delay,
+                adder_delay: cc.adder_delay,
+                measure_from: w,
+            };
+            let meta = crate::congestion::metapacket::MetaNet::new(topo.num_routers, topo.ports, topo.ndims(), coords, timing);
+            r.enable_metapackets(meta, cc.count == crate::congestion::Count::Occupied, cc.metapacket_link == crate::congestion::MetaLink::Priority);
+        }
         Ok(Simulation {
             congestion,
             routers,
@@ -194,7 +196,21 @@ impl Simulation {
         let now = self.now;
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
-        let throttle = match (&mut self.congestion, &self.routers) {
+        if let (None, Routers::Central(r)) = (&self.congestion, &mut self.routers) {
+            // Metapackets without throttling (the paper's "No tune"): rounds are gathered
+            // and dropped.
+            if let Some(meta) = r.meta.as_mut() {
+                while meta.pop_usable(now).is_some() {}
+            }
+        }
+        let throttle = match (&mut self.congestion, &mut self.routers) {
+            (Some(c), Routers::Central(r)) if r.meta.is_some() => {
+                let meta = r.meta.as_mut().expect("metapackets");
+                while let Some(done) = meta.pop_usable(now) {
+                    c.on_gathered(&done);
+                }
+                crate::endpoint::Throttle::PerRouter(c.throttled_each(now))
+            }
             (Some(c), Routers::Central(r)) => {
                 if c.sample_due(now) {
                     let occupied = self.spec.config.congestion.count == crate::congestion::Count::Occupied;
@@ -207,29 +223,11 @@ impl Simulation {
                 _ => crate::endpoint::Throttle::Open,
             },
         };
-        self.endpoints.step_all(
-            now,
-            phase,
-            &self.spec.workload,
-            &mut self.channels,
-            &mut self.packets,
-            &mut self.stats,
-            &mut self.counters,
-            &mut self.routers,
-            throttle,
-        );
+        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle);
         if self.stats.in_window(now) {
             self.measured_created += self.counters.packets_created - created_before;
         }
-        self.routers.step_all(
-            now,
-            &self.spec.topology,
-            &self.spec.routing,
-            &mut self.channels,
-            &mut self.packets,
-            &mut self.stats,
-            &mut self.counters,
-        );
+        self.routers.step_all(now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
         if self.spec.config.sim.check {
             check::verify(self)?;
         }
@@ -316,7 +314,9 @@ impl Simulation {
                     continue;
                 }
                 let name = |e: End| match e {
-                    End::Router { router, port } => format!("{}{}", topo.router_name(router), topo.port_name(port)),
+                    End::Router { router, port } => {
+                        format!("{}{}", topo.router_name(router), topo.port_name(port))
+                    }
                     End::Endpoint(n) => format!("node{n}"),
                     End::None => "-".into(),
                 };
@@ -345,13 +345,7 @@ impl Simulation {
             .iter()
             .zip(&self.endpoints.phase_flits)
             .enumerate()
-            .map(|(i, (ph, &flits))| PhaseReport {
-                index: i as u32,
-                start: ph.start,
-                end: ph.end.min(self.now),
-                offered: ph.load,
-                delivered_flits: flits,
-            })
+            .map(|(i, (ph, &flits))| PhaseReport { index: i as u32, start: ph.start, end: ph.end.min(self.now), offered: ph.load, delivered_flits: flits })
             .collect();
         Report {
             version: crate::VERSION.to_string(),
@@ -369,6 +363,10 @@ impl Simulation {
                 Routers::Iq(_) | Routers::Central(_) => None,
             },
             congestion: self.congestion.as_ref().map(|c| c.report()),
+            metapackets: match &self.routers {
+                Routers::Central(c) => c.meta.as_ref().map(|m| m.report()),
+                _ => None,
+            },
             central: match &self.routers {
                 Routers::Central(c) => Some(c.counters),
                 _ => None,

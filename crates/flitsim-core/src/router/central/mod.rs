@@ -15,7 +15,9 @@
 //!    the input VC after the last grant; a granted header takes an output VC if the
 //!    routing function offers a free one, or stays waiting;
 //! 4. the switch: each output port carries one flit per cycle and each input port sends
-//!    one; flits on the deadlock-buffer lane go first, then round robin per output;
+//!    one; metapacket flits ([`crate::congestion::metapacket`], when the congestion
+//!    estimate travels in metapackets) take their output links first, then flits on the
+//!    deadlock-buffer lane, then round robin per output;
 //! 5. the flits move into their output channels, and a credit goes upstream for each.
 //!
 //! **Selection** (adaptive VCs): among the productive ports with a free adaptive VC, the
@@ -35,6 +37,7 @@ pub mod disha;
 
 pub use config::CentralConfig;
 
+use crate::congestion::metapacket::{Agg, MetaNet};
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::routing::adaptive::{Adaptive, DeadlockHandling};
 use crate::sim::packet::{Counters, PacketArena};
@@ -52,6 +55,10 @@ mod state {
     /// Holding an output VC: flits stream.
     pub const ACTIVE: u8 = 3;
 }
+
+/// The VC number metapacket flits carry on a link: not a lane of the input buffers (the
+/// metapacket unit takes them as they arrive, see [`crate::congestion::metapacket`]).
+pub const META_VC: u8 = 254;
 
 /// Output VC owner: free.
 const FREE: u16 = u16::MAX;
@@ -138,6 +145,15 @@ pub struct CentralRouters {
     /// Per router: headers waiting (WAIT or DB_WAIT).
     waiting: Vec<u32>,
     network_ports: u32,
+    /// Per router: flits sent to its endpoints (delivered), cumulative.
+    delivered: Vec<u64>,
+    /// The metapacket gather, when the congestion estimate travels in metapackets.
+    pub meta: Option<Box<MetaNet>>,
+    /// Metapackets count occupied (rather than full) VC buffers.
+    meta_occupied: bool,
+    /// Metapacket flits take their links before any data flit (else: round robin with
+    /// the data VCs).
+    meta_link_priority: bool,
     /// Disha's recovery token.
     pub token: disha::Token,
     /// Event counts.
@@ -202,6 +218,10 @@ impl CentralRouters {
             draining: vec![0; r_n as usize],
             waiting: vec![0; r_n as usize],
             network_ports: topo.network_ports(),
+            delivered: vec![0; r_n as usize],
+            meta: None,
+            meta_occupied: false,
+            meta_link_priority: false,
             token: disha::Token { routers: r_n, ..disha::Token::default() },
             counters: CentralCounters::default(),
         }
@@ -251,6 +271,34 @@ impl CentralRouters {
         n
     }
 
+    /// Carry the congestion estimate in metapackets (`occupied`: count occupied rather
+    /// than full VC buffers; `link_priority`: metapacket flits take a link before any
+    /// data flit, else they share it round robin with the data VCs).
+    pub fn enable_metapackets(&mut self, meta: MetaNet, occupied: bool, link_priority: bool) {
+        self.meta = Some(Box::new(meta));
+        self.meta_occupied = occupied;
+        self.meta_link_priority = link_priority;
+    }
+
+    /// Metapacket flits on links now (not counted in the network's flits).
+    pub fn meta_flits_in_channels(&self) -> u64 {
+        self.meta.as_ref().map_or(0, |m| m.in_channels)
+    }
+
+    /// Router `r`'s contribution to a metapacket: its counted VC buffers (as
+    /// [`count_buffers`](Self::count_buffers) counts them) and the flits it delivered.
+    fn local_sample(&self, r: u32) -> Agg {
+        let l_n = self.lanes as usize;
+        let base = r as usize * self.ports as usize * l_n;
+        let mut full = 0;
+        for p in 0..self.network_ports as usize {
+            for st in &self.ivc[base + p * l_n..][..self.vcs as usize] {
+                full += if self.meta_occupied { (st.len > 0) as u64 } else { (st.len as u32 == self.depth) as u64 };
+            }
+        }
+        Agg { full, delivered: self.delivered[r as usize] }
+    }
+
     /// The VC buffers [`count_buffers`](Self::count_buffers) counts over: network input
     /// ports that are connected, times the VCs.
     pub fn countable_buffers(&self) -> u32 {
@@ -281,23 +329,20 @@ impl CentralRouters {
 
     #[inline]
     fn busy(&self, r: usize) -> bool {
-        self.held[r] | self.pending[r] | self.draining[r] != 0
+        self.held[r] | self.pending[r] | self.draining[r] != 0 || self.meta.as_ref().is_some_and(|m| m.busy(r as u32))
     }
 
     /// Advance every router with work by one cycle.
     #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &Topology,
-        routing: &Adaptive,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    pub fn step_all(&mut self, now: u64, topo: &Topology, routing: &Adaptive, ch: &mut Channels, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
         if routing.handling == DeadlockHandling::Recovery {
             self.token_step(now, topo, routing, packets);
+        }
+        if self.meta.as_ref().is_some_and(|m| m.launch_due(now)) {
+            for r in 0..topo.num_routers {
+                let local = self.local_sample(r);
+                self.meta.as_mut().expect("metapackets").launch(r, now, local);
+            }
         }
         for r in 0..topo.num_routers {
             if self.busy(r as usize) {
@@ -318,13 +363,23 @@ impl CentralRouters {
             let w = self.wiring[wbase + p];
             if let Some(e) = ch.flits.take_in(w.in_flits, now) {
                 self.pending[ru] -= 1;
-                let li = p * l_n + e.vc as usize;
-                let st = &mut self.ivc[base + li];
-                debug_assert!((st.len as usize) < depth, "input buffer overflow at router {r} port {p} lane {}", e.vc);
-                let slot = (st.head as usize + st.len as usize) % depth;
-                self.buf[(base + li) * depth + slot] = e.flit;
-                st.len += 1;
-                self.held[ru] += 1;
+                if e.vc == META_VC {
+                    // The metapacket unit takes it; the tail's arrival triggers the adder.
+                    let local = if e.flit.is_tail() { self.local_sample(r) } else { Agg::default() };
+                    let meta = self.meta.as_mut().expect("a metapacket flit without metapackets");
+                    meta.in_channels -= 1;
+                    if e.flit.is_tail() {
+                        meta.arrive(r, e.flit.pid, now, local);
+                    }
+                } else {
+                    let li = p * l_n + e.vc as usize;
+                    let st = &mut self.ivc[base + li];
+                    debug_assert!((st.len as usize) < depth, "input buffer overflow at router {r} port {p} lane {}", e.vc);
+                    let slot = (st.head as usize + st.len as usize) % depth;
+                    self.buf[(base + li) * depth + slot] = e.flit;
+                    st.len += 1;
+                    self.held[ru] += 1;
+                }
             }
             if let Some(c) = ch.credits.take_in(w.out_credits, now) {
                 self.pending[ru] -= 1;
@@ -356,7 +411,23 @@ impl CentralRouters {
         if self.waiting[ru] != 0 {
             self.arbitrate(r, now, topo, routing, packets);
         }
-        // 4. Switch allocation. `req[o]`: input lanes ready for output o.
+        // 4. Metapacket flits ready per output; with link priority they go first.
+        let (mut meta_out, mut meta_req) = (0u64, 0u64);
+        if let Some(meta) = self.meta.as_ref().filter(|m| m.busy(r)) {
+            for o in 0..self.network_ports as usize {
+                meta_req |= (meta.ready(r, o, now) as u64) << o;
+            }
+            if self.meta_link_priority {
+                meta_out = std::mem::take(&mut meta_req);
+                let mut m = meta_out;
+                while m != 0 {
+                    let o = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    self.send_meta(r, o, now, ch);
+                }
+            }
+        }
+        // Switch allocation. `req[o]`: input lanes ready for output o.
         let mut req = [0u64; 16];
         let mut db_req = [0u64; 16];
         let mut any = false;
@@ -366,6 +437,9 @@ impl CentralRouters {
                 continue;
             }
             let o = st.out_port as usize;
+            if meta_out >> o & 1 != 0 {
+                continue;
+            }
             let ov = &self.out[base + o * l_n + st.out_vc as usize];
             let local = topo.is_local_port(o as u32);
             if !local && ov.credits == 0 {
@@ -378,7 +452,7 @@ impl CentralRouters {
             }
             any = true;
         }
-        if !any {
+        if !any && meta_req == 0 {
             return;
         }
         let mut used_in = 0u64; // input ports that sent this cycle
@@ -398,12 +472,18 @@ impl CentralRouters {
                 }
                 (avail != 0).then(|| crate::router::arbiter::round_robin(avail, from) as usize)
             };
-            let chosen = pick(db_req[o], used_in, 0).or_else(|| pick(req[o], used_in, self.sw_ptr[wbase + o] as u32));
+            // A ready metapacket flit competes as requester `n_in` (no input port).
+            let data_and_meta = req[o] | (meta_req >> o & 1) << n_in;
+            let chosen = pick(db_req[o], used_in, 0).or_else(|| pick(data_and_meta, used_in, self.sw_ptr[wbase + o] as u32));
             let Some(li) = chosen else { continue };
-            used_in |= 1 << (li / l_n);
             if db_req[o] >> li & 1 == 0 {
-                self.sw_ptr[wbase + o] = ((li + 1) % n_in) as u16;
+                self.sw_ptr[wbase + o] = ((li + 1) % (n_in + 1)) as u16;
             }
+            if li == n_in {
+                self.send_meta(r, o, now, ch);
+                continue;
+            }
+            used_in |= 1 << (li / l_n);
             // 5. Traversal.
             let p = li / l_n;
             let lane = li % l_n;
@@ -419,6 +499,9 @@ impl CentralRouters {
             }
             let w = self.wiring[wbase + o];
             let local = topo.is_local_port(o as u32);
+            if local {
+                self.delivered[ru] += 1;
+            }
             let ov = &mut self.out[base + o * l_n + w_out];
             if !local {
                 ov.credits -= 1;
@@ -455,6 +538,21 @@ impl CentralRouters {
         if moved != 0 {
             ctr.flit_traversals += moved;
             ctr.last_progress = now;
+        }
+    }
+
+    /// The next metapacket flit of output `o` of router `r` leaves on its link.
+    fn send_meta(&mut self, r: u32, o: usize, now: u64, ch: &mut Channels) {
+        let meta = self.meta.as_mut().expect("metapackets");
+        let Some(mf) = meta.take_flit(r, o, now) else {
+            return;
+        };
+        let w = self.wiring[r as usize * self.ports as usize + o];
+        let arrive = now + w.flit_delay as u64;
+        let f = Flit { pid: mf.id, idx: mf.idx, last: mf.last };
+        ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, META_VC));
+        if w.down_router != NONE {
+            self.pending[w.down_router as usize] += 1;
         }
     }
 
