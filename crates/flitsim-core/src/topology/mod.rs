@@ -8,6 +8,7 @@
 
 pub mod crossbar;
 pub mod cube;
+pub mod kautz;
 
 use serde::{Deserialize, Serialize};
 
