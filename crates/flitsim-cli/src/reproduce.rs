@@ -58,6 +58,9 @@ struct Row {
     /// e.g. the latency under aging relative to round robin.
     #[serde(default)]
     relative_to: Option<Vec<String>>,
+    /// The baseline's config, when it is not the row's (e.g. a torus beside a Kautz graph).
+    #[serde(default)]
+    relative_config: Option<String>,
     /// The reference number; may be left out for a `report` row whose paper value exists
     /// only as a curve in a figure (printed as "-").
     #[serde(default)]
@@ -123,7 +126,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
     for r in &exp.row {
         runs.insert((r.config.clone(), r.set.clone()), None);
         if let Some(b) = &r.relative_to {
-            runs.insert((r.config.clone(), b.clone()), None);
+            runs.insert((r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()), None);
         }
     }
     let keys: Vec<(String, Vec<String>)> = runs.keys().cloned().collect();
@@ -173,8 +176,8 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
     let mut failed = 0;
     let mut judged_rows = 0;
     for r in &exp.row {
-        let value = |set: &Vec<String>| -> CliResult<f64> {
-            let rep = runs[&(r.config.clone(), set.clone())].as_ref().unwrap();
+        let value = |config: &String, set: &Vec<String>| -> CliResult<f64> {
+            let rep = runs[&(config.clone(), set.clone())].as_ref().unwrap();
             let mut got = lookup(rep, &r.metric).ok_or_else(|| format!("row {:?}: metric {} not found in the report", r.name, r.metric))?;
             if let Some(d) = &r.divide_by {
                 let den = lookup(rep, d).ok_or_else(|| format!("row {:?}: divide_by {d} not found", r.name))?;
@@ -182,9 +185,9 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
             }
             Ok(got)
         };
-        let mut got = value(&r.set)?;
+        let mut got = value(&r.config, &r.set)?;
         if let Some(b) = &r.relative_to {
-            let base = value(b)?;
+            let base = value(r.relative_config.as_ref().unwrap_or(&r.config), b)?;
             got = if base != 0.0 { got / base } else { f64::NAN };
         }
         let reference = match (r.reference, r.compare.as_str()) {

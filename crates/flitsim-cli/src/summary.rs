@@ -19,7 +19,7 @@ pub fn topology_text(s: &TopologySummary) -> String {
     let _ = writeln!(o, "bisection channels  {} ({})", s.bisection_channels, s.bisection_note);
     let _ = writeln!(
         o,
-        "uniform bound       {:.4} flits/node/cycle (bisection {:.4}, busiest channel under DOR {:.4})",
+        "uniform bound       {:.4} flits/node/cycle (bisection {:.4}, busiest channel on the routes {:.4})",
         s.uniform_bisection_bound.min(s.uniform_channel_bound),
         s.uniform_bisection_bound,
         s.uniform_channel_bound

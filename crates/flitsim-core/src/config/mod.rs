@@ -262,7 +262,11 @@ impl Config {
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
-        let space = NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration };
+        let space = match topology.shape {
+            // No coordinates: patterns see the nodes as one group, as on a crossbar.
+            crate::topology::Shape::Kautz => NodeSpace::crossbar(topology.num_nodes),
+            _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
+        };
         let workload = Workload::build(&self.traffic, &space, self.seed)?;
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();

@@ -4,6 +4,7 @@
 
 pub mod adaptive;
 pub mod dor;
+pub mod source;
 pub mod table;
 pub mod vc_balance;
 pub mod cdg;
@@ -95,6 +96,15 @@ pub enum RoutingConfig {
         #[serde(default)]
         order: Option<Vec<u32>>,
     },
+    /// Source routing on a Kautz graph (SiCortex): the string-shift shortest route, with
+    /// VCs assigned by node order (a packet moves down one VC at a node that is higher
+    /// than both its neighbours on the route); needs `floor(D/2) + 1` VCs.
+    Source {
+        /// The first VC: `exact` (default: the route's number of decrements, so the
+        /// packet arrives on VC 0) or `half` (`floor(D/2)` for every packet).
+        #[serde(default)]
+        vc_start: source::VcStart,
+    },
 }
 
 fn d_timeout() -> u32 {
@@ -152,6 +162,10 @@ enum RawRouting {
         #[serde(default)]
         order: Option<Vec<u32>>,
     },
+    Source {
+        #[serde(default)]
+        vc_start: source::VcStart,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -162,6 +176,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
                 RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
+            RawRouting::Source { vc_start } => RoutingConfig::Source { vc_start },
         })
     }
 }
@@ -205,6 +220,11 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("timeout", "8", "Disha: cycles blocked before a header is presumed deadlocked"),
         ("order", "natural", "dimension order of the escape routes / recovery path"),
     ],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "source",
+    summary: "Kautz source routing (SiCortex): string-shift shortest routes, VCs by node order (floor(D/2) + 1 VCs)",
+    params: &[("vc_start", "exact", "exact (arrive on VC 0) | half (start every packet on floor(D/2))")],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -227,6 +247,8 @@ pub enum RoutingFunction {
     Table(Box<table::TableRouting>),
     /// Minimal adaptive routing (central-arbiter router only).
     Adaptive(Box<adaptive::Adaptive>),
+    /// Kautz source routing with VCs by node order.
+    Source(source::SourceRouting),
 }
 
 impl RoutingFunction {
@@ -234,6 +256,9 @@ impl RoutingFunction {
     /// `faults`: links have failed (the topology lacks them): only table-driven routing
     /// with an XT VC policy routes around them (see [`RoutingFunction::build_around`]).
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, faults: bool, path: &str) -> Result<Self> {
+        if topo.shape == Shape::Kautz && !matches!(cfg, RoutingConfig::Source { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a Kautz network is source routed; use routing.type = \"source\""));
+        }
         match cfg {
             RoutingConfig::Dor { .. } if faults => Err(Error::config(
                 format!("{path}.type"),
@@ -266,6 +291,11 @@ impl RoutingFunction {
                 let dor = build_dor(order, false, 1, topo, 1, path)?;
                 Ok(RoutingFunction::Adaptive(Box::new(adaptive::Adaptive::new(topo, *deadlock, *escape, *timeout, dor.order.clone(), normal))))
             }
+            RoutingConfig::Source { .. } if faults => Err(Error::config(
+                format!("{path}.type"),
+                "routes around failed Kautz links are not simulated yet; remove the faults",
+            )),
+            RoutingConfig::Source { vc_start } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 if let Some(file) = tables {
@@ -388,6 +418,7 @@ impl RoutingFunction {
             RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
             RoutingFunction::Adaptive(a) => a.route(topo, router, in_port, in_vc, dest),
+            RoutingFunction::Source(s) => s.route(topo, router, in_port, in_vc, dest),
         }
     }
 
@@ -405,6 +436,7 @@ impl RoutingFunction {
             RoutingFunction::Dor(d) => (0, d.per_class as u8),
             RoutingFunction::Table(t) => (0, t.per_class()),
             RoutingFunction::Adaptive(a) => (0, a.vcs as u8),
+            RoutingFunction::Source(s) => (0, s.vcs() as u8),
         }
     }
 }

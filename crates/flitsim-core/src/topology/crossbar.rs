@@ -26,6 +26,8 @@ pub fn build(ports: u32, path: &str) -> Result<Topology> {
         channels: vec![],
         out_channel: vec![super::NONE; ports as usize],
         in_channel: vec![super::NONE; ports as usize],
+        net_ports: 0,
+        kautz: None,
         coords: vec![],
     })
 }

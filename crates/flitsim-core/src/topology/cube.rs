@@ -64,6 +64,8 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
         channels: Vec::new(),
         out_channel: vec![NONE; (r_count * ports) as usize],
         in_channel: vec![NONE; (r_count * ports) as usize],
+        net_ports: 2 * n as u32,
+        kautz: None,
         coords,
     };
     let mut c = vec![0u32; n];

@@ -36,6 +36,7 @@
 pub mod disjoint;
 pub mod faults;
 pub mod metrics;
+pub mod network;
 mod source_route;
 
 #[cfg(test)]
@@ -362,6 +363,14 @@ impl Kautz {
                 p
             })
             .collect()
+    }
+
+    /// The first out-port of [`Kautz::route`] (None when `src == dst`), without building
+    /// the route.
+    pub fn next_port(&self, src: NodeId, dst: NodeId) -> Option<u8> {
+        let l = self.overlap(src, dst) as usize;
+        let y = self.label(dst);
+        (l < y.len()).then(|| rank_of(self.label(src)[y.len() - 1], y[l]))
     }
 
     /// The nodes visited by following `ports` from `src`, `src` first; an error (field

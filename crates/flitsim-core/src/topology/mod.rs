@@ -52,6 +52,15 @@ pub enum TopologyConfig {
         /// Number of ports (and endpoints), 1..=64.
         ports: u32,
     },
+    /// Kautz digraph K(d, D) (the SiCortex fabric): `(d+1) d^(D-1)` routers with one
+    /// endpoint each, `d` unidirectional links out and `d` in per router.
+    Kautz {
+        /// `d`: links out (and in) per router, 2..=15. The SC5832 has 3.
+        degree: u32,
+        /// `D`: the diameter, and the length of the node labels, >= 1. The SC5832 has 6
+        /// (972 nodes).
+        diameter: u32,
+    },
 }
 
 fn one() -> u32 {
@@ -82,6 +91,10 @@ enum RawTopology {
     Crossbar {
         ports: u32,
     },
+    Kautz {
+        degree: u32,
+        diameter: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
@@ -91,6 +104,7 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::Mesh { dims, concentration } => TopologyConfig::Mesh { dims, concentration },
             RawTopology::Cube { dims, wrap, concentration } => TopologyConfig::Cube { dims, wrap, concentration },
             RawTopology::Crossbar { ports } => TopologyConfig::Crossbar { ports },
+            RawTopology::Kautz { degree, diameter } => TopologyConfig::Kautz { degree, diameter },
         })
     }
 }
@@ -137,6 +151,12 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         summary: "a single N-port router with one endpoint per port (validation)",
         params: &[("ports", "required", "number of ports/endpoints, 1..=64")],
     },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "kautz",
+        summary: "Kautz digraph K(d, D) (SiCortex): (d+1) d^(D-1) routers, d unidirectional links out and in each, one endpoint per router",
+        params: &[("degree", "required", "d: links out and in per router, 2..=15 (SC5832: 3)"), ("diameter", "required", "D: diameter and label length, >= 1 (SC5832: 6, 972 nodes)")],
+    },
 ];
 
 /// A one-way router-to-router channel.
@@ -165,6 +185,8 @@ pub enum Shape {
     Cube,
     /// One router with `ports` endpoints.
     Crossbar,
+    /// Kautz digraph ([`kautz`]).
+    Kautz,
 }
 
 /// A built network graph.
@@ -190,6 +212,10 @@ pub struct Topology {
     pub out_channel: Vec<u32>,
     /// `[router * ports + port]` -> index into `channels` arriving at that input port, or [`NONE`].
     pub in_channel: Vec<u32>,
+    /// Network (router-to-router) ports per router; the local ports follow them.
+    pub net_ports: u32,
+    /// The Kautz graph, for [`Shape::Kautz`].
+    pub kautz: Option<std::sync::Arc<kautz::Kautz>>,
     coords: Vec<u32>,
 }
 
@@ -246,6 +272,7 @@ impl Topology {
                 cube::build(dims, wrap, *concentration, path)
             }
             TopologyConfig::Crossbar { ports } => crossbar::build(*ports, path),
+            TopologyConfig::Kautz { degree, diameter } => kautz::network::build(*degree, *diameter, path),
         }
     }
 
@@ -258,7 +285,7 @@ impl Topology {
     /// Number of network (router-to-router) ports per router.
     #[inline]
     pub fn network_ports(&self) -> u32 {
-        2 * self.dims.len() as u32
+        self.net_ports
     }
 
     /// Coordinates of router `r` (empty for a crossbar).
@@ -315,6 +342,9 @@ impl Topology {
 
     /// Minimal router-to-router hops between two routers.
     pub fn router_distance(&self, a: u32, b: u32) -> u32 {
+        if let Some(k) = &self.kautz {
+            return k.distance(a, b);
+        }
         let (ca, cb) = (self.coords(a), self.coords(b));
         (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
     }
@@ -327,7 +357,9 @@ impl Topology {
     /// Name of a port: `+x`, `-y`, `local0`.
     pub fn port_name(&self, port: u32) -> String {
         let np = self.network_ports();
-        if port < np {
+        if port < np && self.shape == Shape::Kautz {
+            format!("link{port}")
+        } else if port < np {
             let d = (port / 2) as usize;
             let sign = if port.is_multiple_of(2) { '+' } else { '-' };
             format!("{sign}{}", dim_name(d))
@@ -338,6 +370,9 @@ impl Topology {
 
     /// Name of a router: its coordinates `(3,4)`, or `xbar` for a crossbar.
     pub fn router_name(&self, r: u32) -> String {
+        if let Some(k) = &self.kautz {
+            return format!("[{}]", k.label_string(r));
+        }
         if self.ndims() == 0 {
             return "xbar".into();
         }
@@ -350,6 +385,7 @@ impl Topology {
         match self.shape {
             Shape::Cube => cube::summary(self),
             Shape::Crossbar => crossbar::summary(self),
+            Shape::Kautz => kautz::network::summary(self),
         }
     }
 }

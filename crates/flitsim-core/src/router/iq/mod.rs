@@ -459,6 +459,7 @@ impl IqRouters {
         match routing {
             RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
             RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
+            RoutingFunction::Source(r) => self.step_routed(arr, now, topo, r, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }
@@ -768,6 +769,13 @@ impl Route for Dor {
     #[inline(always)]
     fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         Dor::route(self, topo, r, in_port, in_vc, dest)
+    }
+}
+
+impl Route for crate::routing::source::SourceRouting {
+    #[inline(always)]
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        crate::routing::source::SourceRouting::route(self, topo, r, in_port, in_vc, dest)
     }
 }
 

@@ -1,0 +1,134 @@
+//! Source routing on a Kautz graph with VC assignment by node order (Godiwala, Leonard and
+//! Reilly, *A Network Fabric for Scalable Multiprocessor Systems*, SiCortex; sections 4.1
+//! and 4.2).
+//!
+//! **Routes.** The source builds the route string (two bits per hop for degree 3: the
+//! out-port at each switch, [`crate::topology::kautz::SourceRoute`]) and every switch
+//! shifts its two bits off. The route is the string-shift shortest route, which is the
+//! only shortest route in a Kautz graph, so a switch's port is a function of (switch,
+//! destination): this routing function computes it there ([`Kautz::next_port`]) instead of
+//! carrying the string in the simulated header, with identical routes.
+//!
+//! **VCs by node order (section 4.2).** Nodes are ordered by their labels (node ids are
+//! the labels' lexicographic ranks). A packet that arrives at node `Y` from `X` and leaves
+//! towards `Z` moves down one VC when `Y > X` and `Y > Z` (a local maximum of the route in
+//! the node order); otherwise it keeps its VC. A channel dependency from VC `v` to VC `v`
+//! therefore always goes from a channel into a "higher" node to one out of it, or the
+//! other way round with a decrement, and no cycle closes: [`super::cdg`] checks it
+//! (`flitsim routes CONFIG --check`). The source picks the starting VC:
+//! - [`VcStart::Exact`]: the number of decrements on the route, so that the packet
+//!   arrives on VC 0 (the paper's "the source assigns the starting VC so the packet
+//!   arrives on VC 0");
+//! - [`VcStart::Half`]: `floor(D/2)` for every packet (the paper's alternative). A route
+//!   has at most `D - 1` interior nodes, and no two neighbouring interior nodes are both
+//!   local maxima, so at most `floor(D/2)` decrements: `floor(D/2) + 1` VCs suffice
+//!   either way, and [`SourceRouting::vcs_needed`] is that number.
+
+use serde::{Deserialize, Serialize};
+
+use super::Candidate;
+use crate::error::{Error, Result};
+use crate::topology::kautz::Kautz;
+use crate::topology::{Shape, Topology};
+use std::sync::Arc;
+
+/// How the source chooses a packet's first VC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VcStart {
+    /// The route's number of decrements: the packet arrives on VC 0.
+    #[default]
+    Exact,
+    /// `floor(D/2)` for every packet.
+    Half,
+}
+
+/// The routing function.
+#[derive(Clone, Debug)]
+pub struct SourceRouting {
+    kautz: Arc<Kautz>,
+    start: VcStart,
+    vcs: u32,
+}
+
+impl SourceRouting {
+    /// Source routing on `topo` (a Kautz graph) with `vcs` VCs; `path` is "routing".
+    pub fn new(topo: &Topology, vcs: u32, start: VcStart, path: &str) -> Result<Self> {
+        let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
+            return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
+        };
+        let r = SourceRouting { kautz: k.clone(), start, vcs };
+        let need = r.vcs_needed();
+        if vcs < need {
+            return Err(Error::config(
+                "router.vcs",
+                format!("{vcs} VCs cannot hold the up to {} VC decrements of a route in K({}, {}); use vcs >= {need} (floor(D/2) + 1)", need - 1, k.degree(), k.diameter()),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
+    /// than needed make the channel dependency graph cyclic.
+    pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
+        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs })
+    }
+
+    /// VCs per port.
+    pub fn vcs(&self) -> u32 {
+        self.vcs
+    }
+
+    /// VCs the node-order assignment needs: `floor(D/2) + 1`.
+    pub fn vcs_needed(&self) -> u32 {
+        self.kautz.diameter() / 2 + 1
+    }
+
+    /// Decrements on the shortest route from `src` to `dst` (interior local maxima).
+    pub fn decrements(&self, src: u32, dst: u32) -> u32 {
+        let k = &*self.kautz;
+        let (mut prev, mut at) = (src, src);
+        let mut n = 0;
+        let mut first = true;
+        while let Some(p) = k.next_port(at, dst) {
+            let next = k.out_neighbour(at, p);
+            if !first && at > prev && at > next {
+                n += 1;
+            }
+            first = false;
+            prev = at;
+            at = next;
+        }
+        n
+    }
+
+    /// The starting VC of a packet from `src` to `dst`. With fewer VCs than needed (only
+    /// through [`SourceRouting::unchecked`]) it is capped at the top VC; a later decrement
+    /// below VC 0 is then clamped to 0, which is what makes the graph cyclic.
+    pub fn start_vc(&self, src: u32, dst: u32) -> u32 {
+        let v = match self.start {
+            VcStart::Exact => self.decrements(src, dst),
+            VcStart::Half => self.kautz.diameter() / 2,
+        };
+        v.min(self.vcs.saturating_sub(1))
+    }
+
+    /// Candidate for a packet at `router`, arrived on `in_port`/`in_vc`, bound for `dest`.
+    #[inline]
+    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        let k = &*self.kautz;
+        let Some(p) = k.next_port(router, dest) else {
+            // Delivery over the local port, any VC.
+            return Candidate { port: topo.net_ports as u8, vc_lo: 0, vc_hi: self.vcs as u8 };
+        };
+        let vc = if topo.is_local_port(in_port) {
+            self.start_vc(router, dest)
+        } else {
+            let from = k.in_neighbours(router)[in_port as usize];
+            let to = k.out_neighbour(router, p);
+            let down = router > from && router > to;
+            in_vc.saturating_sub(down as u32)
+        };
+        Candidate { port: p, vc_lo: vc as u8, vc_hi: vc as u8 + 1 }
+    }
+}
