@@ -7,6 +7,7 @@ pub mod dor;
 pub mod table;
 pub mod vc_balance;
 pub mod cdg;
+pub mod updown;
 
 use serde::{Deserialize, Serialize};
 
