@@ -8,6 +8,7 @@ pub mod source;
 pub mod table;
 pub mod vc_balance;
 pub mod cdg;
+pub mod updown;
 
 use serde::{Deserialize, Serialize};
 

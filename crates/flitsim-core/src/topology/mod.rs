@@ -6,6 +6,7 @@
 //! ports. A crossbar has only local ports. Endpoint (node) id = router * c + local index;
 //! router index is mixed radix over the dimensions with dimension 0 varying fastest.
 
+pub mod clos;
 pub mod crossbar;
 pub mod cube;
 pub mod kautz;
