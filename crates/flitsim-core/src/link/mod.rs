@@ -5,6 +5,7 @@
 //! latency is at least one cycle, what a component sends in cycle `t` is never visible
 //! to anyone in cycle `t`: the two-phase rule that makes the visiting order irrelevant.
 
+pub mod errors;
 pub mod faults;
 pub mod ring;
 
