@@ -7,6 +7,7 @@
 
 pub mod errors;
 pub mod faults;
+pub mod retry;
 pub mod ring;
 
 pub use ring::{Ring, RingPool, Slot};
