@@ -5,7 +5,9 @@
 //! latency is at least one cycle, what a component sends in cycle `t` is never visible
 //! to anyone in cycle `t`: the two-phase rule that makes the visiting order irrelevant.
 
+pub mod errors;
 pub mod faults;
+pub mod retry;
 pub mod ring;
 
 pub use ring::{Ring, RingPool, Slot};
