@@ -42,6 +42,15 @@ pub struct Report {
     /// recoveries); only with `router.type = "central"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub central: Option<crate::router::central::CentralCounters>,
+    /// Crosspoint-switch events (bypassed or buffered packets, VC decrements); only with
+    /// `router.type = "crosspoint"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
+    /// Link-level retry totals over the links (with `[channel.retry]`): packets and flits
+    /// replayed, CRC errors, control packets lost, the wire overhead, packets lost to
+    /// failed links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<crate::router::crosspoint::RetryReport>,
     /// Source throttling with a global estimate: the threshold's trace per tuning period.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub congestion: Option<crate::congestion::CongestionReport>,

@@ -88,6 +88,13 @@ pub struct ChannelConfig {
     /// Injection and ejection channel latency in cycles (1..=1000). Default 1.
     #[serde(default = "d_one")]
     pub endpoint_latency: u32,
+    /// Link-level retry on every router-to-router link (the SiCortex protocol: sequence
+    /// numbers, replay buffer, CRC, control packets, go-back replay) with its error model
+    /// (`[channel.retry.errors]`); see [`crate::link::retry::RetryParams`]. Its `latency`
+    /// is taken from the channel's. Needs `router.type = "crosspoint"`. Default: none
+    /// (error-free channels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<crate::link::retry::RetryParams>,
 }
 
 fn d_one() -> u32 {
@@ -96,7 +103,7 @@ fn d_one() -> u32 {
 
 impl Default for ChannelConfig {
     fn default() -> Self {
-        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1 }
+        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, retry: None }
     }
 }
 
@@ -274,8 +281,13 @@ impl Config {
             RouterConfig::InputQueued(c) => c.validate("router", max_packet)?,
             RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
             RouterConfig::Central(c) => c.validate("router", topology.ports)?,
+            RouterConfig::Crosspoint(c) => c.validate("router", topology.ports, max_packet)?,
         }
         match (&self.router, &self.routing) {
+            (RouterConfig::Crosspoint(_), RoutingConfig::Source { .. }) => {}
+            (RouterConfig::Crosspoint(_), _) => {
+                return Err(Error::config("routing.type", "the crosspoint switch reads source routes; use routing.type = \"source\" on a Kautz topology (or another router.type)"));
+            }
             (RouterConfig::Central(_), RoutingConfig::Adaptive { .. }) => {}
             (RouterConfig::Central(_), _) => {
                 return Err(Error::config("routing.type", "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)"));
@@ -284,6 +296,12 @@ impl Config {
                 return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
             }
             _ => {}
+        }
+        if let Some(retry) = &self.channel.retry {
+            if !matches!(self.router, RouterConfig::Crosspoint(_)) {
+                return Err(Error::config("channel.retry", "link-level retry is modelled on the SiCortex crosspoint switch; set router.type = \"crosspoint\" (Kautz topology, source routing), or remove [channel.retry]"));
+            }
+            retry.validate("channel.retry")?;
         }
         if self.congestion.distribution == crate::congestion::Distribution::Metapackets {
             if !matches!(self.router, RouterConfig::Central(_)) {

@@ -72,6 +72,10 @@ pub enum Throttle<'a> {
     PerRouter(&'a [bool]),
 }
 
+/// Networks up to this many endpoints count packets delivered out of order per
+/// source-destination pair (`counters.packets_reordered`; an N x N table).
+pub const ORDER_CHECK_NODES: u32 = 2048;
+
 /// All endpoints of a network.
 #[derive(Clone, Debug)]
 pub struct Endpoints {
@@ -86,6 +90,9 @@ pub struct Endpoints {
     pub credits: Vec<u32>,
     /// Flits ejected per traffic phase (all cycles).
     pub phase_flits: Vec<u64>,
+    /// Per (destination, source): one more than the newest sequence number delivered
+    /// (empty above [`ORDER_CHECK_NODES`] endpoints).
+    order: Vec<u32>,
 }
 
 impl Endpoints {
@@ -117,7 +124,8 @@ impl Endpoints {
                 }
             })
             .collect();
-        Endpoints { n, vcs, vc_lo: inj_range.0 as u32, vc_hi: inj_range.1 as u32, flow, nics, credits: vec![depth; (n * vcs) as usize], phase_flits: vec![0; workload.phases().len()] }
+        let order = if n <= ORDER_CHECK_NODES { vec![0; (n * n) as usize] } else { Vec::new() };
+        Endpoints { n, vcs, vc_lo: inj_range.0 as u32, vc_hi: inj_range.1 as u32, flow, nics, credits: vec![depth; (n * vcs) as usize], phase_flits: vec![0; workload.phases().len()], order }
     }
 
     /// Packets the sources did not inject because failures left the destination
@@ -148,10 +156,12 @@ impl Endpoints {
     ) {
         let vcs = self.vcs as usize;
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
-        let Endpoints { nics, credits, phase_flits, .. } = self;
+        let n = self.n as usize;
+        let Endpoints { nics, credits, phase_flits, order, .. } = self;
         for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
             let ctx = (now, phase, workload, sending, throttle);
-            Self::step(e as u32, nic, credits, phase_flits, ctx, ch, packets, stats, ctr, routers);
+            let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
+            Self::step(e as u32, nic, credits, phase_flits, order, ctx, ch, packets, stats, ctr, routers);
         }
     }
 
@@ -163,6 +173,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
+        order: &mut [u32],
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -192,6 +203,14 @@ impl Endpoints {
                 }
                 ctr.packets_delivered += 1;
                 ctr.last_delivery = now;
+                // In order per source: a source numbers its packets as it creates them.
+                if let Some(next) = order.get_mut(pk.src as usize) {
+                    if pk.seq + 1 < *next {
+                        ctr.packets_reordered += 1;
+                    } else {
+                        *next = pk.seq + 1;
+                    }
+                }
                 workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
                 packets.release(f.pid);
             }
@@ -204,7 +223,7 @@ impl Endpoints {
                 ctr.packets_suppressed += 1;
             } else if let Some((dst, size)) = generated {
                 let measured = stats.in_window(now);
-                let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (nic.src_state.created() - 1) as u32, age: 0, hop_start: 0 });
+                let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (nic.src_state.created() - 1) as u32, age: 0, hop_start: 0, route: 0 });
                 stats.on_created(e, size, now);
                 ctr.packets_created += 1;
                 nic.queue.push_back(pid);

@@ -21,7 +21,8 @@ use crate::topology::{Topology, NONE};
 #[serde(deny_unknown_fields)]
 pub struct FaultsConfig {
     /// Failed links, each `[router, port]`: the link leaving that router through that
-    /// network port fails, in both directions. Default none.
+    /// network port fails, in both directions (on a Kautz graph, whose links are one-way,
+    /// that one channel). Default none.
     #[serde(default)]
     pub links: Vec<[u32; 2]>,
     /// A fraction in [0, 1) of the router-to-router links failed at random (rounded to
@@ -112,8 +113,13 @@ impl FaultsConfig {
             return Err(Error::config(format!("{path}.random_node_fraction"), format!("{fnode} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the routers")));
         }
         let p_n = topo.ports;
+        // A Kautz link is one unidirectional channel; elsewhere a link is a pair.
+        let one_way = topo.shape == crate::topology::Shape::Kautz;
         // Every link once: the channel with the lower id of each pair.
         let reverse = |c: u32| -> u32 {
+            if one_way {
+                return c;
+            }
             let ch = topo.channels[c as usize];
             topo.out_channel[(ch.dst_router * p_n + ch.dst_port) as usize]
         };
@@ -133,7 +139,7 @@ impl FaultsConfig {
         }
         let seed = self.seed.unwrap_or(run_seed);
         if f > 0.0 {
-            let links: Vec<u32> = (0..topo.channels.len() as u32).filter(|&c| c < reverse(c)).collect();
+            let links: Vec<u32> = (0..topo.channels.len() as u32).filter(|&c| one_way || c < reverse(c)).collect();
             failed.extend(pick(links, f, seed, 0));
         }
         // Failed routers: listed, then a seeded random choice among the others (its own
@@ -158,6 +164,11 @@ impl FaultsConfig {
                 let c = topo.out_channel[(r * p_n + p) as usize];
                 if c != NONE {
                     failed.push(c.min(reverse(c)));
+                }
+                // One-way links into the router fail too.
+                let c = topo.in_channel[(r * p_n + p) as usize];
+                if one_way && c != NONE {
+                    failed.push(c);
                 }
             }
         }

@@ -3,13 +3,15 @@
 //! The input-queued virtual-channel router (BookSim-style pipeline: route computation,
 //! VC allocation, switch allocation, switch traversal) in [`iq`], with the round-robin
 //! [`arbiter`] and the separable / iSLIP switch [`allocator`]s; the buffered-crossbar
-//! router (SeaStar) in [`buffered`] with SeaStar [`aging`]; and [`Routers`], the routers
-//! of a network of either kind.
+//! router (SeaStar) in [`buffered`] with SeaStar [`aging`]; the central-arbiter adaptive
+//! router in [`central`]; the SiCortex crosspoint-buffered switch in [`crosspoint`]; and
+//! [`Routers`], the routers of a network of any of these kinds.
 //! `docs/architecture.md` walks through one cycle of it.
 
 pub mod aging;
 pub mod buffered;
 pub mod central;
+pub mod crosspoint;
 pub mod allocator;
 pub mod arbiter;
 pub mod iq;
@@ -46,6 +48,10 @@ pub enum RouterConfig {
     /// or Disha deadlock recovery (the self-tuned congestion-control paper's network);
     /// needs `routing.type = "adaptive"`.
     Central(central::CentralConfig),
+    /// The SiCortex fabric switch: crosspoint buffers per input-output pair holding whole
+    /// packets, source routing, VCs by node order, cut-through; needs
+    /// `routing.type = "source"` on a Kautz topology.
+    Crosspoint(crosspoint::CrosspointConfig),
 }
 
 /// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
@@ -56,6 +62,7 @@ enum RawRouter {
     InputQueued(IqConfig),
     BufferedCrossbar(buffered::BufferedConfig),
     Central(central::CentralConfig),
+    Crosspoint(crosspoint::CrosspointConfig),
 }
 
 impl<'de> Deserialize<'de> for RouterConfig {
@@ -64,6 +71,7 @@ impl<'de> Deserialize<'de> for RouterConfig {
             RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
             RawRouter::BufferedCrossbar(c) => RouterConfig::BufferedCrossbar(c),
             RawRouter::Central(c) => RouterConfig::Central(c),
+            RawRouter::Crosspoint(c) => RouterConfig::Crosspoint(c),
         })
     }
 }
@@ -81,6 +89,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.vcs,
             RouterConfig::BufferedCrossbar(c) => c.vcs,
             RouterConfig::Central(c) => c.vcs + 1,
+            RouterConfig::Crosspoint(c) => c.vcs,
         }
     }
 
@@ -90,6 +99,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.credit_delay,
             RouterConfig::BufferedCrossbar(c) => c.credit_delay,
             RouterConfig::Central(c) => c.credit_delay,
+            RouterConfig::Crosspoint(c) => c.credit_delay,
         }
     }
 
@@ -99,6 +109,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.buffer_depth,
             RouterConfig::BufferedCrossbar(c) => c.buffer_depth,
             RouterConfig::Central(c) => c.buffer_depth,
+            RouterConfig::Crosspoint(c) => c.inject_depth,
         }
     }
 
@@ -109,6 +120,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.sw_alloc_delay + c.st_delay,
             RouterConfig::BufferedCrossbar(c) => c.output_delay,
             RouterConfig::Central(c) => c.crossbar_delay,
+            RouterConfig::Crosspoint(c) => c.output_delay,
         }
     }
 
@@ -118,6 +130,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.flow_control,
             RouterConfig::BufferedCrossbar(_) => FlowControl::VirtualCutThrough,
             RouterConfig::Central(_) => FlowControl::Wormhole,
+            RouterConfig::Crosspoint(_) => FlowControl::VirtualCutThrough,
         }
     }
 
@@ -127,6 +140,7 @@ impl RouterConfig {
             RouterConfig::InputQueued(c) => c.routing_delay + c.vc_alloc_delay + c.sw_alloc_delay + c.st_delay,
             RouterConfig::BufferedCrossbar(c) => c.routing_delay + c.crossbar_delay + c.output_delay,
             RouterConfig::Central(c) => c.routing_delay + c.crossbar_delay,
+            RouterConfig::Crosspoint(c) => c.xb_delay + c.output_delay,
         }
     }
 }
@@ -290,6 +304,19 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("token_hop", "1", "Disha: cycles for the recovery token to pass to the next router"),
         ],
     },
+    crate::config::registry::Entry {
+        family: "router",
+        name: "crosspoint",
+        summary: "SiCortex fabric switch: crosspoint buffers XB_ij of whole packets (one entry reserved per VC), source routes, VCs by node order, cut-through, transmitter-allocated entries",
+        params: &[
+            ("vcs", "4", "virtual channels (floor(D/2) + 1)"),
+            ("xb_packets", "16", "packets per crosspoint buffer (>= vcs)"),
+            ("inject_depth", "40", "flits per VC of the DMA injection queue"),
+            ("xb_delay", "1", "cycles from arrival to the earliest departure (bypass)"),
+            ("credit_delay", "2", "cycles until a freed entry is known upstream"),
+            ("output_delay", "1", "output stage cycles before the link"),
+        ],
+    },
 ];
 
 /// The routers of a network: one microarchitecture for all of them, chosen at build
@@ -303,6 +330,8 @@ pub enum Routers {
     Buffered(buffered::BufferedRouters),
     /// Central-arbiter adaptive routers.
     Central(central::CentralRouters),
+    /// SiCortex crosspoint-buffered switches.
+    Crosspoint(crosspoint::CrosspointRouters),
 }
 
 impl Routers {
@@ -312,6 +341,7 @@ impl Routers {
             Routers::Iq(r) => r.ports,
             Routers::Buffered(r) => r.ports,
             Routers::Central(r) => r.ports,
+            Routers::Crosspoint(r) => r.ports,
         }
     }
 
@@ -321,6 +351,7 @@ impl Routers {
             Routers::Iq(r) => r.vcs,
             Routers::Buffered(r) => r.vcs,
             Routers::Central(r) => r.lanes,
+            Routers::Crosspoint(r) => r.vcs,
         }
     }
 
@@ -330,6 +361,7 @@ impl Routers {
             Routers::Iq(r) => r.depth,
             Routers::Buffered(r) => r.depth,
             Routers::Central(r) => r.depth,
+            Routers::Crosspoint(r) => r.inject_depth,
         }
     }
 
@@ -339,6 +371,7 @@ impl Routers {
             Routers::Iq(x) => x.buffer_len(((r * x.ports + p) * x.vcs + v) as usize),
             Routers::Buffered(x) => x.input_len(r, p, v),
             Routers::Central(x) => x.input_len(r, p, v),
+            Routers::Crosspoint(x) => x.input_len(r, p, v),
         }
     }
 
@@ -348,6 +381,7 @@ impl Routers {
             Routers::Iq(x) => x.buffer_front(((r * x.ports + p) * x.vcs + v) as usize),
             Routers::Buffered(x) => x.input_front(r, p, v),
             Routers::Central(x) => x.input_front(r, p, v),
+            Routers::Crosspoint(x) => x.input_front(r, p, v),
         }
     }
 
@@ -357,6 +391,7 @@ impl Routers {
             Routers::Iq(x) => x.out[((r * x.ports + p) * x.vcs + v) as usize].credits,
             Routers::Buffered(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
             Routers::Central(x) => x.out_credits(r, p, v),
+            Routers::Crosspoint(_) => 0,
         }
     }
 
@@ -366,6 +401,7 @@ impl Routers {
             Routers::Iq(r) => r.total_buffered(),
             Routers::Buffered(r) => r.total_buffered(),
             Routers::Central(r) => r.total_buffered(),
+            Routers::Crosspoint(r) => r.total_buffered(),
         }
     }
 
@@ -376,6 +412,7 @@ impl Routers {
             Routers::Iq(x) => x.flit_sent_to(r, port, arrive),
             Routers::Buffered(x) => x.flit_sent_to(r, port, arrive),
             Routers::Central(x) => x.flit_sent_to(r, port, arrive),
+            Routers::Crosspoint(x) => x.flit_sent_to(r),
         }
     }
 
@@ -399,6 +436,12 @@ impl Routers {
                     unreachable!("the central router runs adaptive routing (checked by Config::validate)")
                 };
                 r.step_all(now, topo, a, ch, packets, stats, ctr)
+            }
+            Routers::Crosspoint(r) => {
+                let crate::routing::RoutingFunction::Source(s) = routing else {
+                    unreachable!("the crosspoint switch runs source routing (checked by Config::validate)")
+                };
+                r.step_all(now, topo, s, ch, packets, stats, ctr)
             }
         }
     }

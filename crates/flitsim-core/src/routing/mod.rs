@@ -292,10 +292,7 @@ impl RoutingFunction {
                 let dor = build_dor(order, false, 1, topo, 1, path)?;
                 Ok(RoutingFunction::Adaptive(Box::new(adaptive::Adaptive::new(topo, *deadlock, *escape, *timeout, dor.order.clone(), normal))))
             }
-            RoutingConfig::Source { .. } if faults => Err(Error::config(
-                format!("{path}.type"),
-                "routes around failed Kautz links are not simulated yet; remove the faults",
-            )),
+            RoutingConfig::Source { vc_start } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?)),
             RoutingConfig::Source { vc_start } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
@@ -458,6 +455,9 @@ impl RoutingFunction {
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
             hops.push(table::Hop { router: r, in_port: p, table: None, port: c.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
             if topo.is_local_port(c.port as u32) {
+                if r != topo.router_of(dst) {
+                    return Err(Error::config("routing", format!("no route from {src} to {dst}: it ends at router {r}")));
+                }
                 return Ok(hops);
             }
             let id = topo.out_channel[(r * topo.ports + c.port as u32) as usize];

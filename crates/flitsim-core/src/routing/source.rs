@@ -49,7 +49,16 @@ pub struct SourceRouting {
     kautz: Arc<Kautz>,
     start: VcStart,
     vcs: u32,
+    /// With failed links or nodes: the out-port at each router towards each destination
+    /// router (`[router * N + dst]`, [`UNREACHABLE`] if none), on shortest surviving
+    /// routes; None: the string-shift routes.
+    table: Option<Arc<Vec<u8>>>,
+    /// With a table and [`VcStart::Half`]: the starting VC of every packet.
+    half_start: u32,
 }
+
+/// No route in the fault table.
+pub const UNREACHABLE: u8 = u8::MAX;
 
 impl SourceRouting {
     /// Source routing on `topo` (a Kautz graph) with `vcs` VCs; `path` is "routing".
@@ -57,7 +66,7 @@ impl SourceRouting {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
             return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
         };
-        let r = SourceRouting { kautz: k.clone(), start, vcs };
+        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2 };
         let need = r.vcs_needed();
         if vcs < need {
             return Err(Error::config(
@@ -71,12 +80,82 @@ impl SourceRouting {
     /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
     /// than needed make the channel dependency graph cyclic.
     pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
-        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs })
+        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2 })
     }
 
     /// VCs per port.
     pub fn vcs(&self) -> u32 {
         self.vcs
+    }
+
+    /// Source routing on `topo` whose failed channels (`out_channel` = NONE) and routers
+    /// are already applied: at every router the out-port of a shortest surviving route to
+    /// each destination (breadth-first search backwards from every destination over the
+    /// working channels, in in-port order, so routes from any router follow one tree and
+    /// the string the source builds is the path the table gives). Routes may be longer
+    /// than `D` (the paper: one failure adds at most one hop for d >= 3), so VCs are
+    /// checked against the largest number of decrements on any route, and `half` starts
+    /// every packet on that number.
+    pub fn around_failures(topo: &Topology, vcs: u32, start: VcStart, path: &str) -> Result<Self> {
+        let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
+            return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\""));
+        };
+        let n = k.node_count() as usize;
+        let (p_n, d) = (topo.ports as usize, k.degree() as usize);
+        let mut table = vec![UNREACHABLE; n * n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::with_capacity(n);
+        for dst in 0..n {
+            seen.iter_mut().for_each(|x| *x = false);
+            seen[dst] = true;
+            queue.clear();
+            queue.push_back(dst);
+            while let Some(y) = queue.pop_front() {
+                for q in 0..d {
+                    let id = topo.in_channel[y * p_n + q];
+                    if id == crate::topology::NONE {
+                        continue;
+                    }
+                    let c = topo.channels[id as usize];
+                    let x = c.src_router as usize;
+                    if seen[x] || topo.out_channel[x * p_n + c.src_port as usize] != id {
+                        continue; // visited, or the channel has failed
+                    }
+                    seen[x] = true;
+                    table[x * n + dst] = c.src_port as u8;
+                    queue.push_back(x);
+                }
+            }
+        }
+        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0 };
+        let mut most = 0;
+        for src in 0..n as u32 {
+            for dst in 0..n as u32 {
+                if r.next_port(src, dst).is_some() || src == dst {
+                    most = most.max(r.decrements(src, dst));
+                }
+            }
+        }
+        r.half_start = most;
+        if vcs < most + 1 {
+            return Err(Error::config(
+                "router.vcs",
+                format!("{vcs} VCs cannot hold the {most} VC decrements of the longest route around these failures; use vcs >= {}", most + 1),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The out-port at router `r` towards router `dst` (None at `dst`, or with no route).
+    #[inline]
+    pub fn next_port(&self, r: u32, dst: u32) -> Option<u8> {
+        match &self.table {
+            None => self.kautz.next_port(r, dst),
+            Some(t) => {
+                let p = t[(r * self.kautz.node_count() + dst) as usize];
+                (p != UNREACHABLE).then_some(p)
+            }
+        }
     }
 
     /// VCs the node-order assignment needs: `floor(D/2) + 1`.
@@ -90,7 +169,7 @@ impl SourceRouting {
         let (mut prev, mut at) = (src, src);
         let mut n = 0;
         let mut first = true;
-        while let Some(p) = k.next_port(at, dst) {
+        while let Some(p) = self.next_port(at, dst) {
             let next = k.out_neighbour(at, p);
             if !first && at > prev && at > next {
                 n += 1;
@@ -108,17 +187,61 @@ impl SourceRouting {
     pub fn start_vc(&self, src: u32, dst: u32) -> u32 {
         let v = match self.start {
             VcStart::Exact => self.decrements(src, dst),
-            VcStart::Half => self.kautz.diameter() / 2,
+            VcStart::Half => self.half_start,
         };
         v.min(self.vcs.saturating_sub(1))
+    }
+
+    /// Bits per symbol of the routing string: `ceil(log2(d + 1))`.
+    #[inline]
+    fn bits(&self) -> u32 {
+        32 - self.kautz.degree().leading_zeros()
+    }
+
+    /// The routing string from node `src` to node `dst` (one symbol per switch, the
+    /// source switch's lowest, ending with the eject symbol `d`, as
+    /// [`crate::topology::kautz::SourceRoute`] packs it) and the starting VC.
+    pub fn route_string(&self, src: u32, dst: u32) -> (u64, u32) {
+        let k = &*self.kautz;
+        let b = self.bits();
+        let (mut bits, mut shift, mut at) = (0u64, 0u32, src);
+        while let Some(p) = self.next_port(at, dst) {
+            bits |= u64::from(p) << shift;
+            shift += b;
+            at = k.out_neighbour(at, p);
+        }
+        bits |= u64::from(k.degree()) << shift;
+        (bits, self.start_vc(src, dst))
+    }
+
+    /// A switch shifts its symbol off the routing string: `(its output, the next
+    /// switch's output)` (output `d` is local delivery).
+    #[inline]
+    pub fn shift(&self, route: &mut u64) -> (usize, usize) {
+        let b = self.bits();
+        let mask = (1u64 << b) - 1;
+        let here = (*route & mask) as usize;
+        *route >>= b;
+        (here, (*route & mask) as usize)
+    }
+
+    /// 1 if router `r`, entered on `in_port` and left on `out`, is higher than both its
+    /// route neighbours (the packet moves down a VC), else 0.
+    #[inline]
+    pub fn decrements_at(&self, r: u32, in_port: u32, out: u32) -> u32 {
+        let k = &*self.kautz;
+        let from = k.in_neighbours(r)[in_port as usize];
+        let to = k.out_neighbour(r, out as u8);
+        (r > from && r > to) as u32
     }
 
     /// Candidate for a packet at `router`, arrived on `in_port`/`in_vc`, bound for `dest`.
     #[inline]
     pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         let k = &*self.kautz;
-        let Some(p) = k.next_port(router, dest) else {
-            // Delivery over the local port, any VC.
+        let Some(p) = self.next_port(router, dest) else {
+            // Delivery over the local port, any VC (or, with no route, the local port of
+            // the wrong router: `RoutingFunction::path` reports the pair unreachable).
             return Candidate { port: topo.net_ports as u8, vc_lo: 0, vc_hi: self.vcs as u8 };
         };
         let vc = if topo.is_local_port(in_port) {

@@ -22,15 +22,26 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     let in_channels: u64 = ch.flits.total() - meta;
     let in_buffers: u64 = r.total_buffered();
     let ctr = &sim.counters;
-    if ctr.flits_injected != ctr.flits_ejected + in_channels + in_buffers {
+    if ctr.flits_injected != ctr.flits_ejected + ctr.flits_lost + in_channels + in_buffers {
         return bad(format!("flit conservation: injected {} != ejected {} + in channels {} + in buffers {}", ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers));
     }
     // Credit conservation per (channel, vc) into a router input buffer, buffer bounds.
     let depth = r.depth();
+    let crosspoint = matches!(r, Routers::Crosspoint(_));
+    if let Routers::Crosspoint(x) = r {
+        if let Some(message) = x.check_entries() {
+            return bad(message);
+        }
+    }
     for c in 0..ch.len() {
         let End::Router { router: dr, port: dp } = ch.dst[c] else {
             continue;
         };
+        // Crosspoint switches count whole-packet entries, not flit credits, between
+        // switches (checked above); their DMA queues take flit credits like any buffer.
+        if crosspoint && !matches!(ch.src[c], End::Endpoint(_)) {
+            continue;
+        }
         for w in 0..v_n {
             let upstream_credits = match ch.src[c] {
                 End::Router { router, port } => r.out_credits(router, port, w as u32),

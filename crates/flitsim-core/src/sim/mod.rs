@@ -129,11 +129,19 @@ impl Simulation {
                 Routers::Buffered(BufferedRouters::new(c, topo, &channels, max_packet, request_vcs as u32))
             }
             RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
+            RouterConfig::Crosspoint(c) => Routers::Crosspoint(crate::router::crosspoint::CrosspointRouters::new(c, topo, &channels)),
         };
         let endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};
+        if let (Some(retry), Routers::Crosspoint(r)) = (&cfg.channel.retry, &mut routers) {
+            let latency = |id: usize| {
+                let c = topo.channels[id];
+                channels.latency[(c.src_router * topo.ports + c.src_port) as usize]
+            };
+            r.enable_retry(retry, topo, latency, cfg.seed)?;
+        }
         let metapackets = cfg.congestion.distribution == crate::congestion::Distribution::Metapackets;
         let congestion = match cfg.congestion.policy {
             Policy::Static | Policy::Tune => {
@@ -245,6 +253,9 @@ impl Simulation {
                 // Its deadlocks are handled by Duato's escape VCs or Disha; a network that
                 // stops altogether still trips the watchdog above.
                 Routers::Central(_) => Ok(None),
+                // Deadlock-free by the node-order VCs (checked by the CDG tests); a network
+                // that stops altogether still trips the watchdog above.
+                Routers::Crosspoint(_) => Ok(None),
             };
             match found {
                 Ok(fronts) => self.fronts = fronts,
@@ -299,7 +310,7 @@ impl Simulation {
     }
 
     fn measured_outstanding(&self) -> u64 {
-        self.measured_created - self.counters.measured_delivered
+        self.measured_created - self.counters.measured_delivered - self.counters.measured_lost
     }
 
     fn finish(self, info: FinishInfo) -> Report {
@@ -360,7 +371,7 @@ impl Simulation {
             vc_balance,
             router_counters: match &self.routers {
                 Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
-                Routers::Iq(_) | Routers::Central(_) => None,
+                Routers::Iq(_) | Routers::Central(_) | Routers::Crosspoint(_) => None,
             },
             congestion: self.congestion.as_ref().map(|c| c.report()),
             metapackets: match &self.routers {
@@ -369,6 +380,14 @@ impl Simulation {
             },
             central: match &self.routers {
                 Routers::Central(c) => Some(c.counters),
+                _ => None,
+            },
+            crosspoint: match &self.routers {
+                Routers::Crosspoint(c) => Some(c.counters),
+                _ => None,
+            },
+            retry: match &self.routers {
+                Routers::Crosspoint(c) => c.retry_report(),
                 _ => None,
             },
             faults: self.spec.faults.as_ref().map(|f| {
@@ -422,7 +441,7 @@ impl Simulation {
                         let pk = self.packets.get(f.pid);
                         let why = match r {
                             Routers::Iq(x) => x.describe_wait(router, p, v, self.now),
-                            Routers::Buffered(_) | Routers::Central(_) => String::new(),
+                            Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => String::new(),
                         };
                         lines.push(format!(
                             "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}{}{}",

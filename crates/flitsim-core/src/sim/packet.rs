@@ -28,6 +28,9 @@ pub struct Packet {
     /// Cycle (modulo 2^32) its head arrived at the router it is in (per-hop queueing
     /// delay, buffered-crossbar router).
     pub hop_start: u32,
+    /// The source route still to take (the header's routing string, SiCortex section
+    /// 4.1): one symbol per switch, shifted off at each; set by the source switch.
+    pub route: u64,
 }
 
 /// Packets indexed by id with a free list: no allocation in steady state.
@@ -96,4 +99,14 @@ pub struct Counters {
     /// Cycle in which the last packet's tail reached its destination; 0 if none did. With
     /// a finite workload (`traffic.packets_per_source`) this is its completion time.
     pub last_delivery: u64,
+    /// Packets a fault model lost (e.g. left in the replay buffer of a link that failed
+    /// for good), counted, never silently dropped; and their flits.
+    pub packets_lost: u64,
+    /// Flits of the lost packets.
+    pub flits_lost: u64,
+    /// Of the lost packets, those created in the measurement window.
+    pub measured_lost: u64,
+    /// Packets delivered after a packet their source created later for the same
+    /// destination (counted on networks of up to 2,048 endpoints).
+    pub packets_reordered: u64,
 }

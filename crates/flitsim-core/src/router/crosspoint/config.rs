@@ -1,0 +1,85 @@
+//! `[router]` with `type = "crosspoint"`: the SiCortex fabric switch's parameters.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::check_range;
+use crate::error::{Error, Result};
+
+/// The crosspoint-buffered switch (SiCortex, section 4).
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CrosspointConfig {
+    /// Virtual channels (1..=16). Default 4 (floor(D/2) + 1 for the SC5832's D = 6).
+    #[serde(default = "d_vcs")]
+    pub vcs: u32,
+    /// Packets each crosspoint buffer XB_ij holds (1..=32). Default 16 (the paper's).
+    /// Every VC has one entry for its exclusive use, so at least `vcs`.
+    #[serde(default = "d_xb_packets")]
+    pub xb_packets: u32,
+    /// Flits per VC of the DMA engine's injection queue at the local input (the credits a
+    /// node's endpoint starts with), at least the largest packet. Default 40.
+    #[serde(default = "d_inject_depth")]
+    pub inject_depth: u32,
+    /// Cycles from a flit's arrival in a crosspoint buffer to its earliest departure on
+    /// the output (the bypass path: "with minimal delay"), >= 0. Default 1.
+    #[serde(default = "one")]
+    pub xb_delay: u32,
+    /// Cycles a freed crosspoint entry takes to reach the transmitter upstream (the
+    /// control packets' report), >= 1. Default 2.
+    #[serde(default = "two")]
+    pub credit_delay: u32,
+    /// Cycles through the output stage into the link, added to the link latency (>= 0).
+    /// Default 1.
+    #[serde(default = "one")]
+    pub output_delay: u32,
+}
+
+fn d_vcs() -> u32 {
+    4
+}
+fn d_xb_packets() -> u32 {
+    16
+}
+fn d_inject_depth() -> u32 {
+    40
+}
+fn one() -> u32 {
+    1
+}
+fn two() -> u32 {
+    2
+}
+
+impl Default for CrosspointConfig {
+    fn default() -> Self {
+        CrosspointConfig { vcs: 4, xb_packets: 16, inject_depth: 40, xb_delay: 1, credit_delay: 2, output_delay: 1 }
+    }
+}
+
+impl CrosspointConfig {
+    /// Range checks; `path` is "router"; `ports` the router's ports; `max_packet` the
+    /// workload's largest packet in flits.
+    pub fn validate(&self, path: &str, ports: u32, max_packet: u32) -> Result<()> {
+        check_range(path, "vcs", self.vcs, 1, 16, "the VCs per port")?;
+        check_range(path, "xb_packets", self.xb_packets, 1, 32, "the packets per crosspoint buffer")?;
+        check_range(path, "xb_delay", self.xb_delay, 0, 1024, "the crosspoint bypass delay in cycles")?;
+        check_range(path, "credit_delay", self.credit_delay, 1, 1024, "the entry-release report delay in cycles")?;
+        check_range(path, "output_delay", self.output_delay, 0, 1024, "the output stage delay in cycles")?;
+        if self.xb_packets < self.vcs {
+            return Err(Error::config(
+                format!("{path}.xb_packets"),
+                format!("{} entries cannot give each of the {} VCs an entry of its own (section 4.2); use xb_packets >= {}", self.xb_packets, self.vcs, self.vcs),
+            ));
+        }
+        if self.inject_depth < max_packet {
+            return Err(Error::config(
+                format!("{path}.inject_depth"),
+                format!("{} flits cannot hold a {max_packet}-flit packet; use inject_depth >= {max_packet}", self.inject_depth),
+            ));
+        }
+        if ports > 16 {
+            return Err(Error::config(path, format!("{ports} ports per switch: the crosspoint switch supports at most 16 (degree 15)")));
+        }
+        Ok(())
+    }
+}
