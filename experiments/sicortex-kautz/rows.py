@@ -35,6 +35,31 @@ for n, kd, kb, t2, t3, d2, d3 in T1:
     rows[-1]["relative_config"] = "torus.toml"
 
 
+# Experiment 4: errors and failures on the SC5832 (K(3,6), retry on every link), uniform load 0.3.
+for ber in [0.0, 1e-6, 1e-5, 1e-4]:
+    e = [f"channel.retry.errors.ber={ber}"]
+    tag = f"BER {ber:g}"
+    row(f"Errors {tag}: accepted (flits/node/cycle)", "sc5832.toml", e, "stats.accepted.mean", None, source="not in the paper (it gives no error-rate study)")
+    row(f"Errors {tag}: mean packet latency (cycles)", "sc5832.toml", e, "stats.packet_latency.mean", None, source="not in the paper")
+    row(f"Errors {tag}: flits on the wires per flit sent (replay cost)", "sc5832.toml", e, "retry.wire_overhead", None, source="not in the paper")
+    row(f"Errors {tag}: every measured packet delivered (delivered / measured)", "sc5832.toml", e, "stats.packets_delivered", 1.0, "within", 0,
+        "paper section 3: the fabric guarantees delivery of all packets")
+    rows[-1]["divide_by"] = "stats.packets_measured"
+    row(f"Errors {tag}: packets delivered out of order", "sc5832.toml", e, "counters.packets_reordered", 0, "within", 0,
+        "paper section 4.3: all packets are delivered in order to their destinations, even in the presence of errors")
+for links in [1, 2, 5]:
+    f = [f"faults.random_link_fraction={links / 2916:.8f}"]
+    tag = f"{links} failed link{'s' if links > 1 else ''}"
+    row(f"Failures {tag}: accepted (flits/node/cycle)", "sc5832.toml", f, "stats.accepted.mean", None, source="not in the paper")
+    row(f"Failures {tag}: mean packet latency (cycles)", "sc5832.toml", f, "stats.packet_latency.mean", None, source="not in the paper")
+    row(f"Failures {tag}: every pair still routed", "sc5832.toml", f, "faults.routable_fraction", 1.0, "within", 0,
+        "paper section 5: d independent routes between every pair")
+    row(f"Failures {tag}: every measured packet delivered (delivered / measured)", "sc5832.toml", f, "stats.packets_delivered", 1.0, "within", 0,
+        "paper section 3: delivery of all packets")
+    rows[-1]["divide_by"] = "stats.packets_measured"
+    row(f"Failures {tag}: mean route length / fault-free (stretch)", "sc5832.toml", f, "faults.routes.stretch", None, source="paper section 5: the diameter grows by at most one")
+
+
 def q(x):
     if isinstance(x, str):
         return '"' + x.replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -49,7 +74,7 @@ lines = ['title = "The SiCortex fabric: Kautz topology (Godiwala, Leonard & Reil
          'directions). See README.md.', '"""', '']
 for r in rows:
     lines.append("[[row]]")
-    for key in ['name', 'config', 'set', 'metric', 'relative_config', 'relative_to', 'reference', 'tolerance', 'compare', 'source']:
+    for key in ['name', 'config', 'set', 'metric', 'divide_by', 'relative_config', 'relative_to', 'reference', 'tolerance', 'compare', 'source']:
         if key not in r or (key == 'reference' and r[key] is None) or (key == 'tolerance' and r['compare'] == 'report'):
             continue
         lines.append(f"{key} = {q(r[key])}")
