@@ -60,6 +60,21 @@ for links in [1, 2, 5]:
     row(f"Failures {tag}: mean route length / fault-free (stretch)", "sc5832.toml", f, "faults.routes.stretch", None, source="paper section 5: the diameter grows by at most one")
 
 
+# Experiment 2: the contention model of section 6.1, C = p s / 3N. Per node the model's
+# throughput is p x (link / C) = 3 / s flits/cycle, whatever the processes per node p
+# (each process gets 1/p of it). s: the mean route length, single rail (string shift) and
+# multi-rail (the 3 node-disjoint routes).
+S1, S3 = 5.4568, 6.5490
+for rails, s_mean in [(1, S1), (3, S3)]:
+    r = [f"routing.rails={rails}"]
+    row(f"Contention rails={rails}: node throughput at saturation vs the model 3/s (flits/node/cycle)", "contention.toml", r, "stats.accepted.mean", round(3 / s_mean, 4),
+        source=f"model of section 6.1 with s = {s_mean} (ours; the paper uses 5 and 5.7)")
+    row(f"Contention rails={rails}: mean hops of delivered packets", "contention.toml", r, "stats.avg_hops", s_mean, source="section 6.1: s from 5 to 5.7 with multi-rail (ours: routes' means)")
+row("Contention: multi-rail / single-rail node throughput", "contention.toml", ["routing.rails=3"], "stats.accepted.mean", 1.0, "at_most", 0,
+    "paper section 6.1: multi-rail raises s and lowers the available bandwidth (70 vs 80 MB/s)")
+rows[-1]["relative_to"] = ["routing.rails=1"]
+
+
 def q(x):
     if isinstance(x, str):
         return '"' + x.replace('\\', '\\\\').replace('"', '\\"') + '"'

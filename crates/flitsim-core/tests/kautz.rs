@@ -169,3 +169,48 @@ fn crosspoint_switch_drains_under_saturation() {
         assert_eq!(r.counters.packets_delivered, 60 * r.topology.nodes as u64, "K({d},{diameter}) {start} xb {xb}");
     }
 }
+
+/// Multi-rail (section 6.1): packets of a pair go round robin over its 3 node-disjoint
+/// routes, which are longer on average than the one shortest route, so the mean hop
+/// count rises to the disjoint routes' mean (computed here from the routes themselves);
+/// every packet still arrives (with check mode), though a pair's packets may overtake
+/// each other on different rails.
+#[test]
+fn multi_rail_spreads_packets_over_disjoint_routes() {
+    use flitsim_core::topology::kautz::{disjoint::DisjointRoutes, faults::Faults, Kautz};
+    let toml = |rails: u32| {
+        format!(
+            "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\nrails = {rails}\n\
+             [router]\ntype = \"crosspoint\"\nvcs = 3\n[traffic]\nload = 0.3\npackets_per_source = 300\npacket_size = 4\n\
+             [sim]\ncheck = true\nwarmup = 0\nmeasure = 20000\ndrain_limit = 200000\n"
+        )
+    };
+    let (one, three) = (run(&toml(1)), run(&toml(3)));
+    for r in [&one, &three] {
+        assert_eq!(r.counters.packets_delivered, 300 * 36);
+    }
+    let k = Kautz::new(3, 3).unwrap();
+    let mut solver = DisjointRoutes::new(&Faults::new(&k));
+    let (mut sum, mut n) = (0.0, 0.0);
+    for s in 0..36 {
+        for d in 0..36 {
+            let routes = solver.routes(s, d);
+            sum += routes.iter().map(|r| r.len() as f64).sum::<f64>() / routes.len() as f64;
+            n += 1.0;
+        }
+    }
+    let expected = sum / n;
+    assert!(three.stats.avg_hops > one.stats.avg_hops + 0.3, "{} vs {}", three.stats.avg_hops, one.stats.avg_hops);
+    assert!((three.stats.avg_hops - expected).abs() < 0.05 * expected, "{} vs the disjoint routes' mean {expected}", three.stats.avg_hops);
+    assert_eq!(one.counters.packets_reordered, 0, "one route per pair keeps order");
+}
+
+#[test]
+fn multi_rail_config_errors() {
+    let base = "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[router]\ntype = \"crosspoint\"\n";
+    for (extra, field, fix) in [("[routing]\ntype = \"source\"\nrails = 4\n", "routing.rails", "1..=3"), ("[routing]\ntype = \"source\"\nrails = 3\n", "router.vcs", "vcs >= 3")] {
+        let toml = format!("{base}vcs = 2\n{extra}");
+        let err = Config::from_toml(&toml, &[]).and_then(|c| c.validate().map(|_| ())).expect_err(&toml).to_string();
+        assert!(err.contains(field) && err.contains(fix), "{toml}\n-> {err}");
+    }
+}

@@ -105,6 +105,11 @@ pub enum RoutingConfig {
         /// packet arrives on VC 0) or `half` (`floor(D/2)` for every packet).
         #[serde(default)]
         vc_start: source::VcStart,
+        /// Multi-rail (section 6.1): spread each pair's packets round robin over this many
+        /// of its node-disjoint routes (1..=d; shortest first). Default 1 (the shortest
+        /// route). Longer routes need up to floor(D/2) + 2 VCs. Crosspoint switches only.
+        #[serde(default = "one")]
+        rails: u32,
     },
 }
 
@@ -166,6 +171,8 @@ enum RawRouting {
     Source {
         #[serde(default)]
         vc_start: source::VcStart,
+        #[serde(default = "one")]
+        rails: u32,
     },
 }
 
@@ -177,7 +184,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
                 RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
-            RawRouting::Source { vc_start } => RoutingConfig::Source { vc_start },
+            RawRouting::Source { vc_start, rails } => RoutingConfig::Source { vc_start, rails },
         })
     }
 }
@@ -225,7 +232,10 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
     family: "routing",
     name: "source",
     summary: "Kautz source routing (SiCortex): string-shift shortest routes, VCs by node order (floor(D/2) + 1 VCs)",
-    params: &[("vc_start", "exact", "exact (arrive on VC 0) | half (start every packet on floor(D/2))")],
+    params: &[
+        ("vc_start", "exact", "exact (arrive on VC 0) | half (start every packet on floor(D/2))"),
+        ("rails", "1", "multi-rail: spread packets over this many node-disjoint routes (1..=d; crosspoint switch)"),
+    ],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -292,8 +302,9 @@ impl RoutingFunction {
                 let dor = build_dor(order, false, 1, topo, 1, path)?;
                 Ok(RoutingFunction::Adaptive(Box::new(adaptive::Adaptive::new(topo, *deadlock, *escape, *timeout, dor.order.clone(), normal))))
             }
-            RoutingConfig::Source { vc_start } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?)),
-            RoutingConfig::Source { vc_start } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?)),
+            RoutingConfig::Source { rails, .. } if faults && *rails > 1 => Err(Error::config(format!("{path}.rails"), "multi-rail routes around failures are not modelled yet; use rails = 1 with faults")),
+            RoutingConfig::Source { vc_start, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?)),
+            RoutingConfig::Source { vc_start, rails } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 if let Some(file) = tables {

@@ -55,6 +55,8 @@ pub struct SourceRouting {
     table: Option<Arc<Vec<u8>>>,
     /// With a table and [`VcStart::Half`]: the starting VC of every packet.
     half_start: u32,
+    /// Multi-rail: node-disjoint routes per pair used round robin (1 = shortest only).
+    rails: u32,
 }
 
 /// No route in the fault table.
@@ -66,7 +68,7 @@ impl SourceRouting {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
             return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
         };
-        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2 };
+        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1 };
         let need = r.vcs_needed();
         if vcs < need {
             return Err(Error::config(
@@ -80,7 +82,7 @@ impl SourceRouting {
     /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
     /// than needed make the channel dependency graph cyclic.
     pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
-        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2 })
+        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1 })
     }
 
     /// VCs per port.
@@ -127,7 +129,7 @@ impl SourceRouting {
                 }
             }
         }
-        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0 };
+        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1 };
         let mut most = 0;
         for src in 0..n as u32 {
             for dst in 0..n as u32 {
@@ -144,6 +146,29 @@ impl SourceRouting {
             ));
         }
         Ok(r)
+    }
+
+    /// Multi-rail over `rails` node-disjoint routes (1..=d). Kautz node-disjoint routes
+    /// are at most `D + 2` hops long (the SC5832's longest is 8), so at most
+    /// `floor(D/2) + 1` decrements: `floor(D/2) + 2` VCs are required.
+    pub fn with_rails(mut self, rails: u32, path: &str) -> Result<Self> {
+        let d = self.kautz.degree();
+        if !(1..=d).contains(&rails) {
+            return Err(Error::config(format!("{path}.rails"), format!("{rails} rails: a Kautz graph of degree {d} has {d} node-disjoint routes per pair; use 1..={d}")));
+        }
+        if rails > 1 {
+            let need = (self.kautz.diameter() + 2) / 2 + 1;
+            if self.vcs < need {
+                return Err(Error::config("router.vcs", format!("{} VCs cannot hold the decrements of multi-rail routes (up to D + 2 hops); use vcs >= {need}", self.vcs)));
+            }
+        }
+        self.rails = rails;
+        Ok(self)
+    }
+
+    /// Rails per pair.
+    pub fn rails(&self) -> u32 {
+        self.rails
     }
 
     /// The out-port at router `r` towards router `dst` (None at `dst`, or with no route).
@@ -212,6 +237,37 @@ impl SourceRouting {
         }
         bits |= u64::from(k.degree()) << shift;
         (bits, self.start_vc(src, dst))
+    }
+
+    /// The routing string and starting VC for an explicit route (`ports`, the out-port at
+    /// each hop from `src`): the VC is the route's number of decrements (`exact`) or, with
+    /// `half`, the largest a route of its kind can need.
+    pub fn string_of(&self, src: u32, ports: &[u8]) -> (u64, u32) {
+        let k = &*self.kautz;
+        let b = self.bits();
+        let (mut bits, mut shift) = (0u64, 0u32);
+        let (mut prev, mut at, mut down) = (src, src, 0u32);
+        for (i, &p) in ports.iter().enumerate() {
+            bits |= u64::from(p) << shift;
+            shift += b;
+            let next = k.out_neighbour(at, p);
+            if i > 0 && at > prev && at > next {
+                down += 1;
+            }
+            prev = at;
+            at = next;
+        }
+        bits |= u64::from(k.degree()) << shift;
+        let vc = match self.start {
+            VcStart::Exact => down,
+            VcStart::Half => self.vcs.saturating_sub(1),
+        };
+        (bits, vc.min(self.vcs.saturating_sub(1)))
+    }
+
+    /// The graph.
+    pub fn kautz(&self) -> &Arc<Kautz> {
+        &self.kautz
     }
 
     /// A switch shifts its symbol off the routing string: `(its output, the next

@@ -154,6 +154,9 @@ pub struct CrosspointRouters {
     active: Vec<u32>,
     /// Link-level retry on the network links ([`links`]), when configured.
     retry: Option<links::Links>,
+    /// Multi-rail: each pair's disjoint routes as (routing string, starting VC), computed
+    /// when the pair first sends (a lookup table, never iterated).
+    rails: Option<Rails>,
     /// Event counts.
     pub counters: CrosspointCounters,
 }
@@ -230,6 +233,7 @@ impl CrosspointRouters {
             pending: vec![0; r_n],
             active: vec![0; r_n],
             retry: None,
+            rails: None,
             counters: CrosspointCounters::default(),
         }
     }
@@ -548,7 +552,12 @@ impl CrosspointRouters {
             let (xb, e) = if self.inj_fill[q] == IDLE {
                 debug_assert!(f.is_head(), "a DMA queue's front is not a head");
                 let pkt = packets.get_mut(f.pid);
-                let (bits, vc) = routing.route_string(pkt.src, pkt.dst);
+                let (bits, vc) = if routing.rails() > 1 {
+                    let rails = self.rails.get_or_insert_with(|| Rails::new(routing));
+                    rails.pick(routing, pkt.src, pkt.dst, pkt.seq)
+                } else {
+                    routing.route_string(pkt.src, pkt.dst)
+                };
                 pkt.route = bits;
                 let (j, down_out) = routing.shift(&mut pkt.route);
                 let xb = self.xb(ru, local, j);
@@ -573,5 +582,35 @@ impl CrosspointRouters {
             self.inj_rr[ru] = ((v + 1) % v_n) as u8;
             return;
         }
+    }
+}
+
+/// Multi-rail routes (SiCortex section 6.1: long messages "split into three separate
+/// streams and sent multi-rail fashion over completely independent paths"): packet `seq`
+/// of a pair takes rail `seq mod rails` among the pair's node-disjoint routes, shortest
+/// first. Packets of a pair may then arrive out of order (the receiver reassembles; the
+/// run counts them in `counters.packets_reordered`).
+#[derive(Clone, Debug)]
+struct Rails {
+    solver: crate::topology::kautz::disjoint::DisjointRoutes,
+    /// (src, dst) -> the rails' (routing string, starting VC).
+    cache: std::collections::HashMap<(u32, u32), Vec<(u64, u32)>>,
+}
+
+impl Rails {
+    fn new(routing: &SourceRouting) -> Self {
+        let k = routing.kautz();
+        let faults = crate::topology::kautz::faults::Faults::new(k);
+        Rails { solver: crate::topology::kautz::disjoint::DisjointRoutes::new(&faults), cache: std::collections::HashMap::new() }
+    }
+
+    fn pick(&mut self, routing: &SourceRouting, src: u32, dst: u32, seq: u32) -> (u64, u32) {
+        let Rails { solver, cache } = self;
+        let routes = cache.entry((src, dst)).or_insert_with(|| {
+            let mut all = solver.routes(src, dst);
+            all.truncate(routing.rails() as usize);
+            all.iter().map(|ports| routing.string_of(src, ports)).collect()
+        });
+        routes[seq as usize % routes.len()]
     }
 }
