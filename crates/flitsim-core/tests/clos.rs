@@ -246,3 +246,36 @@ fn config_errors_name_the_field_and_the_fix() {
         assert!(err.contains(field) && err.contains(fix), "{toml}\n-> {err}");
     }
 }
+
+/// `pattern.type = "random_bisection"`: pattern ω of traffic/bisection.rs as a fixed
+/// destination per source, the same pairs as the generator gives for the run seed; on the
+/// 32-node Clos every source sends only to its peer in the other half.
+#[test]
+fn random_bisection_pattern_pairs_every_node_with_its_peer() {
+    use flitsim_core::sim::rng::stream;
+    use flitsim_core::traffic::bisection::BisectionGenerator;
+    use flitsim_core::traffic::pattern::{NodeSpace, Pattern, PatternConfig};
+    for (index, seed) in [(0, None), (7, Some(99))] {
+        let cfg = PatternConfig::RandomBisection { index, seed };
+        let p = Pattern::build(&cfg, &NodeSpace::crossbar(32), 5, "traffic.pattern").unwrap();
+        let expected = BisectionGenerator::new(32, seed.unwrap_or(5)).unwrap().pattern(index);
+        let mut rng = stream(1, 1, 0);
+        for src in 0..32 {
+            let d = p.dest(src, 0, &mut rng);
+            assert_eq!(d, expected.partner(src), "{index} {src}");
+            assert_eq!(p.dest(d, 3, &mut rng), src);
+            assert_ne!(expected.in_a(src), expected.in_a(d));
+        }
+    }
+    // In a run, every packet reaches its peer: all are delivered on the Clos.
+    let toml = format!(
+        "{}[router]\nvcs = 1\n[traffic]\nload = 0.5\npacket_size = 4\npackets_per_source = 20\npattern = {{ type = \"random_bisection\", index = 3 }}\n\
+         [sim]\ncheck = true\nwarmup = 0\nmeasure = 2000\ndrain_limit = 100000\n",
+        net(8, "random")
+    );
+    let r = run(&toml);
+    assert_eq!(r.counters.packets_delivered, 20 * 32);
+    let err =
+        Config::from_toml("[topology]\ntype = \"crossbar\"\nports = 5\n[traffic]\npattern = { type = \"random_bisection\" }\n", &[]).and_then(|c| c.validate().map(|_| ())).unwrap_err().to_string();
+    assert!(err.contains("traffic.pattern") && err.contains("even"), "{err}");
+}
