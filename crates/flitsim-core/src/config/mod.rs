@@ -232,7 +232,7 @@ impl Config {
         let vcs = self.router.vcs();
         let failed = self.faults.apply(topology, self.seed, "faults")?;
         if failed.is_empty() {
-            return Ok((RoutingFunction::build(&self.routing, topology, vcs, false, "routing")?, None));
+            return Ok((RoutingFunction::build_seeded(&self.routing, topology, vcs, false, self.seed, "routing")?, None));
         }
         let (routing, faults) = self.route_around(topology, vcs, failed)?;
         Ok((routing, Some(faults)))
@@ -271,7 +271,7 @@ impl Config {
         let mut topology = Topology::build(&self.topology, "topology")?;
         let space = match topology.shape {
             // No coordinates: patterns see the nodes as one group, as on a crossbar.
-            crate::topology::Shape::Kautz => NodeSpace::crossbar(topology.num_nodes),
+            crate::topology::Shape::Kautz | crate::topology::Shape::FatTree => NodeSpace::crossbar(topology.num_nodes),
             _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
         };
         let workload = Workload::build(&self.traffic, &space, self.seed)?;
@@ -294,6 +294,9 @@ impl Config {
             }
             (_, RoutingConfig::Adaptive { .. }) => {
                 return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
+            }
+            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
+                return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
             }
             _ => {}
         }

@@ -9,6 +9,7 @@ pub mod table;
 pub mod vc_balance;
 pub mod cdg;
 pub mod updown;
+pub mod updown_net;
 
 use serde::{Deserialize, Serialize};
 
@@ -111,6 +112,19 @@ pub enum RoutingConfig {
         #[serde(default = "one")]
         rails: u32,
     },
+    /// Up*/down* source routing on a fat tree (Clos, k-ary n-tree): the NIC chooses one
+    /// of the shortest up*/down* routes per packet and the packet carries it (one port
+    /// per switch); deadlock-free on one VC. Input-queued router only.
+    Updown {
+        /// `static` (default: one fixed route per pair, by `static_scheme`) or `random`
+        /// (a random route per packet).
+        #[serde(default)]
+        selection: updown_net::Selection,
+        /// Which route a static table holds: `destination` (default, destination-mod-k),
+        /// `source` (source-mod-k) or `hashed` (pseudo-random per pair from the seed).
+        #[serde(default)]
+        static_scheme: updown_net::StaticSchemeConfig,
+    },
 }
 
 fn d_timeout() -> u32 {
@@ -174,6 +188,12 @@ enum RawRouting {
         #[serde(default = "one")]
         rails: u32,
     },
+    Updown {
+        #[serde(default)]
+        selection: updown_net::Selection,
+        #[serde(default)]
+        static_scheme: updown_net::StaticSchemeConfig,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -185,6 +205,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
             RawRouting::Source { vc_start, rails } => RoutingConfig::Source { vc_start, rails },
+            RawRouting::Updown { selection, static_scheme } => RoutingConfig::Updown { selection, static_scheme },
         })
     }
 }
@@ -236,6 +257,14 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("vc_start", "exact", "exact (arrive on VC 0) | half (start every packet on floor(D/2))"),
         ("rails", "1", "multi-rail: spread packets over this many node-disjoint routes (1..=d; crosspoint switch)"),
     ],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "updown",
+    summary: "up*/down* source routes on a fat tree (Clos, k-ary n-tree), chosen at the NIC and carried in the packet; deadlock-free on 1 VC (input-queued router)",
+    params: &[
+        ("selection", "static", "static (one route per pair) | random (a random route per packet)"),
+        ("static_scheme", "destination", "destination (destination-mod-k) | source (source-mod-k) | hashed (per pair, from the seed)"),
+    ],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -260,6 +289,8 @@ pub enum RoutingFunction {
     Adaptive(Box<adaptive::Adaptive>),
     /// Kautz source routing with VCs by node order.
     Source(source::SourceRouting),
+    /// Up*/down* source routing on a fat tree.
+    UpDown(updown_net::UpDownRouting),
 }
 
 impl RoutingFunction {
@@ -267,10 +298,20 @@ impl RoutingFunction {
     /// `faults`: links have failed (the topology lacks them): only table-driven routing
     /// with an XT VC policy routes around them (see [`RoutingFunction::build_around`]).
     pub fn build(cfg: &RoutingConfig, topo: &Topology, vcs: u32, faults: bool, path: &str) -> Result<Self> {
+        Self::build_seeded(cfg, topo, vcs, faults, 0, path)
+    }
+
+    /// [`RoutingFunction::build`] with the run seed (random and hashed up*/down* routes).
+    pub fn build_seeded(cfg: &RoutingConfig, topo: &Topology, vcs: u32, faults: bool, seed: u64, path: &str) -> Result<Self> {
         if topo.shape == Shape::Kautz && !matches!(cfg, RoutingConfig::Source { .. }) {
             return Err(Error::config(format!("{path}.type"), "a Kautz network is source routed; use routing.type = \"source\""));
         }
+        if topo.shape == Shape::FatTree && !matches!(cfg, RoutingConfig::Updown { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a fat tree (Clos, k-ary n-tree) is routed up*/down*; use routing.type = \"updown\""));
+        }
         match cfg {
+            RoutingConfig::Updown { .. } if faults => Err(Error::config("faults", "up*/down* routing does not route around failed links or switches yet; remove the [faults]")),
+            RoutingConfig::Updown { selection, static_scheme } => Ok(RoutingFunction::UpDown(updown_net::UpDownRouting::new(topo, *selection, *static_scheme, vcs, seed, path)?)),
             RoutingConfig::Dor { .. } if faults => Err(Error::config(
                 format!("{path}.type"),
                 "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
@@ -428,6 +469,7 @@ impl RoutingFunction {
             RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
             RoutingFunction::Adaptive(a) => a.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Source(s) => s.route(topo, router, in_port, in_vc, dest),
+            RoutingFunction::UpDown(u) => u.route(router, dest),
         }
     }
 
@@ -446,6 +488,7 @@ impl RoutingFunction {
             RoutingFunction::Table(t) => (0, t.per_class()),
             RoutingFunction::Adaptive(a) => (0, a.vcs as u8),
             RoutingFunction::Source(s) => (0, s.vcs() as u8),
+            RoutingFunction::UpDown(u) => (0, u.vcs() as u8),
         }
     }
 }

@@ -19,6 +19,8 @@ pub mod domain {
     pub const PATTERN: u64 = 3;
     /// Random fault sets.
     pub const FAULTS: u64 = 4;
+    /// Per-packet random source routes (up*/down* `selection = "random"`).
+    pub const ROUTE: u64 = 5;
 }
 
 /// SplitMix64 finaliser: a bijective 64-bit mixer.

@@ -60,6 +60,7 @@
 //! leaf), then level by level, switch by switch, up port by up port.
 
 mod bisection;
+pub mod network;
 #[cfg(test)]
 mod tests;
 

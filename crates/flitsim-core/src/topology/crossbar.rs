@@ -28,6 +28,7 @@ pub fn build(ports: u32, path: &str) -> Result<Topology> {
         in_channel: vec![super::NONE; ports as usize],
         net_ports: 0,
         kautz: None,
+        fat_tree: None,
         coords: vec![],
     })
 }

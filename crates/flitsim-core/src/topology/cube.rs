@@ -66,6 +66,7 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
         in_channel: vec![NONE; (r_count * ports) as usize],
         net_ports: 2 * n as u32,
         kautz: None,
+        fat_tree: None,
         coords,
     };
     let mut c = vec![0u32; n];

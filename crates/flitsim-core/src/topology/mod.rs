@@ -5,6 +5,8 @@
 //! `+` and `-` neighbour in dimension `d`; ports `2n .. 2n+c` are the local (endpoint)
 //! ports. A crossbar has only local ports. Endpoint (node) id = router * c + local index;
 //! router index is mixed radix over the dimensions with dimension 0 varying fastest.
+//! Kautz graphs and fat trees map their own port numbering onto this shape (see
+//! [`kautz::network`] and [`clos::network`]).
 
 pub mod clos;
 pub mod crossbar;
@@ -62,6 +64,26 @@ pub enum TopologyConfig {
         /// (972 nodes).
         diameter: u32,
     },
+    /// Folded Clos of `radix`-port crossbars with `stages` stages (Myrinet, the
+    /// adaptive-routing paper's 512-node network is `radix = 32, stages = 3`).
+    Clos {
+        /// Crossbar ports, even (half down, half up below the top level).
+        radix: u32,
+        /// Stages, odd (3 = leaves and spines).
+        stages: u32,
+        /// Nodes: whole top-level subtrees (line cards of `radix/2` nodes for 3 stages).
+        /// Default: the full network, `2 (radix/2)^((stages+1)/2)`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nodes: Option<u32>,
+    },
+    /// Petrini and Vanneschi's k-ary n-tree: `k^n` nodes, `n` levels of `k^(n-1)`
+    /// switches with `2k` ports.
+    KAryNTree {
+        /// Arity `k` (down and up ports per switch).
+        k: u32,
+        /// Levels `n`.
+        n: u32,
+    },
 }
 
 fn one() -> u32 {
@@ -96,6 +118,16 @@ enum RawTopology {
         degree: u32,
         diameter: u32,
     },
+    Clos {
+        radix: u32,
+        stages: u32,
+        #[serde(default)]
+        nodes: Option<u32>,
+    },
+    KAryNTree {
+        k: u32,
+        n: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
@@ -106,6 +138,8 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::Cube { dims, wrap, concentration } => TopologyConfig::Cube { dims, wrap, concentration },
             RawTopology::Crossbar { ports } => TopologyConfig::Crossbar { ports },
             RawTopology::Kautz { degree, diameter } => TopologyConfig::Kautz { degree, diameter },
+            RawTopology::Clos { radix, stages, nodes } => TopologyConfig::Clos { radix, stages, nodes },
+            RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
         })
     }
 }
@@ -158,6 +192,22 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         summary: "Kautz digraph K(d, D) (SiCortex): (d+1) d^(D-1) routers, d unidirectional links out and in each, one endpoint per router",
         params: &[("degree", "required", "d: links out and in per router, 2..=15 (SC5832: 3)"), ("diameter", "required", "D: diameter and label length, >= 1 (SC5832: 6, 972 nodes)")],
     },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "clos",
+        summary: "folded Clos of radix-port crossbars (Myrinet; paper: 3 stages of 32-port crossbars, 512 nodes); routing.type = \"updown\"",
+        params: &[
+            ("radix", "required", "crossbar ports, even; radix + radix/2 <= 64 in the engine"),
+            ("stages", "required", "odd: 1, 3 (leaves and spines), 5, ..."),
+            ("nodes", "full network", "whole top-level subtrees: a multiple of (radix/2)^((stages-1)/2)"),
+        ],
+    },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "k_ary_n_tree",
+        summary: "Petrini and Vanneschi's k-ary n-tree: k^n nodes, n levels of 2k-port switches; routing.type = \"updown\"",
+        params: &[("k", "required", "arity: down and up ports per switch (3k <= 64 in the engine)"), ("n", "required", "levels")],
+    },
 ];
 
 /// A one-way router-to-router channel.
@@ -188,6 +238,8 @@ pub enum Shape {
     Crossbar,
     /// Kautz digraph ([`kautz`]).
     Kautz,
+    /// Folded Clos or k-ary n-tree ([`clos`]; engine mapping in [`clos::network`]).
+    FatTree,
 }
 
 /// A built network graph.
@@ -217,6 +269,8 @@ pub struct Topology {
     pub net_ports: u32,
     /// The Kautz graph, for [`Shape::Kautz`].
     pub kautz: Option<std::sync::Arc<kautz::Kautz>>,
+    /// The fat tree, for [`Shape::FatTree`].
+    pub fat_tree: Option<std::sync::Arc<clos::FatTree>>,
     coords: Vec<u32>,
 }
 
@@ -274,6 +328,8 @@ impl Topology {
             }
             TopologyConfig::Crossbar { ports } => crossbar::build(*ports, path),
             TopologyConfig::Kautz { degree, diameter } => kautz::network::build(*degree, *diameter, path),
+            TopologyConfig::Clos { radix, stages, nodes } => clos::network::build(clos::FatTree::build_clos(*radix, *stages, *nodes, path)?, path),
+            TopologyConfig::KAryNTree { k, n } => clos::network::build(clos::FatTree::build_k_ary_n_tree(*k, *n, path)?, path),
         }
     }
 
@@ -317,11 +373,14 @@ impl Topology {
         self.network_ports() + node % self.concentration
     }
 
-    /// Endpoint attached at `(router, port)` if `port` is a local port.
+    /// Endpoint attached at `(router, port)` if `port` is a local port with an endpoint
+    /// (routers past the last endpoint's, the spines of a fat tree, have local ports
+    /// with none).
     #[inline]
     pub fn node_at(&self, router: u32, port: u32) -> Option<u32> {
         let np = self.network_ports();
-        (port >= np && port < self.ports).then(|| router * self.concentration + port - np)
+        let node = router.checked_mul(self.concentration)?.checked_add(port.wrapping_sub(np))?;
+        (port >= np && port < self.ports && node < self.num_nodes).then_some(node)
     }
 
     /// Whether `port` is a local (endpoint) port.
@@ -346,6 +405,9 @@ impl Topology {
         if let Some(k) = &self.kautz {
             return k.distance(a, b);
         }
+        if let Some(t) = &self.fat_tree {
+            return clos::network::switch_distance(t, a, b);
+        }
         let (ca, cb) = (self.coords(a), self.coords(b));
         (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
     }
@@ -360,6 +422,8 @@ impl Topology {
         let np = self.network_ports();
         if port < np && self.shape == Shape::Kautz {
             format!("link{port}")
+        } else if port < np && self.shape == Shape::FatTree {
+            format!("port{port}")
         } else if port < np {
             let d = (port / 2) as usize;
             let sign = if port.is_multiple_of(2) { '+' } else { '-' };
@@ -374,6 +438,9 @@ impl Topology {
         if let Some(k) = &self.kautz {
             return format!("[{}]", k.label_string(r));
         }
+        if let Some(t) = &self.fat_tree {
+            return format!("s{r}(level {})", t.level_of(r));
+        }
         if self.ndims() == 0 {
             return "xbar".into();
         }
@@ -387,6 +454,7 @@ impl Topology {
             Shape::Cube => cube::summary(self),
             Shape::Crossbar => crossbar::summary(self),
             Shape::Kautz => kautz::network::summary(self),
+            Shape::FatTree => clos::network::summary(self),
         }
     }
 }

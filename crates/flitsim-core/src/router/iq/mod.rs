@@ -87,20 +87,20 @@
 mod arrivals;
 mod input_vc;
 mod prefetch;
+mod route;
 mod vc_alloc;
 
 pub use input_vc::{state, InputVc};
 
 use arrivals::{slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
+use route::Route;
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
-use crate::routing::dor::Dor;
-use crate::routing::table::TableRouting;
-use crate::routing::{Candidate, RoutingFunction};
+use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -460,6 +460,7 @@ impl IqRouters {
             RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
             RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
             RoutingFunction::Source(r) => self.step_routed(arr, now, topo, r, ch, packets, stats, ctr),
+            RoutingFunction::UpDown(u) => self.step_routed(arr, now, topo, u, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }
@@ -749,7 +750,7 @@ fn route_head(
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
     let header = packets.get_mut(f.pid);
     header.hops += hop as u32;
-    let cand = routing.route(topo, r, p, v, header.dst);
+    let cand = routing.route(topo, r, p, v, hop, header);
     st.port = cand.port;
     st.lo = cand.vc_lo;
     st.hi = cand.vc_hi;
@@ -757,34 +758,6 @@ fn route_head(
     st.delay_until(ready);
 }
 
-
-/// A routing function as the step calls it: [`IqRouters::step_all`] picks the variant
-/// of [`RoutingFunction`] once per cycle, so each is compiled into the step and no head
-/// tests which one it is.
-trait Route {
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate;
-}
-
-impl Route for Dor {
-    #[inline(always)]
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        Dor::route(self, topo, r, in_port, in_vc, dest)
-    }
-}
-
-impl Route for crate::routing::source::SourceRouting {
-    #[inline(always)]
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        crate::routing::source::SourceRouting::route(self, topo, r, in_port, in_vc, dest)
-    }
-}
-
-impl Route for TableRouting {
-    #[inline(always)]
-    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        TableRouting::route(self, r, in_port, in_vc, dest)
-    }
-}
 
 /// Debug check of the arrival calendar: after the receive stage nothing that has
 /// arrived may be left on the router's input channels or credit wires.

@@ -50,6 +50,7 @@ pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
         in_channel,
         net_ports: d,
         kautz: Some(Arc::new(k)),
+        fat_tree: None,
         coords: vec![],
     })
 }

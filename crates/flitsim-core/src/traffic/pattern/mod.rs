@@ -94,6 +94,18 @@ pub enum PatternConfig {
         #[serde(default)]
         seed: Option<u64>,
     },
+    /// Random bisection `index` (pattern ω of the effective-bisection-bandwidth benchmark,
+    /// [`crate::traffic::bisection`]): the nodes split at random into two equal halves and
+    /// paired one-to-one across them; every node sends only to its peer (so each pair
+    /// exchanges both ways). Needs an even number of nodes.
+    RandomBisection {
+        /// The pattern number ω (default 0): any pattern regenerates alone.
+        #[serde(default)]
+        index: u64,
+        /// Seed of the pattern stream. Default: the run seed.
+        #[serde(default)]
+        seed: Option<u64>,
+    },
     /// With probability `fraction` a packet goes to one of `nodes` (chosen uniformly),
     /// otherwise to a uniformly random node of the whole network.
     Hotspot {
@@ -143,6 +155,12 @@ enum RawPattern {
         #[serde(default)]
         seed: Option<u64>,
     },
+    RandomBisection {
+        #[serde(default)]
+        index: u64,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
     Hotspot {
         nodes: Vec<u32>,
         fraction: f64,
@@ -176,6 +194,7 @@ impl From<RawPattern> for PatternConfig {
             RawPattern::Tornado {} => PatternConfig::Tornado,
             RawPattern::Neighbor {} => PatternConfig::Neighbor,
             RawPattern::RandomPermutation { seed } => PatternConfig::RandomPermutation { seed },
+            RawPattern::RandomBisection { index, seed } => PatternConfig::RandomBisection { index, seed },
             RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
             RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
             RawPattern::AllToAll {} => PatternConfig::AllToAll,
@@ -225,6 +244,11 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         "random_permutation",
         "random permutation of the nodes fixed at build time",
         &[("seed", "run seed", "seed of the permutation")],
+    ),
+    entry(
+        "random_bisection",
+        "random bisection number `index` (eBB benchmark): random halves paired one-to-one, each node sends to its peer; N even",
+        &[("index", "0", "pattern number ω"), ("seed", "run seed", "seed of the pattern stream")],
     ),
     entry(
         "hotspot",
@@ -361,6 +385,10 @@ impl Pattern {
                     perm.swap(i as usize, j as usize);
                 }
                 Kind::Table(perm.into_boxed_slice())
+            }
+            PatternConfig::RandomBisection { index, seed } => {
+                let mut generator = crate::traffic::bisection::BisectionGenerator::build(n, seed.unwrap_or(run_seed), &format!("{path}.type"))?;
+                Kind::Table(generator.pattern(*index).partners().into())
             }
             PatternConfig::Hotspot { nodes, fraction } => {
                 let nodes_path = format!("{path}.nodes");

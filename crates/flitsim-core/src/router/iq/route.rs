@@ -1,0 +1,49 @@
+//! The routing function as the router step calls it: [`super::IqRouters::step_all`]
+//! picks the variant of [`crate::routing::RoutingFunction`] once per cycle, so each is
+//! compiled into the step and no head tests which one it is. Route computation reads the
+//! packet header: destination-routed functions read its destination, source-routed ones
+//! (up*/down*) the route it carries, which the source switch writes.
+
+use crate::routing::dor::Dor;
+use crate::routing::source::SourceRouting;
+use crate::routing::table::TableRouting;
+use crate::routing::updown_net::UpDownRouting;
+use crate::routing::Candidate;
+use crate::sim::packet::Packet;
+use crate::topology::Topology;
+
+/// Route computation for a head at router `r`, arrived on `in_port`/`in_vc` (over a
+/// router-to-router channel when `hop`, else from the NIC).
+pub(super) trait Route {
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet) -> Candidate;
+}
+
+impl Route for Dor {
+    #[inline(always)]
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+        Dor::route(self, topo, r, in_port, in_vc, header.dst)
+    }
+}
+
+impl Route for SourceRouting {
+    #[inline(always)]
+    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+        SourceRouting::route(self, topo, r, in_port, in_vc, header.dst)
+    }
+}
+
+impl Route for TableRouting {
+    #[inline(always)]
+    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+        TableRouting::route(self, r, in_port, in_vc, header.dst)
+    }
+}
+
+impl Route for UpDownRouting {
+    /// The source leaf writes the route string; every switch shifts its port off it.
+    #[inline(always)]
+    fn route(&self, _topo: &Topology, _r: u32, _in_port: u32, _in_vc: u32, hop: bool, header: &mut Packet) -> Candidate {
+        let (src, dst, seq) = (header.src, header.dst, header.seq);
+        self.route_carried(!hop, src, dst, seq, &mut header.route)
+    }
+}
