@@ -22,9 +22,11 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
     echo "$want" >"$stamp"
 fi
-# The dev profile (optimised, as the tests') reuses the engine `cargo test` just built.
+# The dev profile: optimised as the tests are, with debug assertions. (maturin's
+# `--profile test` would build a test harness, so the engine is built once more here.)
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet
-# The Python tests compare reports with the `flitsim` command's.
-cargo build --locked --quiet -p flitsim-cli
+# The Python tests compare reports with the `flitsim` command's: the test-profile build
+# `cargo test` just made (target/debug/flitsim).
+cargo build --locked --quiet --profile test -p flitsim-cli
 target_dir=$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 FLITSIM_BIN="$target_dir/debug/flitsim" "$venv/bin/python" -m pytest python/tests -q

@@ -38,7 +38,7 @@ def flitsim_bin() -> Path:
         assert path.is_file(), f"FLITSIM_BIN={given} is not a file"
         return path
     out = subprocess.run(
-        ["cargo", "build", "--locked", "-q", "-p", "flitsim-cli", "--message-format=json"],
+        ["cargo", "build", "--locked", "-q", "--profile", "test", "-p", "flitsim-cli", "--message-format=json"],
         cwd=REPO, check=True, capture_output=True, text=True,
     ).stdout
     for line in out.splitlines():

@@ -4,6 +4,10 @@ a path, TOML text, a dict or a Config, with overrides and seeds applied the same
 from __future__ import annotations
 
 import pickle
+import signal
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -118,3 +122,22 @@ def test_a_config_that_is_not_a_config() -> None:
         flitsim.simulate(42)  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         flitsim.simulate("no/such/config.toml")
+
+
+@pytest.mark.parametrize("call", ["flitsim.simulate(LONG)", "flitsim.Simulation(LONG).run(10**9)"])
+def test_ctrl_c_stops_a_long_run(call: str) -> None:
+    # A run of a hundred million cycles, interrupted after it has started: it stops within
+    # a few thousand cycles with KeyboardInterrupt.
+    script = (
+        "import flitsim, sys, time\n"
+        "LONG = {'topology': {'type': 'torus', 'dims': [4, 4]}, 'sim': {'measure': 100_000_000}}\n"
+        "print('started', flush=True)\n"
+        f"try:\n    {call}\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 3 and "interrupted" in out, err

@@ -96,15 +96,20 @@ fn sorted(v: serde_json::Value) -> serde_json::Value {
 }
 
 /// Validate and run a config to the end; the report as JSON (`flitsim run --out`).
-/// The interpreter lock is released while the engine runs.
+/// The interpreter lock is released while the engine runs. Warm-up and window run in
+/// steps of a few thousand cycles with a check for Ctrl-C between them, then the engine's
+/// `run` finishes (the drain): the same report as one `run` from cycle 0.
 #[pyfunction]
 fn run(py: Python<'_>, config: &PyConfig) -> PyResult<String> {
     let cfg = config.inner.clone();
-    py.detach(move || {
-        let spec = cfg.validate()?;
-        Simulation::new(spec)?.run(&mut |_| {}).map(|r| r.to_json())
-    })
-    .map_err(err)
+    let mut sim = py.detach(move || Simulation::new(cfg.validate()?)).map_err(err)?;
+    let window_end = sim.spec().config.sim.warmup + sim.spec().config.sim.measure;
+    while sim.now() < window_end {
+        let n = (window_end - sim.now()).min(SIGNAL_CHECK_CYCLES);
+        py.detach(|| sim.run_cycles(n)).map_err(err)?;
+        py.check_signals()?;
+    }
+    py.detach(move || sim.run(&mut |_| {}).map(|r| r.to_json())).map_err(err)
 }
 
 /// A network under simulation, advanced by hand.
