@@ -128,16 +128,23 @@ def test_a_config_that_is_not_a_config() -> None:
 def test_ctrl_c_stops_a_long_run(call: str) -> None:
     # A run of a hundred million cycles, interrupted after it has started: it stops within
     # a few thousand cycles with KeyboardInterrupt.
+    # The child installs Python's own SIGINT handler: a shell that runs the tests in the
+    # background (CI) starts its processes with SIGINT ignored.
     script = (
-        "import flitsim, sys, time\n"
+        "import flitsim, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "LONG = {'topology': {'type': 'torus', 'dims': [4, 4]}, 'sim': {'measure': 100_000_000}}\n"
         "print('started', flush=True)\n"
         f"try:\n    {call}\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    sys.exit(3)\n"
     )
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert p.stdout is not None
-    assert p.stdout.readline().strip() == "started"
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=30)
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+        p.wait()
     assert p.returncode == 3 and "interrupted" in out, err
