@@ -1,6 +1,32 @@
 #!/usr/bin/env bash
-# Run every test: unit, integration, golden, property tests and the validation study.
-# Needs only a Rust toolchain (https://rustup.rs); cargo fetches the dependencies.
+# Run every test: the Rust workspace (unit, integration, golden, property tests and the
+# validation study), then the Python package's tests.
+# Needs a Rust toolchain (https://rustup.rs) and Python >= 3.11 with venv; cargo and pip
+# fetch the dependencies. Arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo test --workspace --locked "$@"
+
+# The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned
+# development requirements, the package built and installed (editable) by maturin, pytest.
+echo "== Python package: .venv, maturin develop, pytest =="
+python=${PYTHON:-python3}
+venv=.venv
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+fi
+# Install the pinned requirements when they changed (a hash of the file beside them).
+stamp="$venv/.requirements-dev.sha256"
+want=$(sha256sum python/requirements-dev.txt | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
+    echo "$want" >"$stamp"
+fi
+# The dev profile: optimised as the tests are, with debug assertions. (maturin's
+# `--profile test` would build a test harness, so the engine is built once more here.)
+VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet
+# The Python tests compare reports with the `flitsim` command's: the test-profile build
+# `cargo test` just made (target/debug/flitsim).
+cargo build --locked --quiet --profile test -p flitsim-cli
+target_dir=$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+FLITSIM_BIN="$target_dir/debug/flitsim" "$venv/bin/python" -m pytest python/tests -q

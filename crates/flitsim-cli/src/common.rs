@@ -19,22 +19,10 @@ pub type CliResult<T> = Result<T, String>;
 /// Load a config file (or the default) and apply overrides.
 pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
     let text = match &args.config {
-        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?,
-        None => String::new(),
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?),
+        None => None,
     };
-    let cfg = if args.config.is_none() && args.set.is_empty() {
-        Config::default()
-    } else if args.config.is_none() {
-        // Overrides on top of the default config.
-        let mut table: toml::Table = toml::from_str(&Config::default().to_toml()).map_err(|e| e.to_string())?;
-        for o in &args.set {
-            flitsim_core::config::apply_override(&mut table, o).map_err(|e| e.to_string())?;
-        }
-        Config::from_table(table).map_err(|e| e.to_string())?
-    } else {
-        Config::from_toml(&text, &args.set).map_err(|e| e.to_string())?
-    };
-    Ok(cfg)
+    Config::load(text.as_deref(), &args.set).map_err(|e| e.to_string())
 }
 
 /// Load and validate.

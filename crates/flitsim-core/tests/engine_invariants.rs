@@ -284,6 +284,25 @@ fn stepwise_runs_equal_one_run() {
     assert_eq!(sim.run(&mut |_| {}).unwrap().to_json(), full);
 }
 
+/// Stepping by hand across the start and the end of the measurement window, then
+/// running to completion, is the same run as one call to `run` (the source queue lengths
+/// at the window's edges are recorded by the step, not by the `run` loop). A loaded
+/// network so that source queues are not empty at the window's edges.
+#[test]
+fn stepwise_across_the_window_edges_equals_one_run() {
+    let s = spec(&format!("seed = 5\n{DET}").replace("load = 0.4", "load = 0.9"));
+    let full = Simulation::run_spec(s.clone()).unwrap();
+    assert!(full.cycles > 1200, "the run drains past the window: {}", full.cycles);
+    let full = full.to_json();
+    for chunks in [vec![150, 100], vec![1199, 1], vec![1200], vec![1000, 201], vec![1205, 3]] {
+        let mut sim = Simulation::new(s.clone()).unwrap();
+        for &n in &chunks {
+            sim.run_cycles(n).unwrap();
+        }
+        assert_eq!(sim.run(&mut |_| {}).unwrap().to_json(), full, "chunks {chunks:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Deadlock watchdog
 // ---------------------------------------------------------------------------------------

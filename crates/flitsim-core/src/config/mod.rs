@@ -195,6 +195,24 @@ impl Config {
         Self::from_table(table)
     }
 
+    /// The config a front end runs: TOML text (a file's contents), or `None` for the
+    /// built-in default, with `key=value` overrides applied. This is the one loading path
+    /// of the `flitsim` command and the Python package, so both run the same config.
+    pub fn load(text: Option<&str>, overrides: &[String]) -> Result<Config> {
+        match text {
+            Some(text) => Self::from_toml(text, overrides),
+            None if overrides.is_empty() => Ok(Config::default()),
+            None => {
+                // Overrides on top of the default config.
+                let mut table: toml::Table = Config::default().to_toml().parse().map_err(|e: toml::de::Error| Error::Parse { path: "<root>".into(), message: e.to_string() })?;
+                for o in overrides {
+                    apply_override(&mut table, o)?;
+                }
+                Self::from_table(table)
+            }
+        }
+    }
+
     /// Deserialize from an already parsed TOML table.
     pub fn from_table(table: toml::Table) -> Result<Config> {
         let de = toml::Value::Table(table);

@@ -67,7 +67,10 @@ pub struct Simulation {
     /// Front flit of every input VC at the last watchdog period (partial deadlocks).
     fronts: Option<Vec<Option<crate::link::Flit>>>,
     measured_created: u64,
+    /// Packets waiting in the source queues when the window opened and when it closed,
+    /// recorded by [`Simulation::step`] so that a run stepped by hand reports the same.
     queue_at_window_start: u64,
+    queue_at_window_end: u64,
     /// Source throttling with a global estimate (static or self-tuned threshold).
     congestion: Option<crate::congestion::Controller>,
 }
@@ -175,6 +178,7 @@ impl Simulation {
             fronts: None,
             measured_created: 0,
             queue_at_window_start: 0,
+            queue_at_window_end: 0,
             spec,
         })
     }
@@ -202,6 +206,13 @@ impl Simulation {
     /// Simulate one cycle.
     pub fn step(&mut self) -> Result<()> {
         let now = self.now;
+        let s = &self.spec.config.sim;
+        if now == s.warmup {
+            self.queue_at_window_start = self.endpoints.queued();
+        }
+        if now == s.warmup + s.measure {
+            self.queue_at_window_end = self.endpoints.queued();
+        }
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
         if let (None, Routers::Central(r)) = (&self.congestion, &mut self.routers) {
@@ -275,23 +286,24 @@ impl Simulation {
     }
 
     /// Run warm-up, measurement and drain, then report. `progress` is called every
-    /// 4096 cycles.
+    /// 4096 cycles. After [`Simulation::run_cycles`] it continues from the current cycle:
+    /// the report is the one-shot run's unless the steps went past the cycle where that
+    /// run would have stopped.
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<Report> {
         let s = self.spec.config.sim.clone();
         let end = s.warmup + s.measure;
         let planned = end;
         while self.now < end {
-            if self.now == s.warmup {
-                self.queue_at_window_start = self.endpoints.queued();
-            }
             self.step()?;
             if self.now.is_multiple_of(4096) {
                 let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
                 progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
             }
         }
-        let queue_at_end = self.endpoints.queued();
-        let drain_start = self.now;
+        if self.now == end {
+            self.queue_at_window_end = self.endpoints.queued();
+        }
+        let drain_start = end;
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
             self.step()?;
             if self.now.is_multiple_of(4096) {
@@ -303,7 +315,7 @@ impl Simulation {
             measured_outstanding: self.measured_outstanding(),
             drain_cycles: self.now - drain_start,
             source_queue_at_start: self.queue_at_window_start,
-            source_queue_at_end: queue_at_end,
+            source_queue_at_end: self.queue_at_window_end,
             cycles: self.now,
         };
         Ok(self.finish(info))

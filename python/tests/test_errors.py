@@ -1,0 +1,155 @@
+"""Every core error kind is its own exception class under FlitsimError, with the
+command's message and the field path, and pickles (errors cross process boundaries)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import flitsim
+from conftest import SMALL, cli_error
+
+# (overrides on SMALL, class, path, words of the message)
+CONFIG_ERRORS: list[tuple[dict[str, Any], type[flitsim.ConfigError], str, str]] = [
+    ({"traffic.load": 3.0}, flitsim.InvalidConfigError, "traffic.load", "must be in [0, "),
+    ({"traffic.lod": 0.1}, flitsim.ParseError, "traffic.lod", "unknown field `lod`"),
+    ({"traffic.load": "high"}, flitsim.ParseError, "traffic.load", "expected a number"),
+    ({"router.vcs": 0}, flitsim.InvalidConfigError, "router.vcs", "out of range"),
+    ({"topology.type": "ring"}, flitsim.ParseError, "topology.type", "unknown variant `ring`"),
+    ({"traffic.pattern": {"type": "hotspot"}}, flitsim.ParseError, "traffic.pattern.nodes", "missing field `nodes`"),
+    ({"sim.measure": 0}, flitsim.InvalidConfigError, "sim.measure", "is 0"),
+    ({"topology.dims": [4, "x"]}, flitsim.ParseError, "topology.dims[1]", "invalid type"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "cls", "path", "words"), CONFIG_ERRORS, ids=[c[2] for c in CONFIG_ERRORS])
+def test_config_errors_name_the_field(overrides: dict[str, Any], cls: type[flitsim.ConfigError], path: str, words: str, flitsim_bin: Path, small_toml: Path) -> None:
+    with pytest.raises(cls) as info:
+        flitsim.simulate(SMALL, set=overrides)
+    e = info.value
+    assert type(e) is cls and isinstance(e, flitsim.ConfigError) and isinstance(e, flitsim.FlitsimError)
+    assert e.path == path
+    assert words in e.message and words in str(e)
+    # The command's message, word for word.
+    sets = [flitsim.config.override_strings(overrides)[0]]
+    assert str(e) == cli_error(flitsim_bin, str(small_toml), "--set", sets[0])
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is cls and back.path == path and back.message == e.message and str(back) == str(e)
+
+
+def test_errors_in_a_dict_config_name_the_field() -> None:
+    cases: list[tuple[dict[str, Any], str, str]] = [
+        ({"traffic": {"load": None}}, "traffic.load", "None has no TOML value"),
+        ({"traffic": {"phases": [{"load": object()}]}}, "traffic.phases[0].load", "no TOML equivalent"),
+        ({"sim": {"warmup": 2**64}}, "sim.warmup", "64-bit"),
+        ({"traffic": {1: 2}}, "traffic", "not a string"),
+        ({"traffic": {"load": 2.0}}, "traffic.load", "must be in [0, 1]"),
+    ]
+    for config, path, words in cases:
+        with pytest.raises(flitsim.ConfigError) as info:
+            flitsim.simulate(config)
+        assert info.value.path == path, config
+        assert words in str(info.value), config
+
+
+def test_toml_syntax_errors() -> None:
+    with pytest.raises(flitsim.ParseError) as info:
+        flitsim.Config("seed = \n[topology")
+    assert info.value.path == "<root>" and "not valid TOML" in str(info.value)
+    with pytest.raises(flitsim.ParseError) as info:
+        flitsim.Config(SMALL, set=["traffic.load"])
+    assert "has no `=`" in str(info.value)
+
+
+def ring(datelines: bool) -> str:
+    """An 8-router ring, one VC, 2-flit buffers, 8-flit tornado packets at load 0.9: the
+    ring's channel dependencies are cyclic without datelines, and it deadlocks."""
+    return f"""seed = 1
+[topology]
+type = "torus"
+dims = [8]
+[router]
+vcs = {2 if datelines else 1}
+buffer_depth = 2
+flow_control = "wormhole"
+[routing]
+type = "dor"
+datelines = {str(datelines).lower()}
+[traffic]
+load = 0.9
+packet_size = 8
+pattern = {{ type = "tornado" }}
+[sim]
+warmup = 200
+measure = 2000
+drain_limit = 500
+watchdog = 200
+"""
+
+
+def test_deadlock(flitsim_bin: Path, tmp_path: Path) -> None:
+    with pytest.raises(flitsim.DeadlockError) as info:
+        flitsim.simulate(ring(datelines=False))
+    e = info.value
+    assert type(e) is flitsim.DeadlockError and e.path is None
+    assert e.cycle < 1000 and e.idle >= 200 and e.buffered > 0
+    assert "router (" in e.blocked and str(e).startswith(f"deadlock detected at cycle {e.cycle}")
+    f = tmp_path / "ring.toml"
+    f.write_text(ring(datelines=False))
+    assert str(e) == cli_error(flitsim_bin, str(f))
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is flitsim.DeadlockError and (back.cycle, back.blocked) == (e.cycle, e.blocked)
+    # With datelines the same ring runs.
+    flitsim.simulate(ring(datelines=True))
+
+
+PARTIAL = """
+[topology]
+type = "torus"
+dims = [4, 4, 4]
+[router]
+vcs = 2
+[routing]
+type = "table"
+vc_policy = "v3"
+dateline = [3, 3, 0]
+[traffic]
+load = 0.2
+[sim]
+warmup = 300
+measure = 20000
+watchdog = 300
+[faults]
+links = [[0, 5], [5, 1]]
+unroutable = "skip"
+cyclic_routes = "run"
+"""
+
+
+def test_partial_deadlock() -> None:
+    # Routes around two failed links that the route check finds cyclic, run anyway: a
+    # cycle of VCs wedges while other packets still arrive.
+    with pytest.raises(flitsim.PartialDeadlockError) as info:
+        flitsim.simulate(PARTIAL)
+    e = info.value
+    assert isinstance(e, flitsim.DeadlockError)
+    assert e.cycle % 300 == 0 and e.period == 300 and e.idle == 300
+    assert "cycle of waiting channels" in e.blocked
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is flitsim.PartialDeadlockError and back.period == 300
+
+
+def test_the_hierarchy() -> None:
+    assert issubclass(flitsim.ParseError, flitsim.ConfigError)
+    assert issubclass(flitsim.InvalidConfigError, flitsim.ConfigError)
+    assert issubclass(flitsim.PartialDeadlockError, flitsim.DeadlockError)
+    for cls in (flitsim.ConfigError, flitsim.DeadlockError, flitsim.InvariantError):
+        assert issubclass(cls, flitsim.FlitsimError)
+    assert issubclass(flitsim.FlitsimError, Exception)
+    # Named where they are re-exported, so that pickle finds them.
+    for name in ("FlitsimError", "ConfigError", "ParseError", "InvalidConfigError", "DeadlockError", "PartialDeadlockError", "InvariantError"):
+        cls = getattr(flitsim, name)
+        assert cls.__module__ == "flitsim" and cls.__name__ == name

@@ -1,0 +1,150 @@
+"""`flitsim.simulate` gives the report `flitsim run --out` writes, byte for byte, from
+a path, TOML text, a dict or a Config, with overrides and seeds applied the same way."""
+
+from __future__ import annotations
+
+import pickle
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import flitsim
+from conftest import SMALL, cli_run
+
+
+def test_path_text_dict_and_config_equal_the_command(flitsim_bin: Path, small_toml: Path, tmp_path: Path) -> None:
+    cli = cli_run(flitsim_bin, tmp_path, str(small_toml))
+    as_dict = tomllib.loads(SMALL)
+    results = {
+        "pathlib.Path": flitsim.simulate(small_toml),
+        "str path": flitsim.simulate(str(small_toml)),
+        "TOML text": flitsim.simulate(SMALL),
+        "dict": flitsim.simulate(as_dict),
+        "Config": flitsim.simulate(flitsim.Config(as_dict)),
+        "resolved TOML": flitsim.simulate(flitsim.Config(SMALL).toml),
+    }
+    for how, result in results.items():
+        assert result.json == cli, how
+
+
+def test_overrides_and_seed_equal_the_commands_set(flitsim_bin: Path, small_toml: Path, tmp_path: Path) -> None:
+    cli = cli_run(flitsim_bin, tmp_path, str(small_toml), "--set", "traffic.load=0.45", "--set", "seed=11", "-s", 'traffic.pattern={ type = "transpose" }')
+    as_strings = flitsim.simulate(small_toml, set=["traffic.load=0.45", 'traffic.pattern={ type = "transpose" }'], seed=11)
+    as_values = flitsim.simulate(SMALL, set={"traffic.load": 0.45, "traffic.pattern": {"type": "transpose"}}, seed=11)
+    assert as_strings.json == cli
+    assert as_values.json == cli
+    assert as_values.summary["seed"] == 11 and as_values.summary["load"] == 0.45
+
+
+def test_no_config_is_the_commands_default(flitsim_bin: Path, tmp_path: Path) -> None:
+    # Overrides on the built-in default: `flitsim run --set ...` without a file.
+    short = ["sim.warmup=100", "sim.measure=300", "topology.dims=[4, 4]"]
+    cli = cli_run(flitsim_bin, tmp_path, *[a for s in short for a in ("--set", s)])
+    assert flitsim.simulate(set=short).json == cli
+    assert flitsim.simulate(None, set=short).json == cli
+
+
+def test_result_tables() -> None:
+    r = flitsim.simulate(SMALL)
+    s = r.summary
+    assert list(s) == list(flitsim.SUMMARY_FIELDS)
+    report = r.report
+    assert s["latency_mean"] == report["stats"]["packet_latency"]["mean"]
+    assert s["accepted"] == report["stats"]["accepted"]["mean"]
+    assert not s["saturated"] and s["reason"] == ""
+    assert report["version"] == flitsim.__version__
+
+    lat = r.latency
+    assert list(lat.columns) == ["kind", "lo", "hi", "count", "cdf"]
+    for kind in ("packet", "network"):
+        part = lat[lat.kind == kind]
+        assert part["count"].sum() == report["stats"][f"{kind}_latency"]["count"] == s["packets_delivered"]
+        assert part["cdf"].iloc[-1] == pytest.approx(1.0)
+        assert part["cdf"].is_monotonic_increasing
+        # The histogram's range holds the exact minimum and maximum.
+        assert part["lo"].iloc[0] <= report["stats"][f"{kind}_latency"]["min"]
+        assert part["hi"].iloc[-1] > report["stats"][f"{kind}_latency"]["max"]
+
+    per = r.per_source
+    assert per.index.name == "node" and len(per) == 16
+    assert per["accepted"].mean() == pytest.approx(s["accepted"])
+    assert list(per.columns) == ["delivered", "accepted"]
+
+    ch = r.channels
+    assert isinstance(ch, pd.DataFrame) and ch.index.name == "channel"
+    assert set(ch["kind"]) == {"network", "injection", "ejection"}
+    assert [c for c in ch.columns if c.startswith("vc")] == ["vc0", "vc1", "vc2", "vc3"]
+    assert len(ch[ch.kind == "network"]) == 4 * 16
+    window = report["stats"]["window"][1] - report["stats"]["window"][0]
+    flits = ch[["vc0", "vc1", "vc2", "vc3"]].sum(axis=1)
+    assert (flits / window).to_numpy() == pytest.approx(ch["utilization"].to_numpy())
+
+
+def test_results_and_configs_pickle() -> None:
+    r = flitsim.simulate(SMALL)
+    back = pickle.loads(pickle.dumps(r))
+    assert back == r and back.json == r.json and back.summary == r.summary
+    c = flitsim.Config(SMALL, set={"traffic.load": 0.2})
+    c2 = pickle.loads(pickle.dumps(c))
+    assert c2 == c and c2.key == c.key and c2.toml == c.toml
+    assert flitsim.simulate(c2) == flitsim.simulate(c)
+
+
+def test_config_keys() -> None:
+    a = flitsim.Config(SMALL)
+    # The same resolved config, however it was written, has one key.
+    assert flitsim.Config(tomllib.loads(SMALL)).key == a.key
+    assert flitsim.Config(a.toml).key == a.key
+    assert flitsim.Config(SMALL, set={"traffic.load": 0.3}).key == a.key
+    # Any change, the seed included, changes it.
+    assert flitsim.Config(SMALL, seed=4).key != a.key
+    assert flitsim.Config(SMALL, set={"traffic.load": 0.30000001}).key != a.key
+    assert len(a.key) == 64
+    assert a.to_dict()["traffic"]["load"] == 0.3
+    assert a.seed == 3
+
+
+def test_numpy_values_are_plain_values() -> None:
+    np = pytest.importorskip("numpy")
+    a = flitsim.Config(SMALL, set={"traffic.load": np.float64(0.25), "sim.warmup": np.int64(100)})
+    b = flitsim.Config(SMALL, set={"traffic.load": 0.25, "sim.warmup": 100})
+    assert a == b
+
+
+def test_a_config_that_is_not_a_config() -> None:
+    with pytest.raises(TypeError):
+        flitsim.simulate(42)  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):
+        flitsim.simulate("no/such/config.toml")
+
+
+@pytest.mark.parametrize("call", ["flitsim.simulate(LONG)", "flitsim.Simulation(LONG).run(10**9)"])
+def test_ctrl_c_stops_a_long_run(call: str) -> None:
+    # A run of a hundred million cycles, interrupted after it has started: it stops within
+    # a few thousand cycles with KeyboardInterrupt.
+    # The child installs Python's own SIGINT handler: a shell that runs the tests in the
+    # background (CI) starts its processes with SIGINT ignored.
+    script = (
+        "import flitsim, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "LONG = {'topology': {'type': 'torus', 'dims': [4, 4]}, 'sim': {'measure': 100_000_000}}\n"
+        "print('started', flush=True)\n"
+        f"try:\n    {call}\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+        p.wait()
+    assert p.returncode == 3 and "interrupted" in out, err
