@@ -43,6 +43,19 @@ pub const TABLES: &[Entry] = &[
             ("latency", "1", "router-to-router channel latency, cycles (1..=1000)"),
             ("dim_latency", "none", "per-dimension latency overriding `latency`, x first"),
             ("endpoint_latency", "1", "injection and ejection channel latency, cycles (1..=1000)"),
+            ("retry", "none", "[channel.retry]: link-level retry (SiCortex) on every router-to-router link; crosspoint switch only"),
+        ],
+    },
+    Entry {
+        family: "table",
+        name: "channel.retry",
+        summary: "[channel.retry]: the SiCortex link protocol (sequence numbers 0-15, replay buffer, CRC, control packets, go-back replay) and its error model",
+        params: &[
+            ("ctrl_latency", "16", "cycles from sending a control packet to the transmitter acting on it (1..=2000)"),
+            ("ctrl_period", "15", "cycles between control packets (1..=1000)"),
+            ("window", "15", "unacknowledged packets at most (1..=15)"),
+            ("ack_flits", "2", "flits of the error-ack short packet (1..=64)"),
+            ("errors", "none", "[channel.retry.errors]: ber, flit_bits (64), ctrl_bits (120), ctrl_loss, burst { mean_gap, mean_len, ber }, sync_loss [{ start, duration, lanes }], fail_at, corrupt_data_at, corrupt_ctrl_at"),
         ],
     },
     Entry {
@@ -188,6 +201,10 @@ mod tests {
                     v.get("seed").is_some()
                 } else if e.name == "faults" {
                     faults.get(*p).is_some()
+                } else if e.name == "channel.retry" {
+                    toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
+                } else if *p == "retry" {
+                    e.name == "channel"
                 } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" || *p == "packets_per_source" };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }

@@ -15,6 +15,7 @@ pub mod crosspoint;
 pub mod allocator;
 pub mod arbiter;
 pub mod iq;
+mod wiring;
 
 use serde::{Deserialize, Serialize};
 

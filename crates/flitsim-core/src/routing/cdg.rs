@@ -329,8 +329,12 @@ fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRou
 /// A cycle inside a strongly connected component (its first vertex repeated at the end).
 fn find_cycle(g: &DiGraphMap<u32, ()>, scc: &[u32]) -> Vec<u32> {
     let members: HashSet<u32> = scc.iter().copied().collect();
-    let start = scc[0];
-    // Breadth-first from start inside the component until an edge returns to start.
+    cycle_from(g, scc[0], |w| members.contains(&w))
+}
+
+/// A cycle through `start` over vertices `within` accepts: breadth-first from `start`
+/// until an edge returns to it; `[start, start]` if none does.
+pub(crate) fn cycle_from(g: &DiGraphMap<u32, ()>, start: u32, within: impl Fn(u32) -> bool) -> Vec<u32> {
     let mut parent = std::collections::HashMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(u) = queue.pop_front() {
@@ -346,7 +350,7 @@ fn find_cycle(g: &DiGraphMap<u32, ()>, scc: &[u32]) -> Vec<u32> {
                 path.push(start);
                 return path;
             }
-            if members.contains(&w) && !parent.contains_key(&w) {
+            if within(w) && !parent.contains_key(&w) {
                 parent.insert(w, u);
                 queue.push_back(w);
             }

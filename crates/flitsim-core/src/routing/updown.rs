@@ -54,7 +54,7 @@
 //! edge from each channel of a route to the next) and checks it for a cycle with petgraph;
 //! [`cdg_of_routes`] does the same for any set of channel sequences.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
 use petgraph::graphmap::DiGraphMap;
 
@@ -301,36 +301,9 @@ fn verdict(vertices: usize, edges: Vec<(u32, u32)>) -> CdgVerdict {
     let g: DiGraphMap<u32, ()> = DiGraphMap::from_edges(edges.iter().copied());
     let (acyclic, cycle) = match petgraph::algo::toposort(&g, None) {
         Ok(_) => (true, Vec::new()),
-        Err(c) => (false, cycle_through(&g, c.node_id())),
+        Err(c) => (false, super::cdg::cycle_from(&g, c.node_id(), |_| true)),
     };
     CdgVerdict { vertices, edges: edges.len(), acyclic, cycle }
-}
-
-/// A cycle through `start` (which toposort found on one): breadth-first until an edge
-/// returns to it.
-fn cycle_through(g: &DiGraphMap<u32, ()>, start: u32) -> Vec<u32> {
-    let mut parent = std::collections::HashMap::new();
-    let mut queue = VecDeque::from([start]);
-    while let Some(u) = queue.pop_front() {
-        for v in g.neighbors(u) {
-            if v == start {
-                let mut path = vec![u];
-                let mut x = u;
-                while x != start {
-                    x = parent[&x];
-                    path.push(x);
-                }
-                path.reverse();
-                path.push(start);
-                return path;
-            }
-            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(v) {
-                e.insert(u);
-                queue.push_back(v);
-            }
-        }
-    }
-    vec![start, start]
 }
 
 #[cfg(test)]

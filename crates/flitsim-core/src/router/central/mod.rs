@@ -38,7 +38,7 @@ pub mod disha;
 pub use config::CentralConfig;
 
 use crate::congestion::metapacket::{Agg, MetaNet};
-use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
+use crate::link::{Channels, CreditWire, Flit, InFlight};
 use crate::routing::adaptive::{Adaptive, DeadlockHandling};
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -85,21 +85,6 @@ struct OutputVc {
     credits: u16,
 }
 
-/// A port's channel ends.
-#[derive(Clone, Copy, Debug)]
-struct Wiring {
-    in_flits: Ring,
-    /// Credits back upstream for this input port.
-    in_credits: Ring,
-    /// Router upstream of this input port, or NONE (endpoint or unconnected).
-    up_router: u32,
-    out_flits: Ring,
-    out_credits: Ring,
-    /// Router downstream of this output port, or NONE.
-    down_router: u32,
-    /// Crossbar + channel latency of this output.
-    flit_delay: u32,
-}
 
 /// Disha and arbiter event counts.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
@@ -131,7 +116,7 @@ pub struct CentralRouters {
     ivc: Vec<InputVc>,
     buf: Vec<Flit>,
     out: Vec<OutputVc>,
-    wiring: Vec<Wiring>,
+    wiring: Vec<super::wiring::Wiring>,
     /// Per router: the central arbiter's round-robin pointer (a local input lane).
     arb_ptr: Vec<u16>,
     /// Per router and output port: the switch's round-robin pointer.
@@ -167,40 +152,7 @@ impl CentralRouters {
         let lanes = cfg.vcs + 1;
         let lanes_total = (r_n * p_n * lanes) as usize;
         let depth = cfg.buffer_depth;
-        let mut wiring = Vec::with_capacity((r_n * p_n) as usize);
-        for r in 0..r_n {
-            for p in 0..p_n {
-                let c_out = (r * p_n + p) as usize;
-                // The channel arriving at input port p.
-                let c_in = if let Some(node) = topo.node_at(r, p) {
-                    Some((r_n * p_n + node) as usize)
-                } else {
-                    let id = topo.in_channel[c_out];
-                    (id != NONE).then(|| {
-                        let d = topo.channels[id as usize];
-                        (d.src_router * p_n + d.src_port) as usize
-                    })
-                };
-                let up_router = match c_in.map(|c| ch.src[c]) {
-                    Some(End::Router { router, .. }) => router,
-                    _ => NONE,
-                };
-                let down_router = match ch.dst[c_out] {
-                    End::Router { router, .. } => router,
-                    _ => NONE,
-                };
-                let c_in = c_in.unwrap_or(c_out);
-                wiring.push(Wiring {
-                    in_flits: ch.flits.ring(c_in),
-                    in_credits: ch.credits.ring(c_in),
-                    up_router,
-                    out_flits: ch.flits.ring(c_out),
-                    out_credits: ch.credits.ring(c_out),
-                    down_router,
-                    flit_delay: cfg.crossbar_delay + ch.latency[c_out],
-                });
-            }
-        }
+        let wiring = super::wiring::build(topo, ch, cfg.crossbar_delay);
         CentralRouters {
             ports: p_n,
             lanes,

@@ -41,7 +41,7 @@ mod links;
 pub use config::CrosspointConfig;
 pub use links::RetryReport;
 
-use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
+use crate::link::{Channels, CreditWire, Flit, InFlight};
 use crate::routing::source::SourceRouting;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -67,17 +67,6 @@ struct Entry {
     ready: u32,
 }
 
-/// A port's channel ends.
-#[derive(Clone, Copy, Debug)]
-struct Wiring {
-    in_flits: Ring,
-    in_credits: Ring,
-    up_router: u32,
-    out_flits: Ring,
-    out_credits: Ring,
-    down_router: u32,
-    flit_delay: u32,
-}
 
 /// Entry accounting of one crosspoint buffer: per VC entries in use, shared ones in use.
 /// A VC may take an entry while it holds none (its reserved one) or a shared one is free.
@@ -145,7 +134,7 @@ pub struct CrosspointRouters {
     /// (router, input) how many. A credit wire carries one report per cycle.
     releases: Vec<u8>,
     release_count: Vec<u16>,
-    wiring: Vec<Wiring>,
+    wiring: Vec<super::wiring::Wiring>,
     /// Per router: flits held (crosspoint buffers and DMA queues).
     held: Vec<u32>,
     /// Per router: flits and credits travelling to it.
@@ -168,39 +157,7 @@ impl CrosspointRouters {
         let v_n = cfg.vcs as usize;
         let cap = cfg.xb_packets as usize;
         let xbs = r_n * p_n * p_n;
-        let mut wiring = Vec::with_capacity(r_n * p_n);
-        for r in 0..r_n as u32 {
-            for p in 0..p_n as u32 {
-                let c_out = (r * p_n as u32 + p) as usize;
-                let c_in = if let Some(node) = topo.node_at(r, p) {
-                    Some((r_n * p_n) + node as usize)
-                } else {
-                    let id = topo.in_channel[c_out];
-                    (id != NONE).then(|| {
-                        let d = topo.channels[id as usize];
-                        (d.src_router * p_n as u32 + d.src_port) as usize
-                    })
-                };
-                let up_router = match c_in.map(|c| ch.src[c]) {
-                    Some(End::Router { router, .. }) => router,
-                    _ => NONE,
-                };
-                let down_router = match ch.dst[c_out] {
-                    End::Router { router, .. } => router,
-                    _ => NONE,
-                };
-                let c_in = c_in.unwrap_or(c_out);
-                wiring.push(Wiring {
-                    in_flits: ch.flits.ring(c_in),
-                    in_credits: ch.credits.ring(c_in),
-                    up_router,
-                    out_flits: ch.flits.ring(c_out),
-                    out_credits: ch.credits.ring(c_out),
-                    down_router,
-                    flit_delay: cfg.output_delay + ch.latency[c_out],
-                });
-            }
-        }
+        let wiring = super::wiring::build(topo, ch, cfg.output_delay);
         CrosspointRouters {
             ports: p_n as u32,
             vcs: cfg.vcs,
