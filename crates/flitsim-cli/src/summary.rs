@@ -65,6 +65,26 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         let _ = writeln!(o, "{}", latency_line("network latency", &st.network_latency));
     }
     let _ = writeln!(o, "average hops      {:.3}   packets measured {}  delivered {}", st.avg_hops, st.packets_measured, st.packets_delivered);
+    if let Some(u) = &r.units {
+        let mut line = format!("in bytes          {} B/flit: offered {:.2}, accepted {:.2} B/node/cycle", u.flit_bytes, u.offered_bytes_per_cycle, u.accepted_bytes_per_cycle);
+        if let (Some(c), Some([mean, min, max])) = (u.cycle_ns, u.accepted_mb_per_s) {
+            line += &format!("; cycle {c:.3} ns, accepted {mean:.1} MB/s/node (min {min:.1}, max {max:.1})");
+        }
+        let _ = writeln!(o, "{line}");
+    }
+    if let Some(m) = &r.messages {
+        let _ = writeln!(
+            o,
+            "messages          {} B in {} packets ({} flits): {} created, {} delivered, {} incomplete; latency mean {:.1} (min {}, max {}) cycles, last done at {}",
+            m.bytes, m.packets, m.flits, m.created, m.delivered, m.incomplete, m.latency_mean, m.latency_min, m.latency_max, m.completion
+        );
+        let f = &m.flow_bandwidth;
+        let mut line = format!("  per flow        {} flows: mean {:.3}, min {:.3}, max {:.3} B/cycle", f.flows, f.mean, f.min, f.max);
+        if let Some(b) = &m.flow_mib_per_s {
+            line += &format!(" = mean {:.1}, min {:.1}, max {:.1} MiB/s", b.mean, b.min, b.max);
+        }
+        let _ = writeln!(o, "{line}");
+    }
     if r.phases.len() > 1 {
         for p in &r.phases {
             let _ = writeln!(

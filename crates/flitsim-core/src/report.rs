@@ -62,6 +62,41 @@ pub struct Report {
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<FaultsReport>,
+    /// With `traffic.message`: messages delivered, their latency and the bandwidth per
+    /// flow, over the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<crate::endpoint::reassembly::MessageReport>,
+    /// With `channel.flit_bytes`: the window's throughput in bytes (and with
+    /// `channel.link_gbps` in MB/s, latencies in ns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitsReport>,
+    /// With `routing.selection = "adaptive"` or `"probing"`: blocked packets, route
+    /// changes, probes (see [`crate::endpoint::dispersion`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispersion: Option<crate::endpoint::dispersion::DispersionCounters>,
+}
+
+/// The measurement window's results in physical units (see [`crate::link::units`]).
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct UnitsReport {
+    /// Bytes per flit.
+    pub flit_bytes: u32,
+    /// Link rate, Gbit/s, when given.
+    pub link_gbps: Option<f64>,
+    /// Cycle time, ns, when the link rate is given.
+    pub cycle_ns: Option<f64>,
+    /// Offered load, bytes/node/cycle.
+    pub offered_bytes_per_cycle: f64,
+    /// Accepted throughput (mean per node), bytes/node/cycle.
+    pub accepted_bytes_per_cycle: f64,
+    /// Offered load per node, MB/s (10^6 bytes/s).
+    pub offered_mb_per_s: Option<f64>,
+    /// Accepted throughput per node (mean, least, greatest), MB/s.
+    pub accepted_mb_per_s: Option<[f64; 3]>,
+    /// Mean packet latency, ns.
+    pub packet_latency_ns: Option<f64>,
+    /// Mean network latency, ns.
+    pub network_latency_ns: Option<f64>,
 }
 
 /// Failures and their cost (see [`crate::link::faults`]).

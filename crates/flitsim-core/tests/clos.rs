@@ -237,7 +237,7 @@ fn config_errors_name_the_field_and_the_fix() {
         (format!("[topology]\ntype = \"clos\"\nradix = 64\nstages = 3\n{ud}"), "topology", "at most 64"),
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n".into(), "routing.type", "updown"),
         (ud.into(), "routing.type", "clos"),
-        ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\nselection = \"adaptive\"\n".into(), "routing.selection", "random"),
+        ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\nselection = \"dispersive\"\n".into(), "routing.selection", "probing"),
         ("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 2\n".into(), "router.vcs", "fewer VCs"),
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\ntype = \"buffered_crossbar\"\n".into(), "router.type", "input_queued"),
     ];

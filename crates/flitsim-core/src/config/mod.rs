@@ -95,6 +95,15 @@ pub struct ChannelConfig {
     /// (error-free channels).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<crate::link::retry::RetryParams>,
+    /// Bytes a flit carries (>= 1), so that results read in bytes; needed by
+    /// `traffic.message`. See [`crate::link::units`]. Default: none (flits only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flit_bytes: Option<u32>,
+    /// Link rate in Gbit/s (> 0; needs `flit_bytes`): the cycle is `8 flit_bytes /
+    /// link_gbps` ns, and results also read in MB/s and ns (SiCortex 12.8, i.e.
+    /// 1.6 GB/s; Myrinet-10G 10). Default: none (cycles only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_gbps: Option<f64>,
 }
 
 fn d_one() -> u32 {
@@ -103,7 +112,7 @@ fn d_one() -> u32 {
 
 impl Default for ChannelConfig {
     fn default() -> Self {
-        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, retry: None }
+        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, retry: None, flit_bytes: None, link_gbps: None }
     }
 }
 
@@ -132,6 +141,12 @@ pub struct SimConfig {
     /// (slow; for tests and debugging). Default false.
     #[serde(default)]
     pub check: bool,
+    /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`):
+    /// end the run, and the measurement window with it, in the first cycle after warm-up
+    /// in which every source has created all its packets and every packet is delivered
+    /// or lost; the window is then `[warmup, that cycle)`. Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub until_done: bool,
 }
 
 fn d_warmup() -> u64 {
@@ -149,7 +164,7 @@ fn d_watchdog() -> u64 {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { warmup: 1000, measure: 10_000, drain_limit: 50_000, watchdog: 5000, check: false }
+        SimConfig { warmup: 1000, measure: 10_000, drain_limit: 50_000, watchdog: 5000, check: false, until_done: false }
     }
 }
 
@@ -292,7 +307,8 @@ impl Config {
             crate::topology::Shape::Kautz | crate::topology::Shape::FatTree => NodeSpace::crossbar(topology.num_nodes),
             _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
         };
-        let workload = Workload::build(&self.traffic, &space, self.seed)?;
+        let units = crate::link::units::Units::build(self.channel.flit_bytes, self.channel.link_gbps)?;
+        let workload = Workload::build_with(&self.traffic, &space, self.seed, units.map(|u| u.flit_bytes))?;
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
         match &self.router {
@@ -363,7 +379,15 @@ impl Config {
                 ),
             ));
         }
-        let (routing, faults) = self.routes_on(&mut topology)?;
+        let (mut routing, faults) = self.routes_on(&mut topology)?;
+        if let RoutingConfig::Source { rail_threshold: Some(t), .. } = &self.routing {
+            let Some(m) = workload.message() else {
+                return Err(Error::config("routing.rail_threshold", "the threshold compares message sizes: give `traffic.message`, or remove the threshold (every packet multi-rail)"));
+            };
+            if let (RoutingFunction::Source(s), true) = (&mut routing, m.bytes < *t) {
+                s.single_rail();
+            }
+        }
         if let (RoutingConfig::Table { tables: Some(file), .. }, None) = (&self.routing, &faults) {
             // Tables from a file are checked as routes around failures are.
             let check = crate::routing::cdg::check(&routing, &topology, self.router.vcs());

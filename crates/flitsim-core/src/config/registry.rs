@@ -44,6 +44,8 @@ pub const TABLES: &[Entry] = &[
             ("dim_latency", "none", "per-dimension latency overriding `latency`, x first"),
             ("endpoint_latency", "1", "injection and ejection channel latency, cycles (1..=1000)"),
             ("retry", "none", "[channel.retry]: link-level retry (SiCortex) on every router-to-router link; crosspoint switch only"),
+            ("flit_bytes", "none", "bytes per flit (>= 1): results also in bytes; needed by traffic.message"),
+            ("link_gbps", "none", "link rate, Gbit/s (> 0; needs flit_bytes): cycle = 8 flit_bytes / link_gbps ns, results also in MB/s and ns"),
         ],
     },
     Entry {
@@ -69,6 +71,8 @@ pub const TABLES: &[Entry] = &[
             ("packet_size", "1", "flits per packet, or { sizes = [..], weights = [..] }"),
             ("phases", "[]", "list of { duration, load, pattern? }: a phased schedule replacing load/pattern over time"),
             ("packets_per_source", "none", "most packets each source creates over the run, >= 1 (e.g. N - 1 with all_to_all); none = no limit"),
+            ("source_queue", "none", "most packets (messages) a source queue holds, >= 1; none = unbounded (1 message with backlogged injection)"),
+            ("message", "none", "{ bytes, mtu?, header_flits = 0, per_source? }: messages segmented into packets of mtu payload bytes (needs channel.flit_bytes), reassembled at the receiver"),
         ],
     },
     Entry {
@@ -81,6 +85,7 @@ pub const TABLES: &[Entry] = &[
             ("drain_limit", "50000", "most cycles to wait after the window for measured packets"),
             ("watchdog", "5000", "cycles without any flit moving (while flits are buffered) before a deadlock error"),
             ("check", "false", "verify flit/credit conservation and buffer bounds every cycle"),
+            ("until_done", "false", "finite workloads: end the run and window once every packet is created and delivered"),
         ],
     },
     Entry {
@@ -205,7 +210,7 @@ mod tests {
                     toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
                 } else if *p == "retry" {
                     e.name == "channel"
-                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || *p == "dim_latency" || *p == "packets_per_source" };
+                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "packets_per_source", "source_queue", "message", "flit_bytes", "link_gbps", "until_done"].contains(p) };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

@@ -7,7 +7,11 @@
 //! load is never throttled by the network), and (4) sends at most one flit of the packet
 //! at the head of its source queue. A packet is sent whole before the next one starts;
 //! its VC is chosen when its head goes (round robin among the VCs the flow control lets
-//! it claim).
+//! it claim). With message-level traffic a creation queues all the packets of a message,
+//! and the receiver reassembles them ([`reassembly`]).
+
+pub mod dispersion;
+pub mod reassembly;
 
 use std::collections::VecDeque;
 
@@ -45,6 +49,14 @@ struct Nic {
     queue: VecDeque<u32>,
     src_state: SourceState,
     rng: SimRng,
+    /// Flow control stopped the packet being sent (adaptive dispersion senses it).
+    blocked: bool,
+    /// This cycle's head (packet id) and finished packet (destination, blocked), for
+    /// the dispersion step after it.
+    started: Option<u32>,
+    finished: Option<(u32, bool)>,
+    /// Adaptive and probing dispersion: the current route per destination.
+    routes: dispersion::NicRoutes,
 }
 
 /// How endpoints pick the VC of a packet's head (the same for all).
@@ -93,6 +105,22 @@ pub struct Endpoints {
     /// Per (destination, source): one more than the newest sequence number delivered
     /// (empty above [`ORDER_CHECK_NODES`] endpoints).
     order: Vec<u32>,
+    /// Message-level traffic: the receivers' reassembly and the message totals.
+    pub reassembly: Option<reassembly::Reassembly>,
+    /// Adaptive and probing dispersion: what the NICs did.
+    pub dispersion: dispersion::DispersionCounters,
+    /// A probe's round trip: `2 (base + per_hop h)` cycles over `h` switch-to-switch
+    /// hops (see [`Endpoints::set_probe_timing`]).
+    probe_timing: (u64, u64),
+}
+
+/// What the NICs need of the network to pick source routes (adaptive dispersion).
+#[derive(Clone, Copy)]
+pub struct NicView<'a> {
+    /// The routing function.
+    pub routing: &'a crate::routing::RoutingFunction,
+    /// The topology.
+    pub topo: &'a Topology,
 }
 
 impl Endpoints {
@@ -121,17 +149,46 @@ impl Endpoints {
                     queue: VecDeque::new(),
                     src_state,
                     rng,
+                    blocked: false,
+                    started: None,
+                    finished: None,
+                    routes: dispersion::NicRoutes::default(),
                 }
             })
             .collect();
         let order = if n <= ORDER_CHECK_NODES { vec![0; (n * n) as usize] } else { Vec::new() };
-        Endpoints { n, vcs, vc_lo: inj_range.0 as u32, vc_hi: inj_range.1 as u32, flow, nics, credits: vec![depth; (n * vcs) as usize], phase_flits: vec![0; workload.phases().len()], order }
+        let reassembly = workload.message().map(|m| reassembly::Reassembly::new(n, *m));
+        Endpoints {
+            n,
+            vcs,
+            vc_lo: inj_range.0 as u32,
+            vc_hi: inj_range.1 as u32,
+            flow,
+            nics,
+            credits: vec![depth; (n * vcs) as usize],
+            phase_flits: vec![0; workload.phases().len()],
+            order,
+            reassembly,
+            dispersion: dispersion::DispersionCounters::default(),
+            probe_timing: (0, 0),
+        }
+    }
+
+    /// A probe's zero-load head latency over `h` switch-to-switch hops is `base + per_hop
+    /// h`; its answer returns after twice that.
+    pub fn set_probe_timing(&mut self, base: u64, per_hop: u64) {
+        self.probe_timing = (base, per_hop);
     }
 
     /// Packets the sources did not inject because failures left the destination
     /// unreachable: `(all, of which to failed nodes)`.
     pub fn unroutable(&self) -> (u64, u64) {
         self.nics.iter().map(|nic| nic.src_state.unroutable()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// Will no source create another packet (see [`Workload::exhausted`])?
+    pub fn exhausted(&self, workload: &Workload, phase: Option<usize>) -> bool {
+        self.nics.iter().enumerate().all(|(e, nic)| workload.exhausted(phase, e as u32, &nic.src_state))
     }
 
     /// Packets waiting in all source queues (including one partly sent).
@@ -153,15 +210,23 @@ impl Endpoints {
         ctr: &mut Counters,
         routers: &mut Routers,
         throttle: Throttle,
+        view: NicView,
     ) {
         let vcs = self.vcs as usize;
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
         let n = self.n as usize;
-        let Endpoints { nics, credits, phase_flits, order, .. } = self;
+        let disp = match view.routing {
+            crate::routing::RoutingFunction::UpDown(u) => u.dispersion().map(|p| Disperse { routing: u, params: p, topo: view.topo, timing: self.probe_timing }),
+            _ => None,
+        };
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, .. } = self;
         for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
             let ctx = (now, phase, workload, sending, throttle);
             let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
-            Self::step(e as u32, nic, credits, phase_flits, order, ctx, ch, packets, stats, ctr, routers);
+            Self::step(e as u32, nic, credits, phase_flits, (order, reassembly.as_mut()), ctx, ch, packets, stats, ctr, routers);
+            if let Some(d) = &disp {
+                d.after_step(e as u32, nic, now, packets, routers, dispersion);
+            }
         }
     }
 
@@ -173,7 +238,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        order: &mut [u32],
+        (order, reassembly): (&mut [u32], Option<&mut reassembly::Reassembly>),
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -211,22 +276,33 @@ impl Endpoints {
                         *next = pk.seq + 1;
                     }
                 }
+                if let Some(r) = reassembly {
+                    r.packet(pk.src, e, pk.seq, pk.create, now);
+                }
                 workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
                 packets.release(f.pid);
             }
         }
         // (3) Generation.
         if let Some(ph) = phase {
-            let full = nic.queue.len() as u32 >= workload.source_queue();
-            let generated = workload.generate(ph, e, &mut nic.src_state, &mut nic.rng);
+            let message = workload.message();
+            let count = message.map_or(1, |m| m.packets);
+            // Room for a whole packet (message)?
+            let full = nic.queue.len() as u64 + count as u64 > workload.source_queue() as u64;
+            // A backlogged source only creates when there is room (it suppresses nothing).
+            let generated = if full && workload.backlogged() { None } else { workload.generate(ph, e, &mut nic.src_state, &mut nic.rng) };
             if full && generated.is_some() {
-                ctr.packets_suppressed += 1;
+                ctr.packets_suppressed += count as u64;
             } else if let Some((dst, size)) = generated {
                 let measured = stats.in_window(now);
-                let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (nic.src_state.created() - 1) as u32, age: 0, hop_start: 0, route: 0 });
-                stats.on_created(e, size, now);
-                ctr.packets_created += 1;
-                nic.queue.push_back(pid);
+                let first = nic.src_state.created() - count as u64;
+                for k in 0..count {
+                    let size = message.map_or(size, |m| m.flits_of(k));
+                    let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (first + k as u64) as u32, age: 0, hop_start: 0, route: 0 });
+                    stats.on_created(e, size, now);
+                    nic.queue.push_back(pid);
+                }
+                ctr.packets_created += count as u64;
             }
         }
         // (4) Injection of one flit.
@@ -267,13 +343,18 @@ impl Endpoints {
                     break;
                 }
             }
-            let Some(v) = chosen else { return };
+            let Some(v) = chosen else {
+                nic.blocked = true;
+                return;
+            };
             nic.cur_vc = v as u8;
+            nic.started = Some(pid);
             nic.vc_ptr = if v + 1 >= vc_hi { vc_lo as u8 } else { v as u8 + 1 };
             packets.get_mut(pid).inject = now;
         }
         let v = nic.cur_vc as usize;
         if credits[v] == 0 {
+            nic.blocked = true;
             return;
         }
         credits[v] -= 1;
@@ -286,10 +367,52 @@ impl Endpoints {
         ctr.flits_injected += 1;
         ctr.last_progress = now;
         if idx + 1 == size {
+            nic.finished = Some((packets.get(pid).dst, nic.blocked));
+            nic.blocked = false;
             nic.sent = 0;
             nic.queue.pop_front();
         } else {
             nic.sent = idx + 1;
+        }
+    }
+}
+
+/// Adaptive dispersion for one cycle: the routing function, its parameters and what a
+/// probe needs.
+struct Disperse<'a> {
+    routing: &'a crate::routing::updown_net::UpDownRouting,
+    params: &'a dispersion::DispersionParams,
+    topo: &'a Topology,
+    timing: (u64, u64),
+}
+
+impl Disperse<'_> {
+    /// After NIC `e` stepped: write the route of a head it started, and sense the
+    /// back-pressure on a packet it finished (probing its alternative if the scheme says).
+    #[inline]
+    fn after_step(&self, e: u32, nic: &mut Nic, now: u64, packets: &mut PacketArena, routers: &Routers, c: &mut dispersion::DispersionCounters) {
+        if let Some(pid) = nic.started.take() {
+            let dst = packets.get(pid).dst;
+            let count = self.routing.route_count(e, dst);
+            let initial = self.routing.route_index(e, dst, 0) as u32;
+            let r = nic.routes.route(dst, initial, now, self.params, count, &mut nic.rng, c);
+            if dst != e {
+                packets.get_mut(pid).route = self.routing.route_string_at(e, dst, r as u64);
+            }
+        }
+        if let Some((dst, blocked)) = nic.finished.take() {
+            let count = self.routing.route_count(e, dst);
+            if let dispersion::Action::Probe(r) = nic.routes.sent(dst, blocked, now, self.params, count, &mut nic.rng, c) {
+                let (mut busy, mut hops) = (false, 0u64);
+                self.routing.for_each_hop(self.topo, e, dst, r as u64, |router, port| {
+                    hops += 1;
+                    if let Routers::Iq(iq) = routers {
+                        busy |= iq.output_in_use(router, port);
+                    }
+                });
+                let rtt = 2 * (self.timing.0 + self.timing.1 * (hops - 1));
+                nic.routes.probe_sent(dst, r, !busy, now, rtt, c);
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod errors;
 pub mod faults;
 pub mod retry;
 pub mod ring;
+pub mod units;
 
 pub use ring::{Ring, RingPool, Slot};
 

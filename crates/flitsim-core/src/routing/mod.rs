@@ -111,19 +111,38 @@ pub enum RoutingConfig {
         /// route). Longer routes need up to floor(D/2) + 2 VCs. Crosspoint switches only.
         #[serde(default = "one")]
         rails: u32,
+        /// Multi-rail only for long messages (section 6.1: "long messages ... are split
+        /// into three separate streams"): messages of at least this many bytes take the
+        /// `rails`, shorter ones the shortest route. Needs `traffic.message`. Default:
+        /// none (every packet multi-rail).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rail_threshold: Option<u64>,
     },
     /// Up*/down* source routing on a fat tree (Clos, k-ary n-tree): the NIC chooses one
     /// of the shortest up*/down* routes per packet and the packet carries it (one port
     /// per switch); deadlock-free on one VC. Input-queued router only.
     Updown {
-        /// `static` (default: one fixed route per pair, by `static_scheme`) or `random`
-        /// (a random route per packet).
+        /// `static` (default: one fixed route per pair, by `static_scheme`), `random` (a
+        /// random route per packet), `adaptive` or `probing` (dispersion at the NIC on
+        /// sensing back-pressure, [`crate::endpoint::dispersion`]).
         #[serde(default)]
         selection: updown_net::Selection,
         /// Which route a static table holds: `destination` (default, destination-mod-k),
         /// `source` (source-mod-k) or `hashed` (pseudo-random per pair from the seed).
         #[serde(default)]
         static_scheme: updown_net::StaticSchemeConfig,
+        /// Adaptive and probing: blocked packets tolerated before dispersing. Default 4
+        /// (adaptive), 16 (probing), the paper's settings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        threshold: Option<u32>,
+        /// Adaptive and probing: probability in [0, 1] of changing route on sensing
+        /// contention. Default 0.5 (adaptive), 1 (probing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        probability: Option<f64>,
+        /// Probing: failed probes in a row before a forced dispersion (>= 1). Default
+        /// twice the pair's route count.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        probe_limit: Option<u32>,
     },
 }
 
@@ -187,12 +206,20 @@ enum RawRouting {
         vc_start: source::VcStart,
         #[serde(default = "one")]
         rails: u32,
+        #[serde(default)]
+        rail_threshold: Option<u64>,
     },
     Updown {
         #[serde(default)]
         selection: updown_net::Selection,
         #[serde(default)]
         static_scheme: updown_net::StaticSchemeConfig,
+        #[serde(default)]
+        threshold: Option<u32>,
+        #[serde(default)]
+        probability: Option<f64>,
+        #[serde(default)]
+        probe_limit: Option<u32>,
     },
 }
 
@@ -204,8 +231,8 @@ impl<'de> Deserialize<'de> for RoutingConfig {
                 RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
-            RawRouting::Source { vc_start, rails } => RoutingConfig::Source { vc_start, rails },
-            RawRouting::Updown { selection, static_scheme } => RoutingConfig::Updown { selection, static_scheme },
+            RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
+            RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit },
         })
     }
 }
@@ -256,13 +283,17 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
     params: &[
         ("vc_start", "exact", "exact (arrive on VC 0) | half (start every packet on floor(D/2))"),
         ("rails", "1", "multi-rail: spread packets over this many node-disjoint routes (1..=d; crosspoint switch)"),
+        ("rail_threshold", "none", "multi-rail only for messages of at least this many bytes (needs traffic.message)"),
     ],
 }, crate::config::registry::Entry {
     family: "routing",
     name: "updown",
     summary: "up*/down* source routes on a fat tree (Clos, k-ary n-tree), chosen at the NIC and carried in the packet; deadlock-free on 1 VC (input-queued router)",
     params: &[
-        ("selection", "static", "static (one route per pair) | random (a random route per packet)"),
+        ("selection", "static", "static (one route per pair) | random (a random route per packet) | adaptive | probing (dispersion at the NIC on back-pressure)"),
+        ("threshold", "4 / 16", "adaptive, probing: blocked packets tolerated before dispersing"),
+        ("probability", "0.5 / 1", "adaptive, probing: probability of changing route on sensing contention"),
+        ("probe_limit", "2 x routes", "probing: failed probes in a row before a forced dispersion"),
         ("static_scheme", "destination", "destination (destination-mod-k) | source (source-mod-k) | hashed (per pair, from the seed)"),
     ],
 }];
@@ -311,7 +342,10 @@ impl RoutingFunction {
         }
         match cfg {
             RoutingConfig::Updown { .. } if faults => Err(Error::config("faults", "up*/down* routing does not route around failed links or switches yet; remove the [faults]")),
-            RoutingConfig::Updown { selection, static_scheme } => Ok(RoutingFunction::UpDown(updown_net::UpDownRouting::new(topo, *selection, *static_scheme, vcs, seed, path)?)),
+            RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit } => {
+                let d = crate::endpoint::dispersion::DispersionConfig { threshold: *threshold, probability: *probability, probe_limit: *probe_limit };
+                Ok(RoutingFunction::UpDown(updown_net::UpDownRouting::new(topo, *selection, *static_scheme, vcs, seed, path)?.with_dispersion(&d, path)?))
+            }
             RoutingConfig::Dor { .. } if faults => Err(Error::config(
                 format!("{path}.type"),
                 "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
@@ -345,7 +379,7 @@ impl RoutingFunction {
             }
             RoutingConfig::Source { rails, .. } if faults && *rails > 1 => Err(Error::config(format!("{path}.rails"), "multi-rail routes around failures are not modelled yet; use rails = 1 with faults")),
             RoutingConfig::Source { vc_start, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?)),
-            RoutingConfig::Source { vc_start, rails } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
+            RoutingConfig::Source { vc_start, rails, .. } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 if let Some(file) = tables {

@@ -166,6 +166,11 @@ impl SourceRouting {
         Ok(self)
     }
 
+    /// Back to the shortest route only (messages below `routing.rail_threshold`).
+    pub fn single_rail(&mut self) {
+        self.rails = 1;
+    }
+
     /// Rails per pair.
     pub fn rails(&self) -> u32 {
         self.rails

@@ -50,6 +50,13 @@ pub enum Selection {
     Static,
     /// A random route per packet.
     Random,
+    /// Adaptive dispersion at the NIC ([`crate::endpoint::dispersion`]): the static route
+    /// until back-pressure beyond `routing.threshold` blocked packets, then a random
+    /// other route with `routing.probability`.
+    Adaptive,
+    /// Probing adaptive dispersion ([`crate::endpoint::dispersion`]): switch only to a
+    /// route a probe found unused; forced after `routing.probe_limit` failed probes.
+    Probing,
 }
 
 /// `routing.static_scheme`: which route a static NIC table holds for a pair.
@@ -76,6 +83,8 @@ pub struct UpDownRouting {
     vcs: u32,
     net_ports: u32,
     bits: u32,
+    /// Adaptive and probing selection: the NIC's parameters.
+    dispersion: Option<crate::endpoint::dispersion::DispersionParams>,
 }
 
 impl UpDownRouting {
@@ -99,7 +108,52 @@ impl UpDownRouting {
             StaticSchemeConfig::Hashed => StaticScheme::Hashed { seed },
         };
         let key = mix64(seed ^ mix64(domain::ROUTE));
-        Ok(UpDownRouting { tree: tree.clone(), selection, scheme, key, vcs, net_ports: topo.net_ports, bits })
+        Ok(UpDownRouting { tree: tree.clone(), selection, scheme, key, vcs, net_ports: topo.net_ports, bits, dispersion: None })
+    }
+
+    /// The adaptive and probing schemes' parameters (`routing.threshold`, ...); errors
+    /// name `{path}.field`.
+    pub fn with_dispersion(mut self, cfg: &crate::endpoint::dispersion::DispersionConfig, path: &str) -> Result<Self> {
+        let given = cfg.threshold.is_some() || cfg.probability.is_some() || cfg.probe_limit.is_some();
+        match self.selection {
+            Selection::Adaptive | Selection::Probing => {
+                self.dispersion = Some(crate::endpoint::dispersion::DispersionParams::build(cfg, self.selection == Selection::Probing, path)?);
+            }
+            _ if given => {
+                return Err(Error::config(format!("{path}.selection"), "threshold, probability and probe_limit are parameters of the dispersive schemes; use selection = \"adaptive\" or \"probing\", or remove them"));
+            }
+            _ => {}
+        }
+        if self.selection == Selection::Adaptive && cfg.probe_limit.is_some() {
+            return Err(Error::config(format!("{path}.probe_limit"), "only the probing scheme probes; use selection = \"probing\", or remove probe_limit"));
+        }
+        Ok(self)
+    }
+
+    /// The NIC's dispersion parameters (adaptive and probing selection).
+    pub fn dispersion(&self) -> Option<&crate::endpoint::dispersion::DispersionParams> {
+        self.dispersion.as_ref()
+    }
+
+    /// Number of routes from `src` to `dst` (1 on one leaf or to itself).
+    pub fn route_count(&self, src: u32, dst: u32) -> u32 {
+        let Some(u) = self.tree.common_ancestor_level(src, dst) else { return 1 };
+        (0..u).map(|l| self.tree.up_ports(l)).product()
+    }
+
+    /// Call `f(router, output port)` for every switch hop of route `index` from `src` to
+    /// `dst` (the last is the destination leaf's local port).
+    pub fn for_each_hop(&self, topo: &Topology, src: u32, dst: u32, index: u64, mut f: impl FnMut(u32, u32)) {
+        let mut s = self.route_string_at(src, dst, index);
+        let mut r = topo.router_of(src);
+        loop {
+            let port = self.shift(&mut s);
+            f(r, port);
+            if port >= self.net_ports {
+                return;
+            }
+            r = topo.channels[topo.out_channel[(r * topo.ports + port) as usize] as usize].dst_router;
+        }
     }
 
     /// VCs per port (all usable by every packet).
@@ -117,7 +171,8 @@ impl UpDownRouting {
         let Some(u) = self.tree.common_ancestor_level(src, dst) else { return 0 };
         let count: u64 = (0..u).map(|l| self.tree.up_ports(l) as u64).product();
         match self.selection {
-            Selection::Static => updown::static_index(&self.tree, src, dst, self.scheme).unwrap_or(0),
+            // The dispersive schemes start on the static route; the NIC writes the route.
+            Selection::Static | Selection::Adaptive | Selection::Probing => updown::static_index(&self.tree, src, dst, self.scheme).unwrap_or(0),
             Selection::Random => mix64(self.key ^ mix64((src as u64) << 32 | seq as u64)) % count,
         }
     }
@@ -125,11 +180,16 @@ impl UpDownRouting {
     /// The route string of packet number `seq` from node `src` to node `dst` (see the
     /// module docs): crossbar ports, the destination's local port last.
     pub fn route_string(&self, src: u32, dst: u32, seq: u32) -> u64 {
+        self.route_string_at(src, dst, self.route_index(src, dst, seq))
+    }
+
+    /// The route string of route `index` (`0..route_count`) from `src` to `dst`.
+    pub fn route_string_at(&self, src: u32, dst: u32, index: u64) -> u64 {
         let local = self.net_ports + self.tree.leaf_port_of(dst);
         if src == dst {
             return local as u64;
         }
-        let route = updown::route(&self.tree, src, dst, self.route_index(src, dst, seq)).expect("nodes of the tree, distinct, index in range");
+        let route = updown::route(&self.tree, src, dst, index).expect("nodes of the tree, distinct, index in range");
         let ports = route.ports();
         let mut bits = 0u64;
         for (i, &p) in ports.iter().enumerate() {
@@ -147,11 +207,12 @@ impl UpDownRouting {
         here
     }
 
-    /// The candidate for a head at a router: a fresh route string at the source leaf
-    /// (`from_nic`), then this switch's symbol, on any VC.
+    /// The candidate for a head at a router: at the source leaf (`from_nic`) a fresh
+    /// route string unless the NIC wrote one (a route string is never 0: its last symbol
+    /// is a local port), then this switch's symbol, on any VC.
     #[inline]
     pub fn route_carried(&self, from_nic: bool, src: u32, dst: u32, seq: u32, route: &mut u64) -> Candidate {
-        if from_nic {
+        if from_nic && *route == 0 {
             *route = self.route_string(src, dst, seq);
         }
         Candidate { port: self.shift(route) as u8, vc_lo: 0, vc_hi: self.vcs as u8 }

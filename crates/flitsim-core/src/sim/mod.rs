@@ -134,7 +134,11 @@ impl Simulation {
             RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
             RouterConfig::Crosspoint(c) => Routers::Crosspoint(crate::router::crosspoint::CrosspointRouters::new(c, topo, &channels)),
         };
-        let endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
+        let mut endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
+        // A probe's head crosses both endpoint channels and h + 1 router pipelines and h
+        // router-to-router channels (the zero-load latency of tests/engine_invariants.rs).
+        let (el, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
+        endpoints.set_probe_timing(2 * el + pipe, pipe + lat);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};
@@ -242,7 +246,7 @@ impl Simulation {
                 _ => crate::endpoint::Throttle::Open,
             },
         };
-        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle);
+        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing, topo: &self.spec.topology });
         if self.stats.in_window(now) {
             self.measured_created += self.counters.packets_created - created_before;
         }
@@ -295,6 +299,11 @@ impl Simulation {
         let planned = end;
         while self.now < end {
             self.step()?;
+            if s.until_done && self.now > s.warmup && self.packets.live() == 0 && self.endpoints.exhausted(&self.spec.workload, self.spec.workload.phase_at(self.now)) {
+                self.stats.close_window(self.now);
+                self.queue_at_window_end = 0;
+                break;
+            }
             if self.now.is_multiple_of(4096) {
                 let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
                 progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
@@ -303,7 +312,7 @@ impl Simulation {
         if self.now == end {
             self.queue_at_window_end = self.endpoints.queued();
         }
-        let drain_start = end;
+        let drain_start = self.now.min(end);
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
             self.step()?;
             if self.now.is_multiple_of(4096) {
@@ -370,7 +379,36 @@ impl Simulation {
             .enumerate()
             .map(|(i, (ph, &flits))| PhaseReport { index: i as u32, start: ph.start, end: ph.end.min(self.now), offered: ph.load, delivered_flits: flits })
             .collect();
+        let wire = crate::link::units::Units::build(self.spec.config.channel.flit_bytes, self.spec.config.channel.link_gbps).ok().flatten();
+        let units = wire.map(|u| {
+            let b = u.flit_bytes as f64;
+            let mb = |flits: f64| u.bytes_per_s().map(|r| flits * b * r / 1e6);
+            let ns = |cycles: f64| u.cycle_ns.map(|c| cycles * c);
+            let a = &stats.accepted;
+            crate::report::UnitsReport {
+                flit_bytes: u.flit_bytes,
+                link_gbps: u.link_gbps,
+                cycle_ns: u.cycle_ns,
+                offered_bytes_per_cycle: stats.offered * b,
+                accepted_bytes_per_cycle: a.mean * b,
+                offered_mb_per_s: mb(stats.offered),
+                accepted_mb_per_s: mb(1.0).map(|_| [mb(a.mean).unwrap(), mb(a.min).unwrap(), mb(a.max).unwrap()]),
+                packet_latency_ns: ns(stats.packet_latency.mean),
+                network_latency_ns: ns(stats.network_latency.mean),
+            }
+        });
+        let messages = self.endpoints.reassembly.as_ref().map(|r| {
+            let per = self.spec.workload.message().map_or(1, |m| m.packets as u64);
+            r.report(self.counters.packets_created / per, wire.and_then(|u| u.bytes_per_s()))
+        });
+        let dispersion = match &self.spec.routing {
+            crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some() => Some(self.endpoints.dispersion),
+            _ => None,
+        };
         Report {
+            dispersion,
+            messages,
+            units,
             version: crate::VERSION.to_string(),
             seed: self.spec.config.seed,
             config: self.spec.config.clone(),

@@ -244,6 +244,12 @@ impl Collector {
         }
     }
 
+    /// Close the window early at `now` (a finite workload finished): the window becomes
+    /// `[start, max(start, now))`.
+    pub fn close_window(&mut self, now: u64) {
+        self.end = self.end.min(now).max(self.start);
+    }
+
     /// Whether `cycle` is inside the measurement window `[start, end)`.
     #[inline]
     pub fn in_window(&self, cycle: u64) -> bool {

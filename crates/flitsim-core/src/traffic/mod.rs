@@ -13,6 +13,7 @@
 
 pub mod bisection;
 pub mod injection;
+pub mod message;
 pub mod pattern;
 pub mod size;
 
@@ -23,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::sim::rng::SimRng;
 
 pub use injection::{InjectionConfig, InjectionProcess, SourceState};
+pub use message::{Message, MessageConfig};
 pub use pattern::{NodeSpace, Pattern, PatternConfig};
 pub use size::{PacketSize, PacketSizeConfig, MAX_PACKET_FLITS};
 
@@ -72,7 +74,8 @@ pub struct TrafficConfig {
     /// `merge_to_one`, `all_to_all`. Default uniform.
     #[serde(default)]
     pub pattern: PatternConfig,
-    /// When packets are created: `{ type = "bernoulli" }`, `periodic` or `on_off`.
+    /// When packets are created: `{ type = "bernoulli" }`, `periodic`, `on_off` or
+    /// `backlogged`.
     /// Default bernoulli.
     #[serde(default)]
     pub injection: InjectionConfig,
@@ -97,6 +100,13 @@ pub struct TrafficConfig {
     /// offered load is never throttled by the network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_queue: Option<u32>,
+    /// Message-level traffic (`{ bytes, mtu, header_flits, per_source }`, see
+    /// [`message::MessageConfig`]): the injection process creates whole messages, which
+    /// the NIC segments into packets; the load counts the packets' flits. Needs
+    /// `channel.flit_bytes`; replaces `packet_size` and `packets_per_source`, and
+    /// `source_queue` then counts messages. Default: none (single packets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<MessageConfig>,
 }
 
 fn default_load() -> f64 {
@@ -113,6 +123,7 @@ impl Default for TrafficConfig {
             phases: Vec::new(),
             packets_per_source: None,
             source_queue: None,
+            message: None,
         }
     }
 }
@@ -155,6 +166,11 @@ pub struct Workload {
     packets_per_source: u64,
     /// Source queue capacity in packets; `u32::MAX` when unbounded.
     source_queue: u32,
+    /// Message-level traffic: each creation is a whole message of this shape.
+    message: Option<Message>,
+    /// Backlogged sources (`injection = { type = "backlogged" }`): a source creates
+    /// whenever its queue has room, and never counts a suppressed packet.
+    backlogged: bool,
     /// With failures: the pairs the routes connect, and the endpoints whose router
     /// failed ([`Workload::restrict_to`]).
     reachable: Option<Reachable>,
@@ -211,7 +227,30 @@ impl Workload {
     /// permutations that have no seed of their own. Errors name the full key path
     /// (`traffic.phases[1].load`, `traffic.pattern.nodes`, ...).
     pub fn build(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64) -> Result<Workload> {
+        Self::build_with(cfg, space, run_seed, None)
+    }
+
+    /// As [`build`](Self::build), with the channel's flit size in bytes
+    /// (`channel.flit_bytes`), which message-level traffic needs.
+    pub fn build_with(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64, flit_bytes: Option<u32>) -> Result<Workload> {
         let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
+        let message = match &cfg.message {
+            None => None,
+            Some(m) => {
+                if cfg.packet_size != PacketSizeConfig::default() {
+                    return Err(Error::config("traffic.packet_size", "with `traffic.message` the packets' sizes follow from the message, MTU and flit size; remove `packet_size`"));
+                }
+                if cfg.packets_per_source.is_some() {
+                    return Err(Error::config("traffic.packets_per_source", "with `traffic.message` limit messages instead: use `traffic.message.per_source`"));
+                }
+                Some(Message::build(m, flit_bytes, "traffic.message")?)
+            }
+        };
+        // Loads count flits; a creation is a whole message with messages.
+        let size = match message {
+            Some(m) => PacketSize::message(&m),
+            None => size,
+        };
         check_load(cfg.load, &cfg.injection, size.mean(), "traffic.load")?;
         if cfg.source_queue == Some(0) {
             return Err(Error::config(
@@ -303,15 +342,26 @@ impl Workload {
             });
             start = end;
         }
-        Ok(Workload {
-            info,
-            phases,
-            patterns,
-            size,
-            packets_per_source: cfg.packets_per_source.unwrap_or(u64::MAX),
-            source_queue: cfg.source_queue.unwrap_or(u32::MAX),
-            reachable: None,
-        })
+        let backlogged = cfg.injection == InjectionConfig::Backlogged;
+        if backlogged {
+            // A backlogged source offers all the injection channel carries.
+            info.iter_mut().for_each(|p| p.load = 1.0);
+        }
+        if message.is_some() && patterns.iter().any(|p| p.round_of(0).is_some()) {
+            return Err(Error::config("traffic.message", "a pattern with rounds (recursive doubling) counts single packets; remove `traffic.message` or use another pattern"));
+        }
+        let per_message = message.map_or(1, |m| m.packets as u64);
+        let source_queue = match cfg.source_queue {
+            Some(q) => (q as u64 * per_message).min(u32::MAX as u64) as u32,
+            // A backlogged source holds one message (or packet) at a time.
+            None if backlogged => per_message.min(u32::MAX as u64) as u32,
+            None => u32::MAX,
+        };
+        let packets_per_source = match message {
+            Some(m) => m.per_source.saturating_mul(per_message),
+            None => cfg.packets_per_source.unwrap_or(u64::MAX),
+        };
+        Ok(Workload { info, phases, patterns, size, packets_per_source, source_queue, message, backlogged, reachable: None })
     }
 
     /// Failures: endpoints with `dead[e]` create nothing, and a packet whose destination
@@ -338,6 +388,19 @@ impl Workload {
     pub fn phase_at(&self, cycle: u64) -> Option<usize> {
         let i = self.info.partition_point(|p| p.end <= cycle);
         (i < self.info.len()).then_some(i)
+    }
+
+    /// Message-level traffic: the shape of every message (`None`: single packets).
+    #[inline]
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// Backlogged sources: create whenever the source queue has room, count nothing
+    /// suppressed.
+    #[inline]
+    pub fn backlogged(&self) -> bool {
+        self.backlogged
     }
 
     /// The packet-size distribution (shared by all phases).
@@ -384,24 +447,37 @@ impl Workload {
         {
             return None;
         }
-        let k = state.created;
-        state.created += 1;
+        // With messages, a creation is a whole message: its packets take the next
+        // `packets` sequence numbers, and the pattern sees the message's index.
+        let (k, count, size) = match &self.message {
+            Some(m) => (state.created / m.packets as u64, m.packets as u64, m.flits_of(0)),
+            None => (state.created, 1, 0),
+        };
+        state.created += count;
         let dest = pattern.dest(src, k, rng);
-        let size = self.size.sample(rng);
+        let size = if self.message.is_some() { size } else { self.size.sample(rng) };
         if let Some(reach) = &self.reachable {
             if reach.dead[src as usize] {
                 // A failed node's endpoint sends nothing (its draws are kept, so the
                 // other sources' streams do not depend on which nodes failed).
-                state.created -= 1;
+                state.created -= count;
                 return None;
             }
             if !reach.mask.get(src, dest) {
-                state.unroutable += 1;
-                state.to_failed += reach.dead[dest as usize] as u64;
+                state.unroutable += count;
+                state.to_failed += reach.dead[dest as usize] as u64 * count;
                 return None;
             }
         }
         Some((dest, size))
+    }
+
+    /// Will source `src` (state `state`) never create another packet? True when it has
+    /// created its quota, is not a source of the pattern in force, or its node failed;
+    /// always true after the schedule (`phase` `None`).
+    pub fn exhausted(&self, phase: Option<usize>, src: u32, state: &SourceState) -> bool {
+        let Some(ph) = phase else { return true };
+        state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || self.reachable.as_ref().is_some_and(|r| r.dead[src as usize])
     }
 
     /// A packet created in `phase` as its source's `seq`-th packet was delivered to the

@@ -192,7 +192,14 @@ impl PacketSize {
         }
     }
 
-    /// Mean packet size in flits (weighted by the configured weights).
+    /// The packets of a message: `min`..=`max` flits, and the mean flits per *creation*
+    /// (a whole message), which sets the injection rate for a load in flits.
+    pub(crate) fn message(m: &super::Message) -> Self {
+        PacketSize { kind: Kind::Fixed(m.full_flits), mean: m.flits() as f64, min: m.full_flits.min(m.last_flits), max: m.full_flits.max(m.last_flits) }
+    }
+
+    /// Mean packet size in flits (weighted by the configured weights); with messages,
+    /// the flits of a whole message (what one creation offers).
     pub fn mean(&self) -> f64 {
         self.mean
     }

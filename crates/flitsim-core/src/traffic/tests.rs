@@ -108,6 +108,7 @@ fn config_round_trips_through_toml() {
         }],
         packets_per_source: Some(14),
         source_queue: Some(1),
+        message: Some(super::MessageConfig { bytes: 1 << 20, mtu: Some(4096), header_flits: 1, per_source: Some(50) }),
     };
     let root = Root { traffic: cfg };
     let text = toml::to_string_pretty(&root).unwrap();
@@ -498,7 +499,7 @@ fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
 #[test]
 fn registry_lists_every_pattern_and_injection() {
     let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
-    assert_eq!(names.len(), 16);
+    assert_eq!(names.len(), 18);
     for e in REGISTRY {
         let table = match e.family {
             "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),

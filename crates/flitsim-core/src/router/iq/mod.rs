@@ -255,6 +255,12 @@ pub struct IqRouters {
 }
 
 impl IqRouters {
+    /// Does a packet hold an output VC of `port` at `router` (the link is in use)?
+    pub fn output_in_use(&self, router: u32, port: u32) -> bool {
+        let base = ((router * self.ports + port) * self.vcs) as usize;
+        self.out[base..base + self.vcs as usize].iter().any(|o| o.owner != FREE)
+    }
+
     /// Build the routers of `topo` wired to `ch`.
     pub fn new(cfg: &IqConfig, topo: &Topology, ch: &Channels) -> Self {
         let (p, v, d) = (topo.ports, cfg.vcs, cfg.buffer_depth);

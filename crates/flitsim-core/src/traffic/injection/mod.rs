@@ -46,6 +46,13 @@ pub enum InjectionConfig {
         #[serde(default = "one")]
         peak: f64,
     },
+    /// A saturated source: it always has data to send. It creates a packet (or with
+    /// `traffic.message` a message) whenever its source queue has room, at most one per
+    /// cycle; the queue holds `traffic.source_queue` packets (messages), default one, so
+    /// the next is created as the last one's tail leaves. `traffic.load` is ignored and
+    /// the offered load reported as 1 flit/node/cycle, the injection channel's bandwidth.
+    /// The eBB benchmark's ping-ping: every node streams to its peer as fast as it can.
+    Backlogged,
 }
 
 fn one() -> f64 {
@@ -62,6 +69,7 @@ impl InjectionConfig {
         match self {
             InjectionConfig::Bernoulli | InjectionConfig::Periodic => mean_size,
             InjectionConfig::OnOff { .. } => 1.0,
+            InjectionConfig::Backlogged => f64::INFINITY,
         }
     }
 }
@@ -79,6 +87,7 @@ enum RawInjection {
         #[serde(default = "one")]
         peak: f64,
     },
+    Backlogged {},
 }
 
 impl<'de> Deserialize<'de> for InjectionConfig {
@@ -98,6 +107,7 @@ impl From<RawInjection> for InjectionConfig {
             RawInjection::OnOff { burst_length, peak } => {
                 InjectionConfig::OnOff { burst_length, peak }
             }
+            RawInjection::Backlogged {} => InjectionConfig::Backlogged,
         }
     }
 }
@@ -128,6 +138,12 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
                 "load while ON in flits/node/cycle, in (0, 1], above the offered load",
             ),
         ],
+    },
+    crate::config::registry::Entry {
+        family: "injection",
+        name: "backlogged",
+        summary: "saturated source: a packet (message) whenever the source queue has room; load ignored",
+        params: &[],
     },
 ];
 
@@ -219,6 +235,8 @@ enum Kind {
         /// Stationary P(ON) = load / peak, for the initial state.
         start_on: u64,
     },
+    /// Always ready: the source queue's room decides.
+    Backlogged,
 }
 
 impl InjectionProcess {
@@ -248,6 +266,7 @@ impl InjectionProcess {
         );
         super::check_load(load, cfg, mean_size, load_path)?;
         let kind = match *cfg {
+            InjectionConfig::Backlogged => Kind::Backlogged,
             InjectionConfig::Bernoulli => {
                 if load == 0.0 {
                     Kind::Silent
@@ -358,7 +377,7 @@ impl InjectionProcess {
                 retime(&mut state.clock, interval, rng);
                 state
             }
-            Kind::Silent | Kind::Bernoulli { .. } => SourceState::default(),
+            Kind::Silent | Kind::Bernoulli { .. } | Kind::Backlogged => SourceState::default(),
         }
     }
 
@@ -377,6 +396,7 @@ impl InjectionProcess {
     pub fn fires(&self, state: &mut SourceState, rng: &mut SimRng) -> bool {
         match self.kind {
             Kind::Silent => false,
+            Kind::Backlogged => true,
             Kind::Bernoulli { create } => fires(rng, create),
             Kind::Periodic { interval } => {
                 let clock = &mut state.clock;

@@ -106,6 +106,15 @@ pub enum PatternConfig {
         #[serde(default)]
         seed: Option<u64>,
     },
+    /// The bridge pattern of the eBB paper (section 5.4, [`crate::traffic::bisection::bridge`]):
+    /// the nodes of each first-level crossbar paired with those of the next one, node
+    /// `2i n + q` with `(2i + 1) n + q`; every node sends only to its peer. Needs a
+    /// multiple of `2 per_switch` nodes.
+    Bridge {
+        /// Nodes per first-level crossbar `n` (16 on the paper's Clos). Default 16.
+        #[serde(default = "sixteen")]
+        per_switch: u32,
+    },
     /// With probability `fraction` a packet goes to one of `nodes` (chosen uniformly),
     /// otherwise to a uniformly random node of the whole network.
     Hotspot {
@@ -161,6 +170,10 @@ enum RawPattern {
         #[serde(default)]
         seed: Option<u64>,
     },
+    Bridge {
+        #[serde(default = "sixteen")]
+        per_switch: u32,
+    },
     Hotspot {
         nodes: Vec<u32>,
         fraction: f64,
@@ -195,6 +208,7 @@ impl From<RawPattern> for PatternConfig {
             RawPattern::Neighbor {} => PatternConfig::Neighbor,
             RawPattern::RandomPermutation { seed } => PatternConfig::RandomPermutation { seed },
             RawPattern::RandomBisection { index, seed } => PatternConfig::RandomBisection { index, seed },
+            RawPattern::Bridge { per_switch } => PatternConfig::Bridge { per_switch },
             RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
             RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
             RawPattern::AllToAll {} => PatternConfig::AllToAll,
@@ -244,6 +258,11 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         "random_permutation",
         "random permutation of the nodes fixed at build time",
         &[("seed", "run seed", "seed of the permutation")],
+    ),
+    entry(
+        "bridge",
+        "bridge pattern (eBB paper sec. 5.4): each first-level crossbar's nodes paired with the next one's; N a multiple of 2 per_switch",
+        &[("per_switch", "16", "nodes per first-level crossbar")],
     ),
     entry(
         "random_bisection",
@@ -390,6 +409,7 @@ impl Pattern {
                 let mut generator = crate::traffic::bisection::BisectionGenerator::build(n, seed.unwrap_or(run_seed), &format!("{path}.type"))?;
                 Kind::Table(generator.pattern(*index).partners().into())
             }
+            PatternConfig::Bridge { per_switch } => Kind::Table(crate::traffic::bisection::bridge(n, *per_switch, path)?.partners().into()),
             PatternConfig::Hotspot { nodes, fraction } => {
                 let nodes_path = format!("{path}.nodes");
                 if nodes.is_empty() {
@@ -638,3 +658,7 @@ fn coordinate_shift(space: &NodeSpace, src: u32, step: impl Fn(u32) -> u32) -> u
 
 #[cfg(test)]
 mod tests;
+
+fn sixteen() -> u32 {
+    16
+}

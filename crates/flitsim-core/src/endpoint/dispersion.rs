@@ -1,0 +1,305 @@
+//! Route selection at the NIC by sensing back-pressure: the adaptive and probing adaptive
+//! dispersive routing of Geoffray and Hoefler (`papers/clos-adaptive-routing.txt`,
+//! sections 4.2 and 4.3) for up*/down* source routes on fat trees.
+//!
+//! A NIC keeps one current route per destination (initially the static table's) and
+//! counts the packets to that destination that flow control stopped ("the NIC firmware
+//! knows when the back-pressure flow control is stopping outgoing traffic"): a packet is
+//! *blocked* if in any cycle while it was being sent the NIC had a flit to send and no
+//! credit (the STOP of Myrinet's STOP/GO), or no VC for its head.
+//!
+//! * **Adaptive** (4.2): once the blocked packets since the last route change exceed the
+//!   *dispersion threshold* (4.2.1), each further blocked packet changes the route, with
+//!   the *dispersion probability* (4.2.2), to a uniformly random other route; the count
+//!   restarts at each change.
+//! * **Probing adaptive** (4.3): instead of changing blindly, the NIC probes a random
+//!   alternate route and switches (with the dispersion probability) only if the probe
+//!   found it unused; a probe that found it in use makes the next blocked packet probe
+//!   another. After `probe_limit` failed probes in a row (the local optimum of 4.4.2) it
+//!   disperses anyway, and its threshold is doubled until its next change ("temporarily
+//!   elevating the dispersion threshold following such forced dispersion").
+//!
+//! **The probe.** A Myrinet probe is a light packet sent along the alternate route; here
+//! it is an inspection of that route's switch output ports when it is sent: the route is
+//! in use if a packet holds any of them (an output VC with an owner). The answer reaches
+//! the NIC one round trip later, `2 x` the route's zero-load head latency. The probe takes
+//! no link bandwidth (the paper: probes "require very little bandwidth") and reads the
+//! switches' state at once, which a partitioned run would have to exchange.
+//!
+//! Draws come from the NIC's own random stream, so results do not depend on the order
+//! NICs are stepped in.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::sim::rng::{fires, threshold, SimRng};
+
+/// The configured scheme: `routing.selection` with its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DispersionParams {
+    /// Probing adaptive (else adaptive).
+    pub probing: bool,
+    /// Blocked packets tolerated before dispersing.
+    pub threshold: u32,
+    /// Probability of changing route on sensing contention, as a [`threshold`] of the
+    /// RNG.
+    pub change: u64,
+    /// Failed probes in a row before a forced dispersion.
+    pub probe_limit: u32,
+}
+
+/// The `[routing]` fields of the dispersive schemes (see [`crate::routing::RoutingConfig`]).
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Default)]
+pub struct DispersionConfig {
+    /// Blocked packets tolerated before dispersing. Default 4 (adaptive), 16 (probing).
+    pub threshold: Option<u32>,
+    /// Probability in [0, 1] of changing route on sensing contention. Default 0.5
+    /// (adaptive), 1 (probing).
+    pub probability: Option<f64>,
+    /// Probing: failed probes in a row before a forced dispersion, >= 1. Default: twice
+    /// the pair's route count.
+    pub probe_limit: Option<u32>,
+}
+
+impl DispersionParams {
+    /// Validate; `probing` selects the scheme's defaults (the paper's Figures 4 and 5).
+    pub fn build(cfg: &DispersionConfig, probing: bool, path: &str) -> Result<Self> {
+        let p = cfg.probability.unwrap_or(if probing { 1.0 } else { 0.5 });
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::config(format!("{path}.probability"), format!("dispersion probability {p} must be in [0, 1]")));
+        }
+        if cfg.probe_limit == Some(0) {
+            return Err(Error::config(format!("{path}.probe_limit"), "a limit of 0 failed probes would never probe; give at least 1"));
+        }
+        Ok(DispersionParams { probing, threshold: cfg.threshold.unwrap_or(if probing { 16 } else { 4 }), change: threshold(p), probe_limit: cfg.probe_limit.unwrap_or(0) })
+    }
+}
+
+/// A probe on its way.
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    route: u32,
+    /// Cycle its answer arrives.
+    answer_at: u64,
+    /// Found the route unused.
+    free: bool,
+}
+
+/// One destination's route state at a NIC.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    dst: u32,
+    route: u32,
+    blocked: u32,
+    failed_probes: u32,
+    /// Threshold doubled after a forced dispersion, until the next change.
+    elevated: bool,
+    probe: Option<Probe>,
+}
+
+/// What the NIC should do after a packet was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing.
+    Keep,
+    /// Probe route `r` (probing scheme): the caller inspects it and calls
+    /// [`NicRoutes::probe_sent`].
+    Probe(u32),
+}
+
+/// Counters of the dispersive schemes, over all NICs and the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DispersionCounters {
+    /// Packets the NICs sent whose sending flow control stopped at least once.
+    pub blocked_packets: u64,
+    /// Route changes.
+    pub route_changes: u64,
+    /// Probes sent.
+    pub probes: u64,
+    /// Probes that found their route unused.
+    pub probes_free: u64,
+    /// Dispersions forced after `probe_limit` failed probes.
+    pub forced: u64,
+    /// Cycle of the last route change (0 if none): how long the scheme took to settle.
+    pub last_change: u64,
+}
+
+/// One NIC's routes, per destination it has sent to.
+#[derive(Clone, Debug, Default)]
+pub struct NicRoutes {
+    pairs: Vec<Pair>,
+}
+
+impl NicRoutes {
+    fn pair(&mut self, dst: u32, initial: u32) -> &mut Pair {
+        let i = match self.pairs.iter().position(|p| p.dst == dst) {
+            Some(i) => i,
+            None => {
+                self.pairs.push(Pair { dst, route: initial, blocked: 0, failed_probes: 0, elevated: false, probe: None });
+                self.pairs.len() - 1
+            }
+        };
+        &mut self.pairs[i]
+    }
+
+    /// The route for the next packet to `dst` (`initial`: the static table's route, for
+    /// a destination not seen before). Takes a probe's answer that has arrived by `now`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn route(&mut self, dst: u32, initial: u32, now: u64, p: &DispersionParams, count: u32, rng: &mut SimRng, c: &mut DispersionCounters) -> u32 {
+        let pair = self.pair(dst, initial);
+        if let Some(probe) = pair.probe.filter(|q| q.answer_at <= now) {
+            pair.probe = None;
+            if probe.free {
+                c.probes_free += 1;
+                if fires(rng, p.change) {
+                    Self::switch(pair, probe.route, now, c);
+                }
+            } else {
+                pair.failed_probes += 1;
+                let limit = if p.probe_limit == 0 { 2 * count } else { p.probe_limit };
+                if pair.failed_probes >= limit {
+                    // The local optimum (4.4.2): disperse anyway, and hold the next
+                    // dispersion back so that this NIC loses the next battle.
+                    c.forced += 1;
+                    Self::switch(pair, probe.route, now, c);
+                    pair.elevated = true;
+                }
+            }
+        }
+        pair.route
+    }
+
+    fn switch(pair: &mut Pair, route: u32, now: u64, c: &mut DispersionCounters) {
+        if route != pair.route {
+            c.route_changes += 1;
+            c.last_change = now;
+        }
+        pair.route = route;
+        pair.blocked = 0;
+        pair.failed_probes = 0;
+        pair.elevated = false;
+    }
+
+    /// A packet to `dst` (whose pair has `count` routes) was sent; `blocked` if flow
+    /// control stopped it.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn sent(&mut self, dst: u32, blocked: bool, now: u64, p: &DispersionParams, count: u32, rng: &mut SimRng, c: &mut DispersionCounters) -> Action {
+        if !blocked || count < 2 {
+            return Action::Keep;
+        }
+        c.blocked_packets += 1;
+        let Some(pair) = self.pairs.iter_mut().find(|q| q.dst == dst) else { return Action::Keep };
+        pair.blocked += 1;
+        let limit = if pair.elevated { p.threshold.saturating_mul(2).max(1) } else { p.threshold };
+        if pair.blocked <= limit || pair.probe.is_some() {
+            return Action::Keep;
+        }
+        // A uniformly random other route.
+        let other = |rng: &mut SimRng| {
+            let r = crate::sim::rng::below(rng, count - 1);
+            if r >= pair.route {
+                r + 1
+            } else {
+                r
+            }
+        };
+        if p.probing {
+            return Action::Probe(other(rng));
+        }
+        if fires(rng, p.change) {
+            let r = other(rng);
+            Self::switch(pair, r, now, c);
+        }
+        Action::Keep
+    }
+
+    /// The probe of route `route` to `dst` left at `now`; it found the route `free`, and
+    /// its answer arrives `rtt` cycles later.
+    pub fn probe_sent(&mut self, dst: u32, route: u32, free: bool, now: u64, rtt: u64, c: &mut DispersionCounters) {
+        c.probes += 1;
+        if let Some(pair) = self.pairs.iter_mut().find(|q| q.dst == dst) {
+            pair.probe = Some(Probe { route, answer_at: now + rtt, free });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::stream;
+
+    fn params(probing: bool, threshold: u32, p: f64, limit: u32) -> DispersionParams {
+        DispersionParams::build(&DispersionConfig { threshold: Some(threshold), probability: Some(p), probe_limit: Some(limit) }, probing, "routing").unwrap()
+    }
+
+    #[test]
+    fn adaptive_changes_after_the_threshold_with_certainty_at_probability_one() {
+        let p = params(false, 3, 1.0, 1);
+        let (mut nic, mut rng, mut c) = (NicRoutes::default(), stream(1, 0, 0), DispersionCounters::default());
+        assert_eq!(nic.route(7, 2, 0, &p, 16, &mut rng, &mut c), 2);
+        // Unblocked packets never change anything.
+        for t in 0..10 {
+            assert_eq!(nic.sent(7, false, t, &p, 16, &mut rng, &mut c), Action::Keep);
+        }
+        // Blocked packets 1..=3 are tolerated, the 4th changes the route.
+        for t in 0..3 {
+            nic.sent(7, true, t, &p, 16, &mut rng, &mut c);
+            assert_eq!(nic.route(7, 2, t, &p, 16, &mut rng, &mut c), 2);
+        }
+        nic.sent(7, true, 20, &p, 16, &mut rng, &mut c);
+        let r = nic.route(7, 2, 21, &p, 16, &mut rng, &mut c);
+        assert!(r != 2 && r < 16);
+        assert_eq!((c.blocked_packets, c.route_changes, c.last_change), (4, 1, 20));
+    }
+
+    #[test]
+    fn adaptive_probability_zero_never_changes_and_one_route_never_disperses() {
+        let (mut rng, mut c) = (stream(2, 0, 0), DispersionCounters::default());
+        let mut nic = NicRoutes::default();
+        nic.route(1, 0, 0, &params(false, 0, 0.0, 1), 4, &mut rng, &mut c);
+        for t in 0..100 {
+            nic.sent(1, true, t, &params(false, 0, 0.0, 1), 4, &mut rng, &mut c);
+        }
+        assert_eq!(c.route_changes, 0);
+        let mut one = NicRoutes::default();
+        one.route(1, 0, 0, &params(false, 0, 1.0, 1), 1, &mut rng, &mut c);
+        assert_eq!(one.sent(1, true, 0, &params(false, 0, 1.0, 1), 1, &mut rng, &mut c), Action::Keep);
+        assert_eq!(c.blocked_packets, 100);
+    }
+
+    #[test]
+    fn probing_switches_only_to_a_free_route_and_forces_after_the_limit() {
+        let p = params(true, 0, 1.0, 2);
+        let (mut nic, mut rng, mut c) = (NicRoutes::default(), stream(3, 0, 0), DispersionCounters::default());
+        nic.route(5, 1, 0, &p, 8, &mut rng, &mut c);
+        // A blocked packet probes; the probe finds the route busy: no change.
+        let Action::Probe(a) = nic.sent(5, true, 0, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
+        assert_ne!(a, 1);
+        nic.probe_sent(5, a, false, 0, 10, &mut c);
+        // While the probe is out no other is sent; before the answer the route holds.
+        assert_eq!(nic.sent(5, true, 1, &p, 8, &mut rng, &mut c), Action::Keep);
+        assert_eq!(nic.route(5, 1, 9, &p, 8, &mut rng, &mut c), 1);
+        assert_eq!(nic.route(5, 1, 10, &p, 8, &mut rng, &mut c), 1);
+        // A second busy probe reaches the limit of 2: forced dispersion to it.
+        let Action::Probe(b) = nic.sent(5, true, 11, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
+        nic.probe_sent(5, b, false, 11, 10, &mut c);
+        assert_eq!(nic.route(5, 1, 21, &p, 8, &mut rng, &mut c), b);
+        assert_eq!((c.probes, c.probes_free, c.forced), (2, 0, 1));
+        // The threshold is now elevated (0 -> 0 doubled, at least 1): one blocked packet
+        // is tolerated, the next probes; a free probe switches.
+        assert_eq!(nic.sent(5, true, 22, &p, 8, &mut rng, &mut c), Action::Keep);
+        let Action::Probe(d) = nic.sent(5, true, 23, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
+        nic.probe_sent(5, d, true, 23, 4, &mut c);
+        assert_eq!(nic.route(5, 1, 27, &p, 8, &mut rng, &mut c), d);
+        assert_eq!(c.probes_free, 1);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let e = |cfg: DispersionConfig| DispersionParams::build(&cfg, true, "routing").unwrap_err().to_string();
+        assert!(e(DispersionConfig { probability: Some(1.5), ..Default::default() }).contains("routing.probability"));
+        assert!(e(DispersionConfig { probe_limit: Some(0), ..Default::default() }).contains("routing.probe_limit"));
+    }
+}
