@@ -127,6 +127,8 @@ class RayBackend:
         return ray
 
     def run(self, tasks: Sequence[Task]) -> Iterator[Outcome]:
+        """Submit every task as a Ray task and yield outcomes as they finish; closing the
+        iterator early cancels the tasks still pending."""
         if not tasks:
             return
         ray = self.connect()
