@@ -131,29 +131,32 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
         if fig is not None:
             out.append(("flitsim against the reference, per judged row", fig))
     if "traffic.load" in varying and len(frame) > 1:
+        # Curves only when the runs differ in the load and at most two other keys (the series).
         others = [c for c in varying if c != "traffic.load"]
-        series = others if 0 < len(others) <= 2 else None
-        if series is None or frame.groupby(series).ngroups <= 10:
+        series = others or None
+        if len(others) <= 2 and (series is None or frame.groupby(series).ngroups <= 10):
             out.append(("mean packet latency vs offered load (mean over seeds)", plots.latency_vs_load(frame, series=series)))
             out.append(("accepted vs offered throughput", plots.throughput_vs_load(frame, series=series)))
     ordered = [results[k] for k in frame["key"] if k in results]
     if ordered:
-        labels = [" ".join(f"{c.rsplit('.', 1)[-1]}={row[c]}" for c in varying) or str(i) for i, row in frame.iterrows()]
+        # A run is named by its differing keys when short, else by its row in the table.
+        labels = [" ".join(f"{c.rsplit('.', 1)[-1]}={row[c]}" for c in varying) for _, row in frame.iterrows()]
+        labels = [label if 0 < len(label) <= 40 else f"run {i + 1}" for i, label in enumerate(labels)]
         cdf = dict(list(zip(labels, ordered))[:MAX_CDF_SERIES])
         out.append(("packet latency CDF (p50 and p99 marked)", plots.latency_cdf(cdf if len(cdf) > 1 else ordered[0])))
         last = ordered[-1]
-        out.append((f"throughput per source, run {labels[-1]}", plots.fairness(last)))
+        out.append((f"throughput per source ({labels[-1]})", plots.fairness(last)))
         try:
-            out.append((f"channel utilisation, run {labels[-1]}", plots.channel_heatmap(last)))
+            out.append((f"channel utilisation ({labels[-1]})", plots.channel_heatmap(last)))
         except (ValueError, KeyError):
             pass
         for label, r in zip(labels, ordered):
             if r.report.get("vc_balance"):
-                out.append((f"VC balance, run {label}", plots.vc_balance(r)))
+                out.append((f"VC balance ({label})", plots.vc_balance(r)))
                 break
         for label, r in zip(labels, ordered):
             if (r.report.get("congestion") or {}).get("trace"):
-                out.append((f"threshold and throughput over time, run {label}", plots.time_series(r)))
+                out.append((f"threshold and throughput over time ({label})", plots.time_series(r)))
                 break
     return out
 
@@ -237,6 +240,7 @@ def render(directory: PathLike) -> str:
         if frame.attrs.get("varying"):
             parts.append("<p>Columns before <code>load</code> are the config keys that differ between the runs.</p>")
         shown = frame.drop(columns=["key"]).assign(key=frame["key"].str[:12])
+        shown.insert(0, "run", range(1, len(shown) + 1))
         parts.append('<div class="scroll">' + shown.to_html(index=False, escape=True, float_format=lambda v: f"{v:.6g}", border=0) + "</div>")
     parts.append("<h2>Configs</h2>")
     if collection.configs:

@@ -66,6 +66,10 @@ def test_the_command_writes_python_reuses(flitsim_bin: Path, small_toml: Path, t
     # The command's sweep.json holds the same reports.
     doc = json.loads((tmp_path / "out" / "sweep.json").read_text())
     assert doc["grid"] == ["router.allocator"] and doc["reports"][0] == stored.report
+    # Its output directory is a report source too: the same runs by key.
+    col = report.load(tmp_path / "out")
+    assert col.kind == "sweep" and list(col.results) == list(df["key"])
+    assert "latency vs offered load" in report.render(tmp_path / "out")
 
 
 EXPERIMENT = """\
