@@ -22,6 +22,17 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
     echo "$want" >"$stamp"
 fi
+# The report test opens HTML in headless Chromium (Debian's package): install it when
+# missing and we are root; otherwise that test skips and says why.
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing chromium (headless browser for the report test) =="
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    else
+        echo "note: chromium is missing and this is not root: the HTML report's browser test will skip (apt-get install chromium)"
+    fi
+fi
 # The dev profile: optimised as the tests are, with debug assertions. (maturin's
 # `--profile test` would build a test harness, so the engine is built once more here.)
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet

@@ -2,7 +2,9 @@
 yields each one's outcome as it finishes: the report text, or the FlitsimError it raised.
 
 Workers only run the engine; the driver keeps the store and the progress bar, so a
-backend that runs tasks elsewhere (a Ray cluster) needs nothing but this interface.
+backend that runs tasks elsewhere needs nothing but this interface: :class:`LocalBackend`
+(processes on this machine) and :class:`RayBackend` (a Ray cluster; Ray is imported only
+when it is used).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Protocol, Union
+from typing import Any, Protocol, Union
 
 from . import _core
 
@@ -78,10 +80,81 @@ def _inline(tasks: Sequence[Task]) -> Iterator[Outcome]:
             yield key, report
 
 
-def backend(name: str, jobs: int | None = None) -> Backend:
-    """The backend called ``name``: "local" (processes on this machine)."""
+def _outcome(toml: str) -> str | _core.FlitsimError:
+    """What a Ray task returns: the report text, or the engine's error as a value (so it
+    crosses back pickled with its attributes, not wrapped in Ray's task error)."""
+    try:
+        return run_toml(toml)
+    except _core.FlitsimError as error:
+        return error
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or an ImportError that says how to install it."""
+    try:
+        import ray
+    except ImportError as error:
+        raise ImportError('backend="ray" needs Ray: `pip install ray` (the same version on every node of the cluster)') from error
+    return ray
+
+
+class RayBackend:
+    """Tasks on a Ray cluster: each point is one remote call of :func:`run_toml`; the
+    driver (the process that calls :func:`~flitsim.sweep`) keeps the store and the
+    progress bar.
+
+    ``address=None`` starts a Ray runtime on this machine (``num_cpus`` workers, default
+    every core) unless this process is connected already; ``"auto"`` joins the cluster
+    started on this machine by ``ray start``; ``"ray://HOST:10001"`` or ``"HOST:6379"``
+    joins that cluster. Every node needs the same flitsim package (the workers import it).
+    A connection this backend made stays open for later sweeps; ``ray.shutdown()`` ends it.
+    """
+
+    def __init__(self, address: str | None = None, *, num_cpus: int | None = None) -> None:
+        if num_cpus is not None and num_cpus < 1:
+            raise ValueError(f"num_cpus must be >= 1, not {num_cpus}")
+        self.address = address
+        self.num_cpus = num_cpus
+
+    def connect(self) -> Any:
+        """Start or join Ray (once per process); the ``ray`` module."""
+        ray = import_ray()
+        if not ray.is_initialized():
+            if self.address is None:
+                ray.init(num_cpus=self.num_cpus, include_dashboard=False, configure_logging=False)
+            else:
+                ray.init(address=self.address, configure_logging=False)
+        return ray
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[Outcome]:
+        """Submit every task as a Ray task and yield outcomes as they finish; closing the
+        iterator early cancels the tasks still pending."""
+        if not tasks:
+            return
+        ray = self.connect()
+        remote = ray.remote(num_cpus=1, max_retries=0)(_outcome)
+        pending: dict[Any, str] = {remote.remote(toml): key for key, toml in tasks}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    key = pending.pop(ref)
+                    yield key, ray.get(ref)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+    def __repr__(self) -> str:
+        return f"RayBackend(address={self.address!r}, num_cpus={self.num_cpus})"
+
+
+def backend(name: str, jobs: int | None = None, address: str | None = None) -> Backend:
+    """The backend called ``name``: "local" (``jobs`` processes on this machine) or "ray"
+    (a Ray cluster at ``address``; None starts one here with ``jobs`` CPUs)."""
     if name == "local":
+        if address is not None:
+            raise ValueError('address is for backend="ray"; the local backend runs on this machine')
         return LocalBackend(jobs)
     if name == "ray":
-        raise NotImplementedError('backend="ray" is not implemented yet (issue 8); use backend="local"')
-    raise ValueError(f'unknown backend {name!r}: use "local"')
+        return RayBackend(address, num_cpus=jobs)
+    raise ValueError(f'unknown backend {name!r}: use "local" or "ray"')

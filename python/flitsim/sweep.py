@@ -44,6 +44,7 @@ def sweep(
     seeds: Seeds = None,
     set: Overrides = None,
     backend: str | Backend = "local",
+    address: str | None = None,
     store: str | os.PathLike[str] | Store | None = None,
     jobs: int | None = None,
     progress: bool = True,
@@ -60,7 +61,10 @@ def sweep(
 
     ``set`` applies to every point before the point's own overrides. ``backend``:
     "local" (processes on this machine, ``jobs`` of them, default every core; ``jobs=1``
-    runs in this process) or a :class:`~flitsim.backends.Backend`. ``store``: a results
+    runs in this process), "ray" (a Ray cluster: ``address`` "auto" or a cluster's
+    address; None starts Ray on this machine with ``jobs`` CPUs; see
+    :class:`~flitsim.backends.RayBackend`) or a :class:`~flitsim.backends.Backend`. Every
+    backend gives the same data frame, bit for bit. ``store``: a results
     directory (see :mod:`flitsim.store`); points already in it are not run again, and
     every point is written as soon as it finishes. ``errors``: "raise" stops at the first
     point the engine refuses or that deadlocks (finished points stay stored) and raises
@@ -95,7 +99,7 @@ def sweep(
                 results[key] = found
                 del todo[key]
     cached = len(results)
-    runner = make_backend(backend, jobs) if isinstance(backend, str) else backend
+    runner = make_backend(backend, jobs, address) if isinstance(backend, str) else backend
     tasks: list[Task] = list(todo.items())
 
     bar = tqdm(total=cached + len(tasks), initial=cached, desc="sweep", unit="point", disable=not progress, dynamic_ncols=True)

@@ -149,5 +149,3 @@ def test_the_store_refuses_other_directories(tmp_path: Path) -> None:
 def test_unknown_backend() -> None:
     with pytest.raises(ValueError, match="unknown backend"):
         flitsim.sweep(SMALL, backend="slurm", progress=False)
-    with pytest.raises(NotImplementedError):
-        flitsim.sweep(SMALL, backend="ray", progress=False)

@@ -5,8 +5,10 @@ mod aging_params;
 mod bench;
 mod common;
 mod plot;
+mod report;
 mod reproduce;
 mod routes;
+mod store;
 mod summary;
 mod sweep;
 
@@ -46,22 +48,14 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Run a load-latency sweep (points in parallel) and write CSV, JSON and an SVG plot.
+    /// Run a sweep (a grid of overrides times loads times seeds, points in parallel,
+    /// results kept in a store shared with the Python package) and write CSV, JSON and an
+    /// SVG plot.
     Sweep {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Offered loads as START:STOP:STEP (flits/node/cycle), e.g. 0.05:0.95:0.05.
-        #[arg(short, long, default_value = "0.05:0.95:0.05")]
-        loads: String,
-        /// Output directory for sweep.csv, sweep.json and sweep.svg.
-        #[arg(short, long, default_value = "sweep-out")]
-        out: PathBuf,
-        /// Parallel jobs (default: all cores).
-        #[arg(short, long)]
-        jobs: Option<usize>,
-        /// Stop scheduling loads above the first saturated point.
-        #[arg(long)]
-        stop_at_saturation: bool,
+        #[command(flatten)]
+        args: sweep::SweepArgs,
     },
     /// Check a config and print what it would build.
     Validate {
@@ -142,6 +136,24 @@ enum Command {
         /// Parallel jobs (default: all cores).
         #[arg(short, long)]
         jobs: Option<usize>,
+        /// Results store shared with the Python package: runs found there are reused,
+        /// new ones written (default with --out: OUT/store).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+        /// Write the reproduction (reproduction.json: every row, the configs, the version)
+        /// to this directory, for `flitsim report`.
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Write a self-contained HTML report of a results store, a `flitsim reproduce --out`
+    /// directory or a `flitsim sweep --out` directory (runs `python -m flitsim report`
+    /// with $FLITSIM_PYTHON or python3).
+    Report {
+        /// The directory to report on.
+        dir: PathBuf,
+        /// The HTML file to write (default: DIR/report.html).
+        #[arg(short, long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Derive SeaStar age-arbitration parameters (per-dimension age bias, age clock period)
     /// from the radix, buffers and bandwidths, and print the derivation step by step.
@@ -155,9 +167,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { cfg, out, quiet } => common::cmd_run(&cfg, out.as_deref(), quiet),
-        Command::Sweep { cfg, loads, out, jobs, stop_at_saturation } => {
-            sweep::cmd_sweep(&cfg, &loads, &out, jobs, stop_at_saturation)
-        }
+        Command::Sweep { cfg, args } => sweep::cmd_sweep(&cfg, &args),
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),
         Command::Routes { cfg, from, to, check, vc, json, write_tables } => match (check, from, to) {
@@ -169,7 +179,8 @@ fn main() -> ExitCode {
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
-        Command::Reproduce { name, dir, jobs } => reproduce::cmd_reproduce(&name, &dir, jobs),
+        Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs, store.as_deref(), out.as_deref()),
+        Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
     };
     match result {

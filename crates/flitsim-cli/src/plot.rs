@@ -7,9 +7,13 @@ use crate::sweep::SweepRow;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// Series colours, in order (cycled past the last).
+const PALETTE: [RGBColor; 6] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(255, 127, 14), RGBColor(23, 190, 207)];
+
 /// One panel titled `(caption, y axis label)` over `[0, x_max] x [0, y_max]`: a line with
-/// point markers over `pts`, plus the `y = x` reference line if `diagonal`.
-fn panel(area: &Area, (caption, y_desc): (&str, &str), (x_max, y_max): (f64, f64), pts: &[(f64, f64)], color: RGBColor, diagonal: bool) {
+/// point markers per series (labelled in a legend when there are several), plus the
+/// `y = x` reference line if `diagonal`.
+fn panel(area: &Area, (caption, y_desc): (&str, &str), (x_max, y_max): (f64, f64), series: &[(String, Vec<(f64, f64)>)], diagonal: bool) {
     let chart = ChartBuilder::on(area)
         .margin(12)
         .caption(caption, ("sans-serif", 14))
@@ -21,25 +25,38 @@ fn panel(area: &Area, (caption, y_desc): (&str, &str), (x_max, y_max): (f64, f64
     if diagonal {
         let _ = chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (x_max, x_max)], &RGBColor(180, 180, 180)));
     }
-    let _ = chart.draw_series(LineSeries::new(pts.to_vec(), &color));
-    let _ = chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())));
+    for (i, (label, pts)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        if let Ok(s) = chart.draw_series(LineSeries::new(pts.to_vec(), &color)) {
+            if !label.is_empty() {
+                s.label(label.as_str()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            }
+        }
+        let _ = chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())));
+    }
+    if series.len() > 1 {
+        let _ = chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw();
+    }
 }
 
-/// Two panels: latency vs offered load (unsaturated points) and accepted vs offered.
-pub fn load_latency_svg(title: &str, rows: &[SweepRow]) -> String {
+/// Two panels: latency vs offered load (unsaturated points) and accepted vs offered, one
+/// line per `(label, rows)` series.
+pub fn load_latency_svg(title: &str, series: &[(String, Vec<SweepRow>)]) -> String {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1000, 420)).into_drawing_area();
         let _ = root.fill(&WHITE);
         let root = root.titled(title, ("sans-serif", 18)).unwrap_or(root);
         let (left, right) = root.split_horizontally(500);
-        let x_max = rows.iter().map(|r| r.load).fold(0.0f64, f64::max).max(0.05) * 1.05;
-        let lat: Vec<(f64, f64)> = rows.iter().filter(|r| !r.saturated).map(|r| (r.offered, r.latency_mean)).collect();
-        let lat_max = lat.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-        panel(&left, ("latency vs offered load (unsaturated points)", "mean packet latency (cycles)"), (x_max, lat_max), &lat, BLUE, false);
-        let acc: Vec<(f64, f64)> = rows.iter().map(|r| (r.offered, r.accepted)).collect();
-        let acc_max = rows.iter().map(|r| r.accepted.max(r.offered)).fold(0.05f64, f64::max) * 1.1;
-        panel(&right, ("accepted vs offered", "accepted (flits/node/cycle)"), (x_max, acc_max), &acc, RED, true);
+        let rows = || series.iter().flat_map(|(_, r)| r.iter());
+        let x_max = rows().map(|r| r.load.max(r.offered)).fold(0.0f64, f64::max).max(0.05) * 1.05;
+        let lat: Vec<(String, Vec<(f64, f64)>)> =
+            series.iter().map(|(l, rs)| (l.clone(), rs.iter().filter(|r| !r.saturated).map(|r| (r.offered, r.latency_mean)).collect())).collect();
+        let lat_max = lat.iter().flat_map(|(_, p)| p.iter()).map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
+        panel(&left, ("latency vs offered load (unsaturated points)", "mean packet latency (cycles)"), (x_max, lat_max), &lat, false);
+        let acc: Vec<(String, Vec<(f64, f64)>)> = series.iter().map(|(l, rs)| (l.clone(), rs.iter().map(|r| (r.offered, r.accepted)).collect())).collect();
+        let acc_max = rows().map(|r| r.accepted.max(r.offered)).fold(0.05f64, f64::max) * 1.1;
+        panel(&right, ("accepted vs offered", "accepted (flits/node/cycle)"), (x_max, acc_max), &acc, true);
         let _ = root.present();
     }
     svg

@@ -12,6 +12,11 @@
 //! deadlocks is a result: its report is `deadlock.found = true` (with `deadlock.cycle`
 //! and, for a fault set, the route check under `faults`), and a successful run has
 //! `deadlock.found = false`.
+//!
+//! With `--store DIR` (or `--out DIR`, whose store is `DIR/store`) every successful run is
+//! kept in the results store the Python package uses (see [`crate::store`]) and reused
+//! from it; `--out` also writes `reproduction.json` (the rows, the configs, the version)
+//! for `flitsim report`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +28,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use crate::common::CliResult;
+use crate::store::{self, Store};
 
 /// `experiment.toml`.
 #[derive(Deserialize, Debug)]
@@ -101,7 +107,7 @@ pub fn lookup(v: &serde_json::Value, path: &str) -> Option<f64> {
 }
 
 /// `flitsim reproduce`.
-pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<ExitCode> {
+pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Option<&Path>, out: Option<&Path>) -> CliResult<ExitCode> {
     if name == "list" {
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -130,18 +136,32 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
         }
     }
     let keys: Vec<(String, Vec<String>)> = runs.keys().cloned().collect();
+    let store_dir: Option<PathBuf> = store_dir.map(Path::to_path_buf).or_else(|| out.map(|o| o.join("store")));
+    let store = store_dir.as_deref().map(Store::open).transpose()?;
+    let store = store.as_ref();
+    // The store key of every run that succeeded (for the rows of reproduction.json).
+    let mut run_keys: BTreeMap<(String, Vec<String>), String> = BTreeMap::new();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     println!("{}", exp.title);
     if !exp.description.is_empty() {
         println!("{}", exp.description.trim());
     }
     eprintln!("running {} simulations...", keys.len());
-    let results: Vec<CliResult<serde_json::Value>> = pool.install(|| {
+    let results: Vec<CliResult<(Option<String>, serde_json::Value)>> = pool.install(|| {
         keys.par_iter()
             .map(|(cfg_file, set)| {
                 let p = folder.join(cfg_file);
                 let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
                 let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
+                let key = store::key(&cfg);
+                let with_found = |json: &str| -> CliResult<(Option<String>, serde_json::Value)> {
+                    let mut v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("report {key}: {e}"))?;
+                    v["deadlock"] = serde_json::json!({ "found": false });
+                    Ok((Some(key.clone()), v))
+                };
+                if let Some(found) = store.map(|s| s.get(&key)).transpose()?.flatten() {
+                    return with_found(&found);
+                }
                 let spec = cfg.validate().map_err(|e| format!("{}: {e}", p.display()))?;
                 // A deadlock is a result, not a failure of the study: the row
                 // `deadlock.found` reports it (with the route check of a fault set).
@@ -151,9 +171,12 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
                 });
                 match Simulation::run_spec(spec) {
                     Ok(rep) => {
-                        let mut v = serde_json::to_value(&rep).map_err(|e| e.to_string())?;
-                        v["deadlock"] = serde_json::json!({ "found": false });
-                        Ok(v)
+                        // Through the report text, so a stored run and a fresh one read alike.
+                        let json = rep.to_json();
+                        if let Some(s) = store {
+                            s.put(&key, &json)?;
+                        }
+                        with_found(&json)
                     }
                     Err(e @ (flitsim_core::error::Error::Deadlock { .. } | flitsim_core::error::Error::PartialDeadlock { .. })) => {
                         let (cycle, partial) = match e {
@@ -161,7 +184,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
                             flitsim_core::error::Error::PartialDeadlock { cycle, .. } => (cycle, true),
                             _ => unreachable!(),
                         };
-                        Ok(serde_json::json!({ "deadlock": { "found": true, "cycle": cycle, "partial": partial }, "faults": faults }))
+                        Ok((None, serde_json::json!({ "deadlock": { "found": true, "cycle": cycle, "partial": partial }, "faults": faults })))
                     }
                     Err(e) => Err(format!("{}: {e}", p.display())),
                 }
@@ -169,8 +192,13 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
             .collect()
     });
     for (k, v) in keys.iter().zip(results) {
-        runs.insert(k.clone(), Some(v?));
+        let (key, v) = v?;
+        if let Some(key) = key {
+            run_keys.insert(k.clone(), key);
+        }
+        runs.insert(k.clone(), Some(v));
     }
+    let mut out_rows: Vec<serde_json::Value> = Vec::new();
     println!();
     println!("{:<58} {:>12} {:>12} {:>14}  result", "quantity", "reference", "flitsim", "tolerance");
     let mut failed = 0;
@@ -225,8 +253,54 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>) -> CliResult<E
             }
         );
         println!("    source: {}", r.source);
+        let baseline = r.relative_to.as_ref().map(|b| (r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()));
+        out_rows.push(serde_json::json!({
+            "name": r.name, "config": r.config, "set": r.set, "metric": r.metric,
+            "reference": if reference.is_nan() { None } else { Some(reference) },
+            "flitsim": if got.is_finite() { Some(got) } else { None },
+            "tolerance": tol, "compare": r.compare,
+            "result": if !judged { "info" } else if pass { "pass" } else { "FAIL" },
+            "source": r.source,
+            "key": run_keys.get(&(r.config.clone(), r.set.clone())),
+            "baseline_key": baseline.and_then(|b| run_keys.get(&b)),
+        }));
     }
     println!();
     println!("{} of {} judged rows pass ({} more reported only)", judged_rows - failed, judged_rows, exp.row.len() - judged_rows);
+    if let Some(out) = out {
+        write_reproduction(out, name, &folder, &exp, &out_rows, store_dir.as_deref())?;
+        println!("wrote {}", out.join("reproduction.json").display());
+    }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `OUT/reproduction.json`: the study, every row as printed, the config files, the
+/// simulator version and where the runs are stored.
+fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, rows: &[serde_json::Value], store: Option<&Path>) -> CliResult<()> {
+    let mut configs = serde_json::Map::new();
+    for r in &exp.row {
+        for file in [Some(&r.config), r.relative_config.as_ref()].into_iter().flatten() {
+            if !configs.contains_key(file) {
+                let p = folder.join(file);
+                let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                configs.insert(file.clone(), serde_json::Value::String(text));
+            }
+        }
+    }
+    // The store as a path relative to OUT when it is inside it.
+    let store = store.map(|s| s.strip_prefix(out).map(Path::to_path_buf).unwrap_or_else(|_| std::path::absolute(s).unwrap_or_else(|_| s.to_path_buf())));
+    let doc = serde_json::json!({
+        "format": "flitsim-reproduction",
+        "version": 1,
+        "study": name,
+        "title": exp.title,
+        "description": exp.description.trim(),
+        "flitsim": flitsim_core::VERSION,
+        "store": store.map(|s| s.display().to_string()),
+        "configs": configs,
+        "rows": rows,
+    });
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let p = out.join("reproduction.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap() + "\n").map_err(|e| format!("cannot write {}: {e}", p.display()))
 }

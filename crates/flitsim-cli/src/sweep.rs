@@ -1,22 +1,59 @@
-//! `flitsim sweep`: a load-latency sweep, points in parallel, written as CSV, JSON and SVG.
+//! `flitsim sweep`: a grid of overrides times offered loads times seeds, points in
+//! parallel, every finished point kept in a results store (the Python package's format,
+//! see [`crate::store`]), written as CSV, JSON and an SVG load-latency plot.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use flitsim_core::config::Config;
-use flitsim_core::report::Report;
 use flitsim_core::sim::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::common::{load_config, CliResult};
+use crate::common::CliResult;
 use crate::plot;
+use crate::store::{self, Store};
 
-/// One point of a sweep.
+/// `flitsim sweep`'s own arguments (beside the config and its `--set` overrides).
+#[derive(clap::Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// Offered loads as START:STOP:STEP (flits/node/cycle), or one load; the last grid
+    /// dimension. Default 0.05:0.95:0.05 unless a --grid names traffic.load.
+    #[arg(short, long)]
+    pub loads: Option<String>,
+    /// A grid dimension: a config key and its values, e.g. --grid router.vcs=2,4 or
+    /// --grid 'topology.dims=[4,4],[8,8]' (commas inside [], {} or quotes do not split).
+    /// Repeatable: the cartesian product, the last --grid varying fastest, then the loads.
+    #[arg(short, long, value_name = "KEY=V1,V2,...")]
+    pub grid: Vec<String>,
+    /// Seeds: a count N (seeds 1..N) or a list A,B,C; default: the config's seed.
+    #[arg(long)]
+    pub seeds: Option<String>,
+    /// Results store directory shared with the Python package: points found there are not
+    /// run again, each finished point is written at once (an interrupted sweep resumes).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Output directory for sweep.csv, sweep.json and sweep.svg.
+    #[arg(short, long, default_value = "sweep-out")]
+    pub out: PathBuf,
+    /// Parallel jobs (default: all cores; 1 runs the points one after another).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// In each series (grid point and seed), skip the loads above its first saturated point.
+    #[arg(long)]
+    pub stop_at_saturation: bool,
+}
+
+/// One point of a sweep: a row of sweep.csv and sweep.json.
 #[derive(Serialize, Clone, Debug)]
 pub struct SweepRow {
+    /// The point's grid values (key path -> value as given).
+    #[serde(serialize_with = "point_map")]
+    pub point: Vec<(String, String)>,
+    /// The run's seed.
+    pub seed: u64,
     /// Offered load requested, flits/node/cycle.
     pub load: f64,
     /// Offered load measured in the window.
@@ -37,6 +74,13 @@ pub struct SweepRow {
     pub saturated: bool,
     /// Why.
     pub reason: String,
+    /// The run's results-store key.
+    pub key: String,
+}
+
+/// A point's grid values as a JSON object.
+fn point_map<S: serde::Serializer>(point: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(point.iter().map(|(k, v)| (k, v)))
 }
 
 /// Parse `START:STOP:STEP` into a list of loads.
@@ -59,35 +103,136 @@ pub fn parse_loads(s: &str) -> CliResult<Vec<f64>> {
     Ok((0..n).map(|i| ((a + i as f64 * st) * 1e9).round() / 1e9).collect())
 }
 
-/// Run one load point.
-pub fn run_point(base: &Config, load: f64) -> CliResult<(SweepRow, Report)> {
-    let mut cfg = base.clone();
-    cfg.traffic.load = load;
-    let spec = cfg.validate().map_err(|e| format!("load {load}: {e}"))?;
-    let rep = Simulation::run_spec(spec).map_err(|e| format!("load {load}: {e}"))?;
-    let s = &rep.stats;
-    let row = SweepRow {
-        load,
-        offered: s.offered,
-        accepted: s.accepted.mean,
-        latency_mean: s.packet_latency.mean,
-        latency_p50: s.packet_latency.p50,
-        latency_p99: s.packet_latency.p99,
-        network_latency_mean: s.network_latency.mean,
-        avg_hops: s.avg_hops,
-        saturated: s.saturated,
-        reason: s.saturation_reasons.join("; "),
-    };
-    Ok((row, rep))
+/// Parse `KEY=V1,V2,...`: split the values at commas outside brackets, braces and quotes.
+pub fn parse_grid(s: &str) -> CliResult<(String, Vec<String>)> {
+    let bad = || format!("--grid {s:?}: expected KEY=V1,V2,... e.g. router.vcs=2,4");
+    let (key, values) = s.split_once('=').ok_or_else(bad)?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(bad());
+    }
+    let (mut out, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0i32, None::<char>);
+    for ch in values.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(ch),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    out.push(cur.trim().to_string());
+    if quote.is_some() || depth != 0 || out.iter().any(|v| v.is_empty()) {
+        return Err(bad());
+    }
+    Ok((key.to_string(), out))
 }
 
-/// CSV text of the rows.
-pub fn csv(rows: &[SweepRow]) -> String {
-    let mut o = String::from("load,offered,accepted,latency_mean,latency_p50,latency_p99,network_latency_mean,avg_hops,saturated,reason\n");
+/// Parse `--seeds`: a count N (1..=N) or a comma-separated list.
+pub fn parse_seeds(s: &str) -> CliResult<Vec<u64>> {
+    let bad = || format!("--seeds {s:?}: give a count N >= 1 (seeds 1..N) or a list A,B,C");
+    if s.contains(',') {
+        return s.split(',').map(|p| p.trim().parse::<u64>().map_err(|_| bad())).collect();
+    }
+    match s.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok((1..=n).collect()),
+        _ => Err(bad()),
+    }
+}
+
+/// The cartesian product of the grid dimensions, the last varying fastest.
+fn product(dims: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
+    let mut points = vec![Vec::new()];
+    for (key, values) in dims {
+        points = points.into_iter().flat_map(|p| values.iter().map(move |v| [p.clone(), vec![(key.clone(), v.clone())]].concat())).collect();
+    }
+    points
+}
+
+/// A run to make: its overrides (after the base ones), its seed and load.
+struct Job {
+    series: usize,
+    point: Vec<(String, String)>,
+    seed: Option<u64>,
+    load: Option<f64>,
+}
+
+/// The resolved config of a job, its store key, and the report text (from the store or
+/// run now); `true` when it was run now.
+fn run_job(text: Option<&str>, base: &[String], job: &Job, store: Option<&Store>) -> CliResult<(String, String, bool)> {
+    let mut overrides = base.to_vec();
+    overrides.extend(job.point.iter().map(|(k, v)| format!("{k}={v}")));
+    if let Some(l) = job.load {
+        overrides.push(format!("traffic.load={l}"));
+    }
+    if let Some(s) = job.seed {
+        overrides.push(format!("seed={s}"));
+    }
+    let at = || {
+        let mut p: Vec<String> = job.point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        p.extend(job.load.map(|l| format!("load {l}")));
+        p.extend(job.seed.map(|s| format!("seed {s}")));
+        if p.is_empty() { "the sweep".to_string() } else { p.join(", ") }
+    };
+    let cfg = Config::load(text, &overrides).map_err(|e| format!("{}: {e}", at()))?;
+    let key = store::key(&cfg);
+    if let Some(found) = store.map(|s| s.get(&key)).transpose()?.flatten() {
+        return Ok((key, found, false));
+    }
+    let spec = cfg.validate().map_err(|e| format!("{}: {e}", at()))?;
+    let json = Simulation::run_spec(spec).map_err(|e| format!("{}: {e}", at()))?.to_json();
+    if let Some(s) = store {
+        s.put(&key, &json)?;
+    }
+    Ok((key, json, true))
+}
+
+fn row(job: &Job, key: String, rep: &serde_json::Value) -> CliResult<SweepRow> {
+    let f = |p: &str| rep.pointer(p).and_then(|v| v.as_f64()).ok_or_else(|| format!("report {key}: no {p}"));
+    let u = |p: &str| rep.pointer(p).and_then(|v| v.as_u64()).ok_or_else(|| format!("report {key}: no {p}"));
+    let s = "/stats";
+    Ok(SweepRow {
+        point: job.point.clone(),
+        seed: u("/seed")?,
+        load: f("/config/traffic/load")?,
+        offered: f(&format!("{s}/offered"))?,
+        accepted: f(&format!("{s}/accepted/mean"))?,
+        latency_mean: f(&format!("{s}/packet_latency/mean"))?,
+        latency_p50: u(&format!("{s}/packet_latency/p50"))?,
+        latency_p99: u(&format!("{s}/packet_latency/p99"))?,
+        network_latency_mean: f(&format!("{s}/network_latency/mean"))?,
+        avg_hops: f(&format!("{s}/avg_hops"))?,
+        saturated: rep.pointer("/stats/saturated").and_then(|v| v.as_bool()).unwrap_or(false),
+        reason: rep
+            .pointer("/stats/saturation_reasons")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|r| r.as_str()).collect::<Vec<_>>().join("; "))
+            .unwrap_or_default(),
+        key: key.clone(),
+    })
+}
+
+/// CSV text of the rows: the grid keys, the seed, the measured numbers, the store key.
+pub fn csv(grid_keys: &[String], rows: &[SweepRow]) -> String {
+    let mut o = String::new();
+    for k in grid_keys {
+        let _ = write!(o, "\"{k}\",");
+    }
+    o.push_str("seed,load,offered,accepted,latency_mean,latency_p50,latency_p99,network_latency_mean,avg_hops,saturated,reason,key\n");
     for r in rows {
+        for (_, v) in &r.point {
+            let _ = write!(o, "\"{}\",", v.replace('"', "\"\""));
+        }
         let _ = writeln!(
             o,
-            "{},{:.6},{:.6},{:.4},{},{},{:.4},{:.4},{},\"{}\"",
+            "{},{},{:.6},{:.6},{:.4},{},{},{:.4},{:.4},{},\"{}\",{}",
+            r.seed,
             r.load,
             r.offered,
             r.accepted,
@@ -97,81 +242,146 @@ pub fn csv(rows: &[SweepRow]) -> String {
             r.network_latency_mean,
             r.avg_hops,
             r.saturated,
-            r.reason.replace('"', "'")
+            r.reason.replace('"', "'"),
+            r.key
         );
     }
     o
 }
 
 /// `flitsim sweep`.
-pub fn cmd_sweep(args: &crate::ConfigArgs, loads: &str, out: &Path, jobs: Option<usize>, stop: bool) -> CliResult<ExitCode> {
-    let base = load_config(args)?;
-    // Validate once up front so a bad config fails before any work.
-    base.validate().map_err(|e| e.to_string())?;
-    let loads = parse_loads(loads)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let bar = ProgressBar::new(loads.len() as u64);
+pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCode> {
+    let text = match &cfg.config {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?),
+        None => None,
+    };
+    // Validate the base once up front so a bad config fails before any work.
+    Config::load(text.as_deref(), &cfg.set).map_err(|e| e.to_string())?.validate().map_err(|e| e.to_string())?;
+    let dims: Vec<(String, Vec<String>)> = args.grid.iter().map(|g| parse_grid(g)).collect::<CliResult<_>>()?;
+    let grid_has_load = dims.iter().any(|(k, _)| k == "traffic.load");
+    let loads: Vec<Option<f64>> = match (&args.loads, grid_has_load) {
+        (Some(_), true) => return Err("give the loads with --loads or with --grid traffic.load=..., not both".into()),
+        (Some(l), false) => parse_loads(l)?.into_iter().map(Some).collect(),
+        (None, true) => vec![None],
+        (None, false) => parse_loads("0.05:0.95:0.05")?.into_iter().map(Some).collect(),
+    };
+    let seeds: Vec<Option<u64>> = match &args.seeds {
+        Some(s) => parse_seeds(s)?.into_iter().map(Some).collect(),
+        None => vec![None],
+    };
+    let store = args.store.as_deref().map(Store::open).transpose()?;
+    // Series: a grid point and a seed; each series runs its loads in ascending order.
+    let mut series: Vec<Vec<Job>> = Vec::new();
+    for point in product(&dims) {
+        for &seed in &seeds {
+            let n = series.len();
+            series.push(loads.iter().map(|&load| Job { series: n, point: point.clone(), seed, load }).collect());
+        }
+    }
+    let total: usize = series.iter().map(|s| s.len()).sum();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let bar = ProgressBar::new(total as u64);
     bar.set_style(ProgressStyle::with_template("sweep [{bar:40}] {pos}/{len} points ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
-    let chunk = if stop { pool.current_num_threads().max(1) } else { loads.len().max(1) };
-    let mut results: Vec<(SweepRow, Report)> = Vec::new();
-    for part in loads.chunks(chunk) {
-        let got: Vec<CliResult<(SweepRow, Report)>> = pool.install(|| {
-            part.par_iter()
-                .map(|&l| {
-                    let r = run_point(&base, l);
+    // With --stop-at-saturation, run each series a few loads at a time and drop it after
+    // its first saturated point; otherwise all at once.
+    let chunk = if args.stop_at_saturation { pool.current_num_threads().max(1) } else { loads.len().max(1) };
+    let mut done: Vec<Vec<(SweepRow, serde_json::Value)>> = series.iter().map(|_| Vec::new()).collect();
+    let mut active: Vec<bool> = vec![true; series.len()];
+    let (mut ran, mut cached) = (0usize, 0usize);
+    for start in (0..loads.len()).step_by(chunk) {
+        let batch: Vec<&Job> = series.iter().enumerate().filter(|(i, _)| active[*i]).flat_map(|(_, s)| s.iter().skip(start).take(chunk)).collect();
+        let got: Vec<CliResult<(String, String, bool)>> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|job| {
+                    let r = run_job(text.as_deref(), &cfg.set, job, store.as_ref());
                     bar.inc(1);
                     r
                 })
                 .collect()
         });
-        let mut saturated = false;
-        for g in got {
-            let g = g?;
-            saturated |= g.0.saturated;
-            results.push(g);
-        }
-        if stop && saturated {
-            break;
+        for (job, g) in batch.iter().zip(got) {
+            let (key, json, now) = g?;
+            if now { ran += 1 } else { cached += 1 }
+            let rep: serde_json::Value = serde_json::from_str(&json).map_err(|e| format!("report {key}: {e}"))?;
+            let r = row(job, key, &rep)?;
+            if args.stop_at_saturation && r.saturated {
+                active[job.series] = false;
+            }
+            done[job.series].push((r, rep));
         }
     }
     bar.finish_and_clear();
+    // Rows in the Python sweep's order: grid point, then load, then seed.
+    let mut ordered: Vec<(usize, usize, usize, &(SweepRow, serde_json::Value))> = Vec::new();
+    for (i, s) in done.iter().enumerate() {
+        ordered.extend(s.iter().enumerate().map(|(l, r)| (i / seeds.len(), l, i % seeds.len(), r)));
+    }
+    ordered.sort_by_key(|&(p, l, s, _)| (p, l, s));
+    let ordered: Vec<&(SweepRow, serde_json::Value)> = ordered.into_iter().map(|(_, _, _, r)| r).collect();
+    write_outputs(args, &dims, &done, &ordered)?;
+    let rows: Vec<&SweepRow> = ordered.iter().map(|(r, _)| r).collect();
+    let label = |r: &SweepRow| {
+        let p: Vec<String> = r.point.iter().map(|(k, v)| format!("{}={v}", k.rsplit('.').next().unwrap_or(k))).collect();
+        if p.is_empty() { "-".to_string() } else { p.join(" ") }
+    };
+    let w = rows.iter().map(|r| label(r).len()).max().unwrap_or(0).max(5);
+    println!("{:<w$} {:>5} {:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "point", "seed", "load", "offered", "accepted", "latency", "p50", "p99");
+    for r in &rows {
+        let point = label(r);
+        if r.saturated {
+            println!("{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated", r.seed, r.load, r.offered, r.accepted, "-", "-", "-");
+        } else {
+            println!(
+                "{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10.2} {:>8} {:>8}",
+                r.seed, r.load, r.offered, r.accepted, r.latency_mean, r.latency_p50, r.latency_p99
+            );
+        }
+    }
+    if let Some(s) = &args.store {
+        println!("store {}: {ran} run now, {cached} reused", s.display());
+    }
+    println!("wrote {}/sweep.csv, sweep.json, sweep.svg", args.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// sweep.csv and sweep.json (rows and reports, in `ordered`), sweep.svg (one line per series).
+fn write_outputs(
+    args: &SweepArgs,
+    dims: &[(String, Vec<String>)],
+    done: &[Vec<(SweepRow, serde_json::Value)>],
+    ordered: &[&(SweepRow, serde_json::Value)],
+) -> CliResult<()> {
+    let out = &args.out;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let rows: Vec<SweepRow> = results.iter().map(|(r, _)| r.clone()).collect();
     let write = |name: &str, text: String| -> CliResult<()> {
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
     };
-    write("sweep.csv", csv(&rows))?;
-    let reports: Vec<&Report> = results.iter().map(|(_, r)| r).collect();
-    write(
-        "sweep.json",
-        serde_json::to_string_pretty(&serde_json::json!({ "rows": rows, "reports": reports })).unwrap(),
-    )?;
-    let title = format!("{} - {}", results.first().map(|r| r.1.topology.description.clone()).unwrap_or_default(), pattern_name(&base));
-    write("sweep.svg", plot::load_latency_svg(&title, &rows))?;
-    println!("{:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "load", "offered", "accepted", "latency", "p50", "p99");
-    for r in &rows {
-        if r.saturated {
-            println!("{:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated", r.load, r.offered, r.accepted, "-", "-", "-");
-        } else {
-            println!(
-                "{:>7.3} {:>9.4} {:>9.4} {:>10.2} {:>8} {:>8}",
-                r.load, r.offered, r.accepted, r.latency_mean, r.latency_p50, r.latency_p99
-            );
-        }
-    }
-    println!("wrote {}/sweep.csv, sweep.json, sweep.svg", out.display());
-    Ok(ExitCode::SUCCESS)
-}
-
-fn pattern_name(c: &Config) -> String {
-    serde_json::to_value(&c.traffic.pattern)
-        .ok()
-        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(|s| s.to_string()))
-        .unwrap_or_else(|| "traffic".into())
+    let rows: Vec<SweepRow> = ordered.iter().map(|(r, _)| r.clone()).collect();
+    let keys: Vec<String> = dims.iter().map(|(k, _)| k.clone()).collect();
+    write("sweep.csv", csv(&keys, &rows))?;
+    let reports: Vec<&serde_json::Value> = ordered.iter().map(|(_, r)| r).collect();
+    write("sweep.json", serde_json::to_string_pretty(&serde_json::json!({ "grid": keys, "rows": rows, "reports": reports })).unwrap())?;
+    let first = reports.first();
+    let title = format!(
+        "{} - {}",
+        first.and_then(|r| r.pointer("/topology/description")).and_then(|v| v.as_str()).unwrap_or_default(),
+        first.and_then(|r| r.pointer("/config/traffic/pattern/type")).and_then(|v| v.as_str()).unwrap_or("traffic")
+    );
+    let series: Vec<(String, Vec<SweepRow>)> = done
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let r = &s[0].0;
+            let mut label: Vec<String> = r.point.iter().map(|(k, v)| format!("{}={v}", k.rsplit('.').next().unwrap_or(k))).collect();
+            if args.seeds.is_some() {
+                label.push(format!("seed {}", r.seed));
+            }
+            (label.join(" "), s.iter().map(|(r, _)| r.clone()).collect())
+        })
+        .collect();
+    write("sweep.svg", plot::load_latency_svg(&title, &series))
 }
 
 #[cfg(test)]
@@ -186,5 +396,29 @@ mod tests {
         assert!(parse_loads("0.3:0.1:0.1").is_err());
         assert!(parse_loads("0.1:1.5:0.1").is_err());
         assert!(parse_loads("a:b:c").is_err());
+    }
+
+    #[test]
+    fn grid_values_split_at_top_level_commas() {
+        assert_eq!(parse_grid("router.vcs=2, 4").unwrap(), ("router.vcs".to_string(), vec!["2".to_string(), "4".to_string()]));
+        let (_, v) = parse_grid("topology.dims=[4,4],[8,8]").unwrap();
+        assert_eq!(v, vec!["[4,4]", "[8,8]"]);
+        let (_, v) = parse_grid("traffic.pattern={ type = \"hotspot\", nodes = [0, 5] },\"a,b\"").unwrap();
+        assert_eq!(v, vec!["{ type = \"hotspot\", nodes = [0, 5] }", "\"a,b\""]);
+        assert!(parse_grid("router.vcs").is_err());
+        assert!(parse_grid("router.vcs=2,,4").is_err());
+        assert!(parse_grid("topology.dims=[4,4").is_err());
+    }
+
+    #[test]
+    fn seeds_and_products() {
+        assert_eq!(parse_seeds("3").unwrap(), vec![1, 2, 3]);
+        assert_eq!(parse_seeds("5,9").unwrap(), vec![5, 9]);
+        assert!(parse_seeds("0").is_err() && parse_seeds("x").is_err());
+        let dims = vec![("a".to_string(), vec!["1".to_string(), "2".to_string()]), ("b".to_string(), vec!["x".to_string(), "y".to_string()])];
+        let p = product(&dims);
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[1], vec![("a".to_string(), "1".to_string()), ("b".to_string(), "y".to_string())]);
+        assert_eq!(product(&[]), vec![Vec::<(String, String)>::new()]);
     }
 }

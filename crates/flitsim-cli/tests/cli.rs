@@ -97,6 +97,40 @@ fn sweep_writes_csv_json_and_svg() {
 }
 
 #[test]
+fn sweep_grid_seeds_and_store_resume() {
+    let dir = std::env::temp_dir().join(format!("flitsim-sweep-store-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = dir.join("store");
+    let args = |out: &str| -> Vec<String> {
+        ["sweep", "--set", "topology.dims=[4,4]", "--set", "sim.measure=500", "--set", "sim.warmup=100", "--grid", "router.vcs=2,4", "--loads", "0.1:0.2:0.1", "--seeds", "2"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--store".to_string(), store.to_str().unwrap().to_string(), "--out".to_string(), dir.join(out).to_str().unwrap().to_string()])
+            .collect()
+    };
+    let a: Vec<String> = args("a");
+    let (code, out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("8 run now, 0 reused"), "{out}");
+    let b: Vec<String> = args("b");
+    let (code, out, err) = run(&b.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 run now, 8 reused"), "{out}");
+    let csv_a = std::fs::read_to_string(dir.join("a/sweep.csv")).unwrap();
+    assert_eq!(csv_a, std::fs::read_to_string(dir.join("b/sweep.csv")).unwrap());
+    assert!(csv_a.starts_with("\"router.vcs\",seed,load,"), "{csv_a}");
+    // Rows: vcs, then load, then seed; 8 results stored, one file each.
+    let seeds: Vec<&str> = csv_a.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(seeds, ["1", "2", "1", "2", "1", "2", "1", "2"]);
+    let stored = std::fs::read_dir(store.join("results")).unwrap().flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap()).count();
+    assert_eq!(stored, 8);
+    let (code, _, err) = run(&["sweep", "--grid", "traffic.load=0.1,0.2", "--loads", "0.1", "--out", dir.join("c").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not both"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn validation_study_passes() {
     let (code, out, err) = run(&["reproduce", "validation"]);
     assert_eq!(code, 0, "{out}\n{err}");

@@ -1,0 +1,77 @@
+"""`flitsim report`: the HTML report of a store, a reproduction and a CLI sweep, opened in
+headless Chromium (images decoded, no console errors); the command runs the package's
+module and says what to do when Python lacks the package."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import flitsim
+from flitsim import report
+from browser import chromium, open_page
+from conftest import SMALL
+
+GRID = {"router.allocator": ["islip", "separable_input_first"], "traffic.load": [0.1, 0.3]}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "store"
+    flitsim.sweep(SMALL, grid=GRID, jobs=1, progress=False, store=path)
+    return path
+
+
+def test_store_report_holds_the_runs_the_figures_and_the_config(store: Path) -> None:
+    col = report.load(store)
+    frame = report.summary_frame(col.results)
+    # The varying keys are found from the configs themselves.
+    assert frame.attrs["varying"] == ["router.allocator", "traffic.load"]
+    assert len(frame) == 4 and sorted(frame["key"]) == sorted(flitsim.Store(store).keys())
+    text = report.render(store)
+    assert text.startswith("<!DOCTYPE html>") and text.count('<img src="data:image/png;base64,') >= 4
+    assert "latency vs offered load" in text and flitsim.__version__ in text
+    assert 'allocator = "separable_input_first"' in text or "allocator = &quot;" in text
+
+
+def test_report_renders_in_headless_chromium(store: Path) -> None:
+    if chromium() is None:
+        pytest.skip("no chromium: test.sh installs it as root (apt-get install chromium); otherwise install it to run this test")
+    out = report.write_report(store, store.parent / "report.html")
+    page = open_page(out)
+    assert page.title.startswith("flitsim results")
+    assert len(page.images) >= 4
+    for image in page.images:
+        assert image["complete"] and image["width"] > 100 and image["height"] > 100, image
+    assert page.console_errors == []
+    assert "Runs" in page.text and "Configs" in page.text
+
+
+def test_python_m_flitsim_report(store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    p = subprocess.run([sys.executable, "-m", "flitsim", "report", str(store), "--out", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    p = subprocess.run([sys.executable, "-m", "flitsim", "report", str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 2 and "not a results directory" in p.stderr
+
+
+def test_the_command_runs_the_module(flitsim_bin: Path, store: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "FLITSIM_PYTHON": sys.executable}
+    out = tmp_path / "cli.html"
+    p = subprocess.run([str(flitsim_bin), "report", str(store), "--out", str(out)], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "<h1>flitsim results" in out.read_text()
+    # A Python without the package: a clear error naming the fix.
+    bare = tmp_path / "bare-python"
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
+    bare.chmod(0o755)
+    p = subprocess.run([str(flitsim_bin), "report", str(store)], capture_output=True, text=True, env={**env, "FLITSIM_PYTHON": str(bare)})
+    assert p.returncode == 2
+    assert "cannot import the flitsim package" in p.stderr and "pip install" in p.stderr and "FLITSIM_PYTHON" in p.stderr
+    p = subprocess.run([str(flitsim_bin), "report", str(store)], capture_output=True, text=True, env={**env, "FLITSIM_PYTHON": str(tmp_path / "nope")})
+    assert p.returncode == 2 and "cannot run" in p.stderr
