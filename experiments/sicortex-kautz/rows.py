@@ -58,6 +58,12 @@ for links in [1, 2, 5]:
         "paper section 3: delivery of all packets")
     rows[-1]["divide_by"] = "stats.packets_measured"
     row(f"Failures {tag}: mean route length / fault-free (stretch)", "sc5832.toml", f, "faults.routes.stretch", None, source="paper section 5: the diameter grows by at most one")
+# A link failing mid-window (`[[faults.at]]`, cycle 5000 of warm-up 2000 + window 6000).
+at = ["faults.at=[{ cycle = 5000, links = [[100, 2]] }]"]
+row("Failure at cycle 5000 (link 100:2): accepted (flits/node/cycle)", "sc5832.toml", at, "stats.accepted.mean", None, source="not in the paper")
+row("Failure at cycle 5000 (link 100:2): mean packet latency (cycles)", "sc5832.toml", at, "stats.packet_latency.mean", None, source="not in the paper")
+row("Failure at cycle 5000 (link 100:2): packets lost, counted (stranded in the replay buffer or routed over the dead link)", "sc5832.toml", at, "counters.packets_lost", None,
+    source="paper footnote 3: physical damage 'will cause failure delivery. This failure is signaled'")
 
 
 # Experiment 2: the contention model of section 6.1, C = p s / 3N. Per node the model's
@@ -75,6 +81,35 @@ row("Contention: multi-rail / single-rail node throughput", "contention.toml", [
 rows[-1]["relative_to"] = ["routing.rails=1"]
 
 
+# Experiment 3: Kautz K(3, 6) (SC5832, crosspoint switches, source routing) vs a 3-D torus
+# of the same 972 nodes (9 x 9 x 12, input-queued routers, dimension-order routing), under
+# uniform, transpose and complement traffic (`matrix_transpose` and `complement`: the bit
+# patterns for any node count). Saturation: accepted at offered load 1.0; low load: 0.05.
+# Links are 1 flit/cycle in both; the torus has 6 out-links per node, the Kautz fabric 3.
+SAT, LOW = "traffic.load=1.0", "traffic.load=0.05"
+IQ = ["router.type=input_queued", "router.buffer_depth=64"]
+for pat, label in [("uniform", "uniform"), ("matrix_transpose", "transpose (27 x 36)"), ("complement", "complement (N-1-s)")]:
+    p = f"traffic.pattern.type={pat}"
+    for cfg, net in [("compare-kautz.toml", "Kautz"), ("compare-torus.toml", "torus 9x9x12")]:
+        row(f"Kautz vs torus, {label}: {net} saturation throughput (flits/node/cycle)", cfg, [p, SAT], "stats.accepted.mean", None, source="not in the paper")
+        row(f"Kautz vs torus, {label}: {net} low-load (0.05) mean packet latency (cycles)", cfg, [p, LOW], "stats.packet_latency.mean", None, source="not in the paper")
+        row(f"Kautz vs torus, {label}: {net} mean hops", cfg, [p, LOW], "stats.avg_hops", None, source="not in the paper")
+    row(f"Kautz vs torus, {label}: Kautz on the torus's input-queued router, saturation throughput (control)", "compare-kautz.toml", [p, SAT] + IQ, "stats.accepted.mean", None,
+        source="not in the paper (same router as the torus: separates topology from switch)")
+    row(f"Kautz vs torus, {label}: Kautz / torus low-load latency", "compare-kautz.toml", [p, LOW], "stats.packet_latency.mean", 1.0, "at_most", 0,
+        "paper section 5: logarithmic vs cube-root diameter, and a simpler degree-3 switch with lower cut-through latency, 'multiplying the benefit of low diameter'")
+    rows[-1]["relative_to"] = [p, LOW]
+    rows[-1]["relative_config"] = "compare-torus.toml"
+    row(f"Kautz vs torus, {label}: Kautz / torus saturation throughput (>= 0.5: ahead at equal per-node link bandwidth)", "compare-kautz.toml", [p, SAT], "stats.accepted.mean", 0.5, "at_least", 0,
+        "paper sections 2 and 5: the pin budget gives 3 ports per node; higher bisection width 'translates into better bisection bandwidth', key to matrix transpose")
+    rows[-1]["relative_to"] = [p, SAT]
+    rows[-1]["relative_config"] = "compare-torus.toml"
+row("Kautz vs torus, uniform: Kautz / torus mean hops", "compare-kautz.toml", ["traffic.pattern.type=uniform", LOW], "stats.avg_hops", 1.0, "at_most", 0,
+    "paper section 5 and Table 1: diameter 6 vs 15 at 972 nodes (logarithmic vs cube root)")
+rows[-1]["relative_to"] = ["traffic.pattern.type=uniform", LOW]
+rows[-1]["relative_config"] = "compare-torus.toml"
+
+
 def q(x):
     if isinstance(x, str):
         return '"' + x.replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -86,7 +121,8 @@ def q(x):
 lines = ['title = "The SiCortex fabric: Kautz topology (Godiwala, Leonard & Reilly, SiCortex)"', 'description = """',
          'Table 1: diameters and bisection widths of degree-3 Kautz graphs and of 2-D and 3-D tori of the',
          'same node counts. Bisections are measured by METIS (channels crossing a balanced cut, both',
-         'directions). See README.md.', '"""', '']
+         'directions). The contention model of section 6.1; errors and failures on the SC5832; Kautz vs',
+         '3-D torus under uniform, transpose and complement traffic. See README.md.', '"""', '']
 for r in rows:
     lines.append("[[row]]")
     for key in ['name', 'config', 'set', 'metric', 'divide_by', 'relative_config', 'relative_to', 'reference', 'tolerance', 'compare', 'source']:

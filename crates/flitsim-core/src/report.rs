@@ -62,6 +62,11 @@ pub struct Report {
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<FaultsReport>,
+    /// With `[[faults.at]]`: each failure cycle, its links, and the routes from then on
+    /// (diameter, mean length before and after, largest growth, VCs needed). The packets
+    /// lost are in `counters.packets_lost` and `retry`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures_during_run: Vec<crate::link::faults::timed::TimedFailure>,
     /// With `traffic.message`: messages delivered, their latency and the bandwidth per
     /// flow, over the whole run.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -45,7 +45,8 @@ pub struct Config {
     /// Measurement options.
     #[serde(default)]
     pub stats: StatsConfig,
-    /// Link failures, fixed before the run (`[faults]`). Default none.
+    /// Link and node failures before the run, and links failing during it (`[faults]`).
+    /// Default none.
     #[serde(default, skip_serializing_if = "crate::link::faults::FaultsConfig::is_empty")]
     pub faults: crate::link::faults::FaultsConfig,
     /// Source throttling (`[congestion]`): none (default), ALO, a static threshold, or the
@@ -181,6 +182,9 @@ pub struct Spec {
     pub workload: Workload,
     /// With `[faults]`: what failed, and the routes around it.
     pub faults: Option<FaultRoutes>,
+    /// With `[[faults.at]]`: the links failing during the run, by cycle (the routes to
+    /// switch to are in the routing function).
+    pub timed_failures: Vec<crate::link::faults::timed::TimedFailure>,
 }
 
 /// The failures of a run and the routes around them.
@@ -379,7 +383,17 @@ impl Config {
                 ),
             ));
         }
+        if !self.faults.at.is_empty() {
+            crate::link::faults::timed::check_setup(self, &topology)?;
+        }
         let (mut routing, faults) = self.routes_on(&mut topology)?;
+        let mut timed_failures = Vec::new();
+        if let (RoutingFunction::Source(s), RoutingConfig::Source { vc_start, .. }, false) = (&routing, &self.routing, self.faults.at.is_empty()) {
+            let dead = faults.as_ref().map(|f| f.failed.routers.clone()).unwrap_or_default();
+            let (failures, switches) = crate::link::faults::timed::schedule(&self.faults.at, &topology, vcs, *vc_start, &dead, "faults")?;
+            routing = RoutingFunction::Source(s.clone().with_switches(switches));
+            timed_failures = failures;
+        }
         if let RoutingConfig::Source { rail_threshold: Some(t), .. } = &self.routing {
             let Some(m) = workload.message() else {
                 return Err(Error::config("routing.rail_threshold", "the threshold compares message sizes: give `traffic.message`, or remove the threshold (every packet multi-rail)"));
@@ -490,7 +504,7 @@ impl Config {
             ));
         }
         self.stats.validate("stats")?;
-        Ok(Spec { config: self.clone(), topology, routing, workload, faults })
+        Ok(Spec { config: self.clone(), topology, routing, workload, faults, timed_failures })
     }
 }
 

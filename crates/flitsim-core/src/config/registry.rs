@@ -103,7 +103,7 @@ pub const TABLES: &[Entry] = &[
     Entry {
         family: "table",
         name: "faults",
-        summary: "[faults]: link and node failures fixed before the run; routes go around them (table routing with an XT policy), checked connected and deadlock-free",
+        summary: "[faults]: link and node failures fixed before the run, and links failing at a cycle of the run; routes go around them (table routing with an XT policy, or Kautz source routes), checked connected and deadlock-free",
         params: &[
             ("links", "[]", "failed links, each [router, port]; both directions fail"),
             ("random_link_fraction", "0", "fraction in [0, 1) of the links failed at random"),
@@ -112,6 +112,11 @@ pub const TABLES: &[Entry] = &[
             ("seed", "run seed", "seed of the random choices"),
             ("unroutable", "refuse", "node pairs the routes do not connect: refuse the set, or skip their packets (counted)"),
             ("cyclic_routes", "refuse", "routes with a channel dependency cycle: refuse, or run them (the watchdog reports a deadlock that forms)"),
+            (
+                "at",
+                "[]",
+                "[[faults.at]] { cycle, links = [[router, port], ...] }: links failing for good at that cycle (>= 1); their replay buffers' packets are counted lost and new packets are routed around them (Kautz, crosspoint switch, [channel.retry], rails = 1)",
+            ),
         ],
     },
 ];
@@ -201,7 +206,7 @@ mod tests {
         let v = toml::Value::try_from(Config::default()).unwrap();
         for e in TABLES {
             for (p, _, _) in e.params {
-                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), ..Default::default() }).unwrap();
+                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), at: vec![crate::link::faults::timed::FailAt { cycle: 1, links: vec![] }], ..Default::default() }).unwrap();
                 let ok = if e.name == "seed" {
                     v.get("seed").is_some()
                 } else if e.name == "faults" {

@@ -80,7 +80,8 @@ pub struct ErrorParams {
     pub burst: Option<BurstParams>,
     /// Intervals of lost synchronization. Default none.
     pub sync_loss: Vec<SyncLoss>,
-    /// Cycle at which the link fails for good. Default never.
+    /// Cycle at which the link fails for good (in `[channel.retry.errors]`: every link
+    /// at once; one link at a time: `[[faults.at]]`). Default never.
     pub fail_at: Option<u64>,
     /// Cycles in which the flit sent on the data lanes (if any) is corrupted. Default none.
     pub corrupt_data_at: Vec<u64>,

@@ -1,5 +1,5 @@
 //! Link and node failures, fixed before the run (Cray XT VC-assignment paper, section
-//! 2.2): a failed link carries nothing in either direction; a failed node (a router and
+//! 2.2), and links failing at a cycle of the run ([`timed`], SiCortex): a failed link carries nothing in either direction; a failed node (a router and
 //! its endpoints) loses all its links, and its endpoints neither send nor receive. Each
 //! set is given as a list, or as a seeded random fraction, and is applied to the
 //! topology before routes are generated, so the routing sees exactly the links that
@@ -9,6 +9,8 @@
 //! ([`Unroutable`]): by default the fault set is refused with the pairs named; with
 //! `skip`, traffic for those pairs is not injected and is counted
 //! (`faults.packets_unroutable` in the result), so a study can measure a degraded machine.
+
+pub mod timed;
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +55,13 @@ pub struct FaultsConfig {
     /// waiting channels if one does).
     #[serde(default)]
     pub cyclic_routes: CyclicRoutes,
+    /// Links that fail for good during the run: `[[faults.at]]` entries of a `cycle`
+    /// (>= 1) and `links` (`[router, port]` each, as in `links`). From that cycle the links
+    /// carry nothing, the packets their replay buffers held are counted lost, and the
+    /// sources route new packets around them (see [`timed`]). Needs a Kautz topology, the
+    /// crosspoint switch, `[channel.retry]` and `routing.rails = 1`. Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<timed::FailAt>,
 }
 
 /// What to do with routes that can deadlock (`faults.cyclic_routes`).

@@ -57,6 +57,27 @@ pub struct SourceRouting {
     half_start: u32,
     /// Multi-rail: node-disjoint routes per pair used round robin (1 = shortest only).
     rails: u32,
+    /// Links failing during the run (`[[faults.at]]`): the tables to switch to, by cycle,
+    /// and the index of the next one. Built before the run; switching is a pointer copy.
+    switches: Arc<[RouteSwitch]>,
+    next_switch: usize,
+}
+
+/// The routes from a cycle on: shortest surviving routes once the links failing then
+/// (and earlier) are gone ([`SourceRouting::with_switches`]).
+#[derive(Clone, Debug)]
+pub struct RouteSwitch {
+    /// First cycle the table is used (packets whose route is built from then on).
+    pub cycle: u64,
+    table: Arc<Vec<u8>>,
+    half_start: u32,
+}
+
+impl RouteSwitch {
+    /// VCs its routes need: their largest number of decrements + 1.
+    pub fn vcs_needed(&self) -> u32 {
+        self.half_start + 1
+    }
 }
 
 /// No route in the fault table.
@@ -68,7 +89,7 @@ impl SourceRouting {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
             return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
         };
-        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1 };
+        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0 };
         let need = r.vcs_needed();
         if vcs < need {
             return Err(Error::config(
@@ -82,7 +103,7 @@ impl SourceRouting {
     /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
     /// than needed make the channel dependency graph cyclic.
     pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
-        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1 })
+        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0 })
     }
 
     /// VCs per port.
@@ -129,7 +150,7 @@ impl SourceRouting {
                 }
             }
         }
-        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1 };
+        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1, switches: Arc::new([]), next_switch: 0 };
         let mut most = 0;
         for src in 0..n as u32 {
             for dst in 0..n as u32 {
@@ -169,6 +190,37 @@ impl SourceRouting {
     /// Back to the shortest route only (messages below `routing.rail_threshold`).
     pub fn single_rail(&mut self) {
         self.rails = 1;
+    }
+
+    /// These routes (built by [`SourceRouting::around_failures`]) as the ones to use from
+    /// `cycle` on.
+    pub fn into_switch(self, cycle: u64) -> RouteSwitch {
+        let table = self.table.expect("around_failures builds a table");
+        RouteSwitch { cycle, table, half_start: self.half_start }
+    }
+
+    /// Switch to each of `switches` (sorted by cycle) at its cycle ([`SourceRouting::advance`]).
+    pub fn with_switches(mut self, switches: Vec<RouteSwitch>) -> Self {
+        debug_assert!(switches.windows(2).all(|w| w[0].cycle < w[1].cycle));
+        self.switches = switches.into();
+        self.next_switch = 0;
+        self
+    }
+
+    /// Called by the engine at the start of cycle `now`: from the cycle a scheduled link
+    /// fails, the sources build routes from the table around it (packets already routed
+    /// keep their routing string). True if the routes changed. One comparison per cycle
+    /// otherwise; the switch itself copies a pointer.
+    #[inline]
+    pub fn advance(&mut self, now: u64) -> bool {
+        let mut changed = false;
+        while let Some(s) = self.switches.get(self.next_switch).filter(|s| s.cycle <= now) {
+            self.table = Some(Arc::clone(&s.table));
+            self.half_start = s.half_start;
+            self.next_switch += 1;
+            changed = true;
+        }
+        changed
     }
 
     /// Rails per pair.

@@ -147,7 +147,14 @@ impl Simulation {
                 let c = topo.channels[id];
                 channels.latency[(c.src_router * topo.ports + c.src_port) as usize]
             };
-            r.enable_retry(retry, topo, latency, cfg.seed)?;
+            // Links failing during the run (`[[faults.at]]`) fail at their cycle.
+            let mut fail_at = vec![None; topo.channels.len()];
+            for t in &spec.timed_failures {
+                for &c in &t.channels {
+                    fail_at[c as usize] = Some(t.cycle);
+                }
+            }
+            r.enable_retry(retry, topo, latency, &fail_at, cfg.seed)?;
         }
         let metapackets = cfg.congestion.distribution == crate::congestion::Distribution::Metapackets;
         let congestion = match cfg.congestion.policy {
@@ -219,6 +226,10 @@ impl Simulation {
         }
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
+        // From a scheduled link failure on, the sources route around it.
+        if let crate::routing::RoutingFunction::Source(s) = &mut self.spec.routing {
+            s.advance(now);
+        }
         if let (None, Routers::Central(r)) = (&self.congestion, &mut self.routers) {
             // Metapackets without throttling (the paper's "No tune"): rounds are gathered
             // and dropped.
@@ -440,6 +451,7 @@ impl Simulation {
                 Routers::Crosspoint(c) => c.retry_report(),
                 _ => None,
             },
+            failures_during_run: self.spec.timed_failures.clone(),
             faults: self.spec.faults.as_ref().map(|f| {
                 let (unroutable, to_failed) = self.endpoints.unroutable();
                 crate::report::FaultsReport {

@@ -69,9 +69,10 @@ pub struct TrafficConfig {
     /// Ignored when `phases` is given (each phase has its own load). Default 0.3.
     #[serde(default = "default_load")]
     pub load: f64,
-    /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `bit_reverse`,
-    /// `shuffle`, `transpose`, `tornado`, `neighbor`, `random_permutation`, `hotspot`,
-    /// `merge_to_one`, `all_to_all`. Default uniform.
+    /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `complement`,
+    /// `bit_reverse`, `shuffle`, `transpose`, `matrix_transpose`, `tornado`, `neighbor`,
+    /// `random_permutation`, `random_bisection`, `hotspot`, `merge_to_one`, `all_to_all`,
+    /// `recursive_doubling`. Default uniform.
     #[serde(default)]
     pub pattern: PatternConfig,
     /// When packets are created: `{ type = "bernoulli" }`, `periodic`, `on_off` or

@@ -37,6 +37,10 @@ pub struct RetryReport {
     pub wire_overhead: f64,
     /// Packets lost with a failed link (never accepted downstream).
     pub packets_lost: u64,
+    /// Packets whose routing string, built before a link failed (`[[faults.at]]`), led
+    /// them to it afterwards: discarded whole at the switch before it, counted lost (also
+    /// in `counters.packets_lost`, not in `packets_lost` above).
+    pub packets_at_failed_links: u64,
 }
 
 /// The retry links of a network.
@@ -53,29 +57,48 @@ pub struct Links {
     /// Flits inside links (handed over, not yet delivered or lost).
     pub in_links: u64,
     lost: u64,
+    /// Packets discarded before a failed link ([`Links::lose_at_failed`]).
+    at_failed: u64,
 }
 
 impl Links {
     /// One link per channel of `topo`, with `params` (its `latency` replaced by each
-    /// channel's `wire_latency`: output stage plus channel).
-    pub fn new(params: &RetryParams, topo: &Topology, wire_latency: impl Fn(usize) -> u32, seed: u64) -> Result<Self> {
+    /// channel's `wire_latency`: output stage plus channel; its `errors.fail_at` by the
+    /// earlier of it and the channel's `fail_at`, from `[[faults.at]]`).
+    pub fn new(params: &RetryParams, topo: &Topology, wire_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], seed: u64) -> Result<Self> {
         let mut links = Vec::with_capacity(topo.channels.len());
         let mut of_port = vec![NONE; (topo.num_routers * topo.ports) as usize];
         let mut dst = Vec::with_capacity(topo.channels.len());
         for (id, c) in topo.channels.iter().enumerate() {
-            let p = RetryParams { latency: wire_latency(id).max(1), ..params.clone() };
+            let mut p = RetryParams { latency: wire_latency(id).max(1), ..params.clone() };
+            if let Some(at) = fail_at.get(id).copied().flatten() {
+                p.errors.fail_at = Some(p.errors.fail_at.map_or(at, |f| f.min(at)));
+            }
             links.push(RetryLink::new(&p, id as u32, seed)?);
             of_port[(c.src_router * topo.ports + c.src_port) as usize] = id as u32;
             dst.push((c.dst_router, c.dst_port));
         }
         let n = links.len();
-        Ok(Links { links, of_port, dst, vcs: vec![VecDeque::new(); n], ports: topo.ports as usize, in_links: 0, lost: 0 })
+        Ok(Links { links, of_port, dst, vcs: vec![VecDeque::new(); n], ports: topo.ports as usize, in_links: 0, lost: 0, at_failed: 0 })
     }
 
     /// The link out of `(router, port)` can take a packet now.
     pub fn can_accept(&self, r: u32, port: usize) -> bool {
         let id = self.of_port[r as usize * self.ports + port];
         id != NONE && self.links[id as usize].tx_can_accept()
+    }
+
+    /// The link out of `(router, port)` has failed for good.
+    pub fn is_failed(&self, r: u32, port: usize) -> bool {
+        let id = self.of_port[r as usize * self.ports + port];
+        id != NONE && self.links[id as usize].is_failed()
+    }
+
+    /// Packet `pid` (`flits` flits) reached the failed link out of its switch: it is lost,
+    /// and counted (released from the arena).
+    pub fn lose_at_failed(&mut self, pid: u32, flits: u16, packets: &mut PacketArena, ctr: &mut Counters) {
+        self.at_failed += 1;
+        count_lost(pid, flits, packets, ctr);
     }
 
     /// Hand packet `pid` of `flits` flits to the link out of `(router, port)`; it travels
@@ -94,16 +117,22 @@ impl Links {
             add(&mut t, l.stats());
         }
         let wire_overhead = if t.flits_pushed == 0 { 1.0 } else { t.wire_flits as f64 / t.flits_pushed as f64 };
-        RetryReport { links: self.links.len() as u32, totals: t, wire_overhead, packets_lost: self.lost }
+        RetryReport { links: self.links.len() as u32, totals: t, wire_overhead, packets_lost: self.lost, packets_at_failed_links: self.at_failed }
     }
 }
 
 impl super::CrosspointRouters {
     /// Enable link-level retry on every network link.
-    pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, seed: u64) -> Result<()> {
+    /// `fail_at[channel]`: the cycle a link fails for good (`[[faults.at]]`), if any.
+    pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], seed: u64) -> Result<()> {
         let out = self.cfg.output_delay;
-        self.retry = Some(Links::new(params, topo, |c| out + channel_latency(c), seed)?);
+        self.retry = Some(Links::new(params, topo, |c| out + channel_latency(c), fail_at, seed)?);
         Ok(())
+    }
+
+    /// The counters of the retry link on channel `channel`, when retry is on.
+    pub fn retry_link_stats(&self, channel: u32) -> Option<&RetryStats> {
+        self.retry.as_ref().and_then(|l| l.links.get(channel as usize)).map(RetryLink::stats)
     }
 
     /// The retry links' totals, when retry is on.
@@ -140,15 +169,20 @@ impl super::CrosspointRouters {
                     let _ = links.vcs[id].pop_back();
                     links.in_links -= u64::from(s.packet.flits);
                     links.lost += 1;
-                    ctr.packets_lost += 1;
-                    ctr.flits_lost += u64::from(s.packet.flits);
-                    ctr.measured_lost += packets.get(s.packet.id).measured as u64;
-                    packets.release(s.packet.id);
+                    count_lost(s.packet.id, s.packet.flits, packets, ctr);
                 }
             }
         }
         self.retry = Some(links);
     }
+}
+
+/// A packet lost to a failed link: counted, released.
+fn count_lost(pid: u32, flits: u16, packets: &mut PacketArena, ctr: &mut Counters) {
+    ctr.packets_lost += 1;
+    ctr.flits_lost += u64::from(flits);
+    ctr.measured_lost += packets.get(pid).measured as u64;
+    packets.release(pid);
 }
 
 /// `t += s`, field by field.

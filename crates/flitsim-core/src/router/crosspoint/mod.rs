@@ -347,7 +347,7 @@ impl CrosspointRouters {
         // 3. Outputs: stream the packet in progress, or grant one.
         let mut moved = 0u64;
         for j in 0..p_n {
-            if self.out_busy[wbase + j] == IDLE && !self.grant(r, j, now) {
+            if self.out_busy[wbase + j] == IDLE && !self.grant(r, j, now, packets, ctr) {
                 continue;
             }
             let ie = self.out_busy[wbase + j] as usize;
@@ -427,8 +427,9 @@ impl CrosspointRouters {
     }
 
     /// Output `j` of router `r` is idle: grant the next (input, VC) whose oldest packet
-    /// may leave (round robin). True if one was granted.
-    fn grant(&mut self, r: u32, j: usize, now: u64) -> bool {
+    /// may leave (round robin). True if one was granted. Behind a failed retry link
+    /// (`[[faults.at]]`) whole packets are discarded instead, and counted lost.
+    fn grant(&mut self, r: u32, j: usize, now: u64, packets: &mut PacketArena, ctr: &mut Counters) -> bool {
         let (p_n, v_n, cap) = (self.ports as usize, self.vcs as usize, self.cap as usize);
         let ru = r as usize;
         let wbase = ru * p_n;
@@ -448,6 +449,21 @@ impl CrosspointRouters {
                 continue;
             }
             let via_link = j != self.local && self.retry.is_some();
+            if via_link && ent.arrived > ent.last && self.retry.as_ref().expect("links").is_failed(r, j) {
+                // Its routing string (built before the link failed) crosses the dead link.
+                self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
+                self.fifo_len[q] -= 1;
+                self.held[ru] -= u32::from(ent.last) + 1;
+                self.release_entry(xb, e, ent.in_vc as usize);
+                if i != self.local {
+                    self.releases[((wbase + i) * p_n + j) * v_n + ent.in_vc as usize] += 1;
+                    self.release_count[wbase + i] += 1;
+                    self.active[ru] += 1;
+                }
+                self.retry.as_mut().expect("links").lose_at_failed(ent.pid, ent.last + 1, packets, ctr);
+                ctr.last_progress = now;
+                continue;
+            }
             if via_link && (ent.arrived <= ent.last || !self.retry.as_ref().expect("links").can_accept(r, j)) {
                 continue; // a retry link takes whole packets, when its transmitter is free
             }

@@ -73,6 +73,13 @@ pub enum PatternConfig {
     Uniform,
     /// `dest = !src` within `log2(N)` bits. Needs a power-of-two node count N.
     BitComplement,
+    /// `dest = N - 1 - src`, for any node count N: bit complement generalised. When N is a
+    /// power of two it is exactly `bit_complement` (`N - 1 - s = !s` in `log2(N)` bits); on
+    /// a k-ary n-cube with concentration 1 it is coordinate complement in every dimension,
+    /// `c_i -> k_i - 1 - c_i` (node ids are mixed radix), i.e. bit complement of every
+    /// coordinate when the radices are powers of two (with concentration c the local index
+    /// is complemented too). Used where node counts are not powers of two (Kautz graphs).
+    Complement,
     /// `dest` = the `log2(N)`-bit id of `src` written backwards. Needs a power-of-two N.
     BitReverse,
     /// Perfect shuffle: rotate the `log2(N)`-bit id left by one. Needs a power-of-two N.
@@ -81,6 +88,16 @@ pub enum PatternConfig {
     /// on a k x k network (k a power of two, concentration 1) this is coordinate transpose
     /// `(x, y) -> (y, x)`.
     Transpose,
+    /// Matrix transpose for any node count N: the nodes hold a `rows x cols` matrix in
+    /// row-major order (`rows * cols = N`), and node `s = r * cols + c` sends to the node
+    /// holding element `(r, c)` in the transposed `cols x rows` matrix, `c * rows + r`.
+    /// With `rows = cols = 2^(b/2)` it is exactly `transpose` (swap the halves of the id).
+    MatrixTranspose {
+        /// Rows of the layout: a divisor of N other than 1 and N. Default: the most
+        /// square factorisation (the largest divisor <= sqrt(N); 27 x 36 for 972 nodes).
+        #[serde(default)]
+        rows: Option<u32>,
+    },
     /// Per router dimension of radix k: `d = (s + ceil(k/2) - 1) mod k`; the local endpoint
     /// index is kept. Needs a topology with coordinates (a k-ary n-cube).
     Tornado,
@@ -155,6 +172,11 @@ pub enum PatternConfig {
 enum RawPattern {
     Uniform {},
     BitComplement {},
+    Complement {},
+    MatrixTranspose {
+        #[serde(default)]
+        rows: Option<u32>,
+    },
     BitReverse {},
     Shuffle {},
     Transpose {},
@@ -201,6 +223,8 @@ impl From<RawPattern> for PatternConfig {
         match raw {
             RawPattern::Uniform {} => PatternConfig::Uniform,
             RawPattern::BitComplement {} => PatternConfig::BitComplement,
+            RawPattern::Complement {} => PatternConfig::Complement,
+            RawPattern::MatrixTranspose { rows } => PatternConfig::MatrixTranspose { rows },
             RawPattern::BitReverse {} => PatternConfig::BitReverse,
             RawPattern::Shuffle {} => PatternConfig::Shuffle,
             RawPattern::Transpose {} => PatternConfig::Transpose,
@@ -228,6 +252,16 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         "bit_complement",
         "dest = !src in log2(N) bits; N a power of two",
         &[],
+    ),
+    entry(
+        "complement",
+        "dest = N - 1 - src, any N: bit_complement when N is a power of two, coordinate complement on a k-ary n-cube",
+        &[],
+    ),
+    entry(
+        "matrix_transpose",
+        "any N: node r*cols + c of a rows x cols row-major matrix sends to c*rows + r; transpose when rows = cols = 2^(b/2)",
+        &[("rows", "most square", "rows of the layout, a divisor of N other than 1 and N (default: the largest divisor <= sqrt(N))")],
     ),
     entry(
         "bit_reverse",
@@ -363,6 +397,12 @@ impl Pattern {
             PatternConfig::BitComplement => {
                 let bits = power_of_two_bits(n, "bit_complement", path)?;
                 table(n, |s| !s & mask(bits))
+            }
+            PatternConfig::Complement => table(n, |s| n - 1 - s),
+            PatternConfig::MatrixTranspose { rows } => {
+                let rows = matrix_rows(n, *rows, path)?;
+                let cols = n / rows;
+                table(n, |s| (s % cols) * rows + s / cols)
             }
             PatternConfig::BitReverse => {
                 let bits = power_of_two_bits(n, "bit_reverse", path)?;
@@ -590,6 +630,22 @@ fn power_of_two_bits(n: u32, name: &str, path: &str) -> Result<u32> {
             below as u64 * 2
         ),
     ))
+}
+
+/// The rows of `matrix_transpose`'s layout: `given`, or the largest divisor of `n` that
+/// is at most `sqrt(n)`; a config error if it does not divide `n` or is 1 or `n` (a single
+/// row or column, whose transpose leaves every node in place).
+fn matrix_rows(n: u32, given: Option<u32>, path: &str) -> Result<u32> {
+    let rows = given.unwrap_or_else(|| (1..=n).take_while(|r| u64::from(*r) * u64::from(*r) <= u64::from(n)).filter(|r| n.is_multiple_of(*r)).last().unwrap_or(1));
+    let field = if given.is_some() { format!("{path}.rows") } else { format!("{path}.type") };
+    if rows == 0 || !n.is_multiple_of(rows) {
+        return Err(Error::config(field, format!("{rows} rows do not divide the {n} nodes into a matrix; give a divisor of {n}")));
+    }
+    if rows == 1 || rows == n {
+        let why = if given.is_some() { format!("{rows} rows make a single row or column") } else { format!("{n} nodes (a prime) only form a single row") };
+        return Err(Error::config(field, format!("{why}, whose transpose leaves every node in place; give rows, a divisor of N other than 1 and N, or use another pattern")));
+    }
+    Ok(rows)
 }
 
 fn require_coordinates(space: &NodeSpace, name: &str, path: &str) -> Result<()> {

@@ -411,3 +411,71 @@ fn all_to_all_needs_two_nodes() {
     .unwrap_err();
     assert_err(e, "traffic.phases[0].pattern.type", "1 node");
 }
+
+/// `complement` (N - 1 - s) is `bit_complement` whenever N is a power of two.
+#[test]
+fn complement_is_bit_complement_on_powers_of_two() {
+    for n in [1u32, 2, 16, 64, 1024] {
+        let space = NodeSpace::crossbar(n);
+        assert_eq!(dests(&build(PatternConfig::Complement, &space)), dests(&build(PatternConfig::BitComplement, &space)), "N = {n}");
+    }
+}
+
+/// On a torus with concentration 1, `complement` is coordinate complement in every
+/// dimension, `c_i -> k_i - 1 - c_i`, for any radices (9 x 9 x 12, the 972-node torus
+/// compared with the SC5832), and so bit complement of every coordinate when the radices
+/// are powers of two (4 x 8 x 2). Proof by the mixed-radix identity
+/// `N - 1 - sum c_i w_i = sum (k_i - 1 - c_i) w_i` (as `N - 1 = sum (k_i - 1) w_i`),
+/// checked here for every node.
+#[test]
+fn complement_is_coordinate_complement_on_a_torus() {
+    for dims in [vec![9u32, 9, 12], vec![4, 8, 2], vec![5, 3]] {
+        let space = NodeSpace::cube(&dims, 1);
+        let d = dests(&build(PatternConfig::Complement, &space));
+        let coords = |mut id: u32| dims.iter().map(|&k| (id % k, id /= k).0).collect::<Vec<u32>>();
+        for s in 0..space.num_nodes {
+            let (cs, cd) = (coords(s), coords(d[s as usize]));
+            for (i, &k) in dims.iter().enumerate() {
+                assert_eq!(cd[i], k - 1 - cs[i], "{dims:?}: node {s} dim {i}");
+                if k.is_power_of_two() {
+                    assert_eq!(cd[i], !cs[i] & (k - 1), "{dims:?}: node {s} dim {i} bits");
+                }
+            }
+        }
+    }
+}
+
+/// `matrix_transpose` with rows = cols = 2^(b/2) is the existing `transpose`; on 972 nodes
+/// it lays them out 27 x 36 and is a permutation; bad layouts are refused.
+#[test]
+fn matrix_transpose_generalises_transpose() {
+    for n in [4u32, 16, 64, 256, 4096] {
+        let space = NodeSpace::crossbar(n);
+        let k = 1 << (n.trailing_zeros() / 2);
+        for rows in [None, Some(k)] {
+            assert_eq!(dests(&build(PatternConfig::MatrixTranspose { rows }, &space)), dests(&build(PatternConfig::Transpose, &space)), "N = {n}, rows {rows:?}");
+        }
+    }
+    let space = NodeSpace::crossbar(972);
+    let d = dests(&build(PatternConfig::MatrixTranspose { rows: None }, &space));
+    // Row-major 27 x 36: node 1 = (0, 1) -> (1, 0) of the 36 x 27 transpose = 27; 36 = (1, 0) -> 1.
+    assert_eq!((d[0], d[1], d[36], d[971]), (0, 27, 1, 971));
+    let mut sorted = d.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..972).collect::<Vec<u32>>());
+    // Given rows: 12 x 81.
+    let d = dests(&build(PatternConfig::MatrixTranspose { rows: Some(12) }, &space));
+    assert_eq!(d[1], 12);
+    assert_err(err(PatternConfig::MatrixTranspose { rows: Some(10) }, &space), "traffic.pattern.rows", "divisor of 972");
+    assert_err(err(PatternConfig::MatrixTranspose { rows: Some(1) }, &space), "traffic.pattern.rows", "single row or column");
+    assert_err(err(PatternConfig::MatrixTranspose { rows: None }, &NodeSpace::crossbar(13)), "traffic.pattern.type", "prime");
+}
+
+#[test]
+fn general_patterns_parse_from_toml() {
+    let t: crate::traffic::TrafficConfig = toml::from_str("pattern = { type = \"matrix_transpose\", rows = 27 }").unwrap();
+    assert_eq!(t.pattern, PatternConfig::MatrixTranspose { rows: Some(27) });
+    let t: crate::traffic::TrafficConfig = toml::from_str("pattern = { type = \"complement\" }").unwrap();
+    assert_eq!(t.pattern, PatternConfig::Complement);
+    assert!(toml::from_str::<crate::traffic::TrafficConfig>("pattern = { type = \"complement\", rows = 2 }").is_err());
+}
