@@ -82,6 +82,53 @@ struct Row {
     compare: String,
     /// Where the reference comes from.
     source: String,
+    /// Run the row once per value `0..count` of config key `key` (e.g. the eBB
+    /// benchmark's pattern number `traffic.pattern.index`) and combine the values with
+    /// `aggregate`; the baseline of `relative_to` runs once.
+    #[serde(default)]
+    over: Option<Over>,
+    /// With `over`: `mean` (default; the 95% confidence interval of the mean is printed
+    /// beside it), `min` or `max`.
+    #[serde(default)]
+    aggregate: Option<String>,
+}
+
+/// `over = { key, count }` of a row.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct Over {
+    /// Config key set to 0, 1, ..., count - 1.
+    key: String,
+    /// Number of runs, >= 1.
+    count: u32,
+}
+
+impl Row {
+    /// The override lists of the row's runs: `set`, or one per value of `over`.
+    fn run_sets(&self) -> Vec<Vec<String>> {
+        match &self.over {
+            None => vec![self.set.clone()],
+            Some(o) => (0..o.count)
+                .map(|i| {
+                    let mut s = self.set.clone();
+                    s.push(format!("{}={i}", o.key));
+                    s
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Mean and the half-width of its 95% confidence interval (normal approximation; 0 for
+/// fewer than two values).
+fn mean_ci(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+    (mean, 1.96 * (var / n).sqrt())
 }
 
 fn d_within() -> String {
@@ -130,7 +177,12 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     // Distinct runs.
     let mut runs: BTreeMap<(String, Vec<String>), Option<serde_json::Value>> = BTreeMap::new();
     for r in &exp.row {
-        runs.insert((r.config.clone(), r.set.clone()), None);
+        if r.over.as_ref().is_some_and(|o| o.count == 0) {
+            return Err(format!("row {:?}: over.count = 0 runs nothing; give at least 1", r.name));
+        }
+        for set in r.run_sets() {
+            runs.insert((r.config.clone(), set), None);
+        }
         if let Some(b) = &r.relative_to {
             runs.insert((r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()), None);
         }
@@ -147,6 +199,9 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
         println!("{}", exp.description.trim());
     }
     eprintln!("running {} simulations...", keys.len());
+    let bar = indicatif::ProgressBar::new(keys.len() as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("reproduce [{bar:40}] {pos}/{len} runs ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
+    let started = std::time::Instant::now();
     let results: Vec<CliResult<(Option<String>, serde_json::Value)>> = pool.install(|| {
         keys.par_iter()
             .map(|(cfg_file, set)| {
@@ -189,8 +244,12 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                     Err(e) => Err(format!("{}: {e}", p.display())),
                 }
             })
+            .inspect(|_| bar.inc(1))
             .collect()
     });
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+    eprintln!("{} runs in {wall:.1} s on {} threads: {:.2} s per run", keys.len(), pool.current_num_threads(), wall * pool.current_num_threads() as f64 / keys.len().max(1) as f64);
     for (k, v) in keys.iter().zip(results) {
         let (key, v) = v?;
         if let Some(key) = key {
@@ -213,11 +272,22 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             }
             Ok(got)
         };
-        let mut got = value(&r.config, &r.set)?;
-        if let Some(b) = &r.relative_to {
-            let base = value(r.relative_config.as_ref().unwrap_or(&r.config), b)?;
-            got = if base != 0.0 { got / base } else { f64::NAN };
-        }
+        let base = match &r.relative_to {
+            Some(b) => Some(value(r.relative_config.as_ref().unwrap_or(&r.config), b)?),
+            None => None,
+        };
+        let values: Vec<f64> = r
+            .run_sets()
+            .iter()
+            .map(|set| value(&r.config, set).map(|v| base.map_or(v, |b| if b != 0.0 { v / b } else { f64::NAN })))
+            .collect::<CliResult<_>>()?;
+        let (mean, ci) = mean_ci(&values);
+        let got = match r.aggregate.as_deref() {
+            None | Some("mean") => mean,
+            Some("min") => values.iter().copied().fold(f64::INFINITY, f64::min),
+            Some("max") => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            Some(other) => return Err(format!("row {:?}: aggregate = {other:?}; use mean, min or max", r.name)),
+        };
         let reference = match (r.reference, r.compare.as_str()) {
             (Some(v), _) => v,
             (None, "report") => f64::NAN,
@@ -253,6 +323,9 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             }
         );
         println!("    source: {}", r.source);
+        if let Some(o) = &r.over {
+            println!("    over {} runs of {}: mean {mean:.4} +- {ci:.4} (95% confidence), min {:.4}, max {:.4}", o.count, o.key, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        }
         let baseline = r.relative_to.as_ref().map(|b| (r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()));
         out_rows.push(serde_json::json!({
             "name": r.name, "config": r.config, "set": r.set, "metric": r.metric,
