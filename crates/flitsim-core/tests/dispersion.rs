@@ -81,3 +81,19 @@ fn dispersion_is_deterministic_and_checked() {
     assert!(bad("selection = \"adaptive\"\nprobe_limit = 4\n").contains("routing.probe_limit"));
     assert!(bad("selection = \"probing\"\nprobability = 2\n").contains("routing.probability"));
 }
+
+/// Probes are real one-flit packets: with check mode on (flit and credit conservation
+/// every cycle) every injected flit is a data flit (64 nodes x 6 messages x 32 packets x
+/// 16 flits) or a probe, and probes are not traffic: they are counted in no packet total.
+#[test]
+fn probes_are_one_flit_packets_outside_the_traffic() {
+    let toml = clos(64, "probing", "{ type = \"random_bisection\", index = 1 }").replace("until_done = true\n", "until_done = true\ncheck = true\n");
+    let r = run(&toml);
+    let d = r.dispersion.unwrap();
+    assert!(d.probes > 0);
+    let data_flits = 64 * 6 * 32 * 16;
+    assert_eq!(r.counters.flits_injected, data_flits + d.probes);
+    assert_eq!(r.counters.flits_ejected, r.counters.flits_injected);
+    assert_eq!((r.counters.packets_created, r.counters.packets_delivered), (64 * 6 * 32, 64 * 6 * 32));
+    assert!(d.probes_free <= d.probes && d.route_changes <= d.probes_free + d.forced);
+}

@@ -19,12 +19,15 @@
 //!   disperses anyway, and its threshold is doubled until its next change ("temporarily
 //!   elevating the dispersion threshold following such forced dispersion").
 //!
-//! **The probe.** A Myrinet probe is a light packet sent along the alternate route; here
-//! it is an inspection of that route's switch output ports when it is sent: the route is
-//! in use if a packet holds any of them (an output VC with an owner). The answer reaches
-//! the NIC one round trip later, `2 x` the route's zero-load head latency. The probe takes
-//! no link bandwidth (the paper: probes "require very little bandwidth") and reads the
-//! switches' state at once, which a partitioned run would have to exchange.
+//! **The probe** is a light packet, one flit, that the NIC sends along the alternate route
+//! ahead of its next data packet ([`PROBE_PHASE`] marks it; it is not traffic: it counts
+//! in the flit counters but not in packets, throughput or latency). It competes for the
+//! links and buffers like any packet. At the destination NIC its latency, timed from its
+//! routing at the source switch (so the wait behind the NIC's own blocked data on the
+//! first link, which every route shares, does not count), is compared with the zero-load
+//! latency of the rest of its route: equal means no switch on the way held it, so the
+//! route is unused. The answer returns to the source after the route's zero-load latency
+//! (the reply is not simulated as a packet).
 //!
 //! Draws come from the NIC's own random stream, so results do not depend on the order
 //! NICs are stepped in.
@@ -75,11 +78,14 @@ impl DispersionParams {
     }
 }
 
+/// The `phase` field of a probe packet (never a traffic phase).
+pub const PROBE_PHASE: u32 = u32::MAX;
+
 /// A probe on its way.
 #[derive(Clone, Copy, Debug)]
 struct Probe {
     route: u32,
-    /// Cycle its answer arrives.
+    /// Cycle its answer arrives (`u64::MAX` until the probe reached the destination).
     answer_at: u64,
     /// Found the route unused.
     free: bool,
@@ -102,7 +108,7 @@ struct Pair {
 pub enum Action {
     /// Nothing.
     Keep,
-    /// Probe route `r` (probing scheme): the caller inspects it and calls
+    /// Probe route `r` (probing scheme): the caller queues a probe packet and calls
     /// [`NicRoutes::probe_sent`].
     Probe(u32),
 }
@@ -215,12 +221,22 @@ impl NicRoutes {
         Action::Keep
     }
 
-    /// The probe of route `route` to `dst` left at `now`; it found the route `free`, and
-    /// its answer arrives `rtt` cycles later.
-    pub fn probe_sent(&mut self, dst: u32, route: u32, free: bool, now: u64, rtt: u64, c: &mut DispersionCounters) {
+    /// A probe of route `route` to `dst` was sent.
+    pub fn probe_sent(&mut self, dst: u32, route: u32, c: &mut DispersionCounters) {
         c.probes += 1;
         if let Some(pair) = self.pairs.iter_mut().find(|q| q.dst == dst) {
-            pair.probe = Some(Probe { route, answer_at: now + rtt, free });
+            pair.probe = Some(Probe { route, answer_at: u64::MAX, free: false });
+        }
+    }
+
+    /// The probe of `route` to `dst` found it `free` (or not); the answer is here at
+    /// `answer_at`.
+    pub fn probe_answer(&mut self, dst: u32, route: u32, free: bool, answer_at: u64) {
+        if let Some(Some(p)) = self.pairs.iter_mut().find(|q| q.dst == dst).map(|q| q.probe.as_mut()) {
+            if p.route == route {
+                p.answer_at = answer_at;
+                p.free = free;
+            }
         }
     }
 }
@@ -277,21 +293,26 @@ mod tests {
         // A blocked packet probes; the probe finds the route busy: no change.
         let Action::Probe(a) = nic.sent(5, true, 0, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
         assert_ne!(a, 1);
-        nic.probe_sent(5, a, false, 0, 10, &mut c);
+        nic.probe_sent(5, a, &mut c);
+        nic.probe_answer(5, a, false, 10);
         // While the probe is out no other is sent; before the answer the route holds.
         assert_eq!(nic.sent(5, true, 1, &p, 8, &mut rng, &mut c), Action::Keep);
         assert_eq!(nic.route(5, 1, 9, &p, 8, &mut rng, &mut c), 1);
         assert_eq!(nic.route(5, 1, 10, &p, 8, &mut rng, &mut c), 1);
         // A second busy probe reaches the limit of 2: forced dispersion to it.
         let Action::Probe(b) = nic.sent(5, true, 11, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
-        nic.probe_sent(5, b, false, 11, 10, &mut c);
+        nic.probe_sent(5, b, &mut c);
+        nic.probe_answer(5, b, false, 21);
         assert_eq!(nic.route(5, 1, 21, &p, 8, &mut rng, &mut c), b);
         assert_eq!((c.probes, c.probes_free, c.forced), (2, 0, 1));
         // The threshold is now elevated (0 -> 0 doubled, at least 1): one blocked packet
         // is tolerated, the next probes; a free probe switches.
         assert_eq!(nic.sent(5, true, 22, &p, 8, &mut rng, &mut c), Action::Keep);
         let Action::Probe(d) = nic.sent(5, true, 23, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
-        nic.probe_sent(5, d, true, 23, 4, &mut c);
+        nic.probe_sent(5, d, &mut c);
+        // An answer for another route (a stale probe) is ignored.
+        nic.probe_answer(5, d + 1, false, 24);
+        nic.probe_answer(5, d, true, 27);
         assert_eq!(nic.route(5, 1, 27, &p, 8, &mut rng, &mut c), d);
         assert_eq!(c.probes_free, 1);
     }

@@ -51,8 +51,8 @@ struct Nic {
     rng: SimRng,
     /// Flow control stopped the packet being sent (adaptive dispersion senses it).
     blocked: bool,
-    /// This cycle's head (packet id) and finished packet (destination, blocked), for
-    /// the dispersion step after it.
+    /// This cycle's head and finished packet (packet id, blocked), for the dispersion
+    /// step after it.
     started: Option<u32>,
     finished: Option<(u32, bool)>,
     /// Adaptive and probing dispersion: the current route per destination.
@@ -109,9 +109,23 @@ pub struct Endpoints {
     pub reassembly: Option<reassembly::Reassembly>,
     /// Adaptive and probing dispersion: what the NICs did.
     pub dispersion: dispersion::DispersionCounters,
-    /// A probe's round trip: `2 (base + per_hop h)` cycles over `h` switch-to-switch
-    /// hops (see [`Endpoints::set_probe_timing`]).
-    probe_timing: (u64, u64),
+    /// A probe's zero-load latency: `base + per_hop h` cycles over `h` switch-to-switch
+    /// hops, of which `start` before it is routed at the source switch (see
+    /// [`Endpoints::set_probe_timing`]).
+    probe_timing: (u64, u64, u64),
+    /// Probes that reached their destination this cycle (reused buffer).
+    probe_arrivals: Vec<ProbeArrival>,
+}
+
+/// A probe packet reached its destination.
+#[derive(Clone, Copy, Debug)]
+struct ProbeArrival {
+    src: u32,
+    dst: u32,
+    route: u32,
+    latency: u64,
+    hops: u32,
+    now: u64,
 }
 
 /// What the NICs need of the network to pick source routes (adaptive dispersion).
@@ -119,8 +133,6 @@ pub struct Endpoints {
 pub struct NicView<'a> {
     /// The routing function.
     pub routing: &'a crate::routing::RoutingFunction,
-    /// The topology.
-    pub topo: &'a Topology,
 }
 
 impl Endpoints {
@@ -170,14 +182,19 @@ impl Endpoints {
             order,
             reassembly,
             dispersion: dispersion::DispersionCounters::default(),
-            probe_timing: (0, 0),
+            probe_timing: (0, 0, 0),
+            probe_arrivals: Vec::new(),
         }
     }
 
-    /// A probe's zero-load head latency over `h` switch-to-switch hops is `base + per_hop
-    /// h`; its answer returns after twice that.
-    pub fn set_probe_timing(&mut self, base: u64, per_hop: u64) {
-        self.probe_timing = (base, per_hop);
+    /// A probe's zero-load latency over `h` switch-to-switch hops is `base + per_hop h`,
+    /// of which `start` from the NIC to its routing at the source switch. A probe timed
+    /// from that routing to its arrival at more than the rest met another packet on its
+    /// route (the wait behind the NIC's own data at the source switch, which every route
+    /// shares, does not count); its answer returns to the source after a zero-load
+    /// latency.
+    pub fn set_probe_timing(&mut self, base: u64, per_hop: u64, start: u64) {
+        self.probe_timing = (base, per_hop, start);
     }
 
     /// Packets the sources did not inject because failures left the destination
@@ -216,17 +233,71 @@ impl Endpoints {
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
         let n = self.n as usize;
         let disp = match view.routing {
-            crate::routing::RoutingFunction::UpDown(u) => u.dispersion().map(|p| Disperse { routing: u, params: p, topo: view.topo, timing: self.probe_timing }),
+            crate::routing::RoutingFunction::UpDown(u) => u.dispersion().map(|p| Disperse { routing: u, params: p }),
             _ => None,
         };
-        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, .. } = self;
+        let timing = self.probe_timing;
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
         for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
             let ctx = (now, phase, workload, sending, throttle);
             let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
-            Self::step(e as u32, nic, credits, phase_flits, (order, reassembly.as_mut()), ctx, ch, packets, stats, ctr, routers);
+            Self::step(e as u32, nic, credits, phase_flits, (order, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
             if let Some(d) = &disp {
-                d.after_step(e as u32, nic, now, packets, routers, dispersion);
+                d.after_step(e as u32, nic, now, packets, dispersion);
             }
+        }
+        // Probe verdicts: unused if the probe met no other packet (zero-load latency);
+        // the answer reaches the source one zero-load latency later.
+        for a in probe_arrivals.drain(..) {
+            let zero_load = timing.0 + timing.1 * a.hops as u64;
+            let free = a.latency.saturating_add(timing.2) <= zero_load;
+            nics[a.src as usize].routes.probe_answer(a.dst, a.route, free, a.now + zero_load);
+        }
+    }
+
+    /// A data flit reached endpoint `e`: throughput, and at the tail delivery, order,
+    /// reassembly and the workload's bookkeeping.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn eject(
+        e: u32,
+        f: Flit,
+        pk: &Packet,
+        now: u64,
+        nic: &mut Nic,
+        phase_flits: &mut [u64],
+        order: &mut [u32],
+        reassembly: Option<&mut reassembly::Reassembly>,
+        workload: &Workload,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
+        stats.on_ejected_flit(pk.src, e, now);
+        if let Some(c) = phase_flits.get_mut(pk.phase as usize) {
+            *c += 1;
+        }
+        if f.is_tail() {
+            debug_assert_eq!(pk.dst, e, "packet delivered to the wrong endpoint");
+            if pk.measured {
+                ctr.measured_delivered += 1;
+                stats.on_measured_delivered(&Delivered { src: pk.src, dst: pk.dst, size: pk.size, create: pk.create, inject: pk.inject, arrive: now, hops: pk.hops });
+            }
+            ctr.packets_delivered += 1;
+            ctr.last_delivery = now;
+            // In order per source: a source numbers its packets as it creates them.
+            if let Some(next) = order.get_mut(pk.src as usize) {
+                if pk.seq + 1 < *next {
+                    ctr.packets_reordered += 1;
+                } else {
+                    *next = pk.seq + 1;
+                }
+            }
+            if let Some(r) = reassembly {
+                r.packet(pk.src, e, pk.seq, pk.create, now);
+            }
+            workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
+            packets.release(f.pid);
         }
     }
 
@@ -238,7 +309,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        (order, reassembly): (&mut [u32], Option<&mut reassembly::Reassembly>),
+        (order, reassembly, probes): (&mut [u32], Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>),
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -254,33 +325,16 @@ impl Endpoints {
         if let Some(arrival) = ch.flits.take_in(nic.ej_flits, now) {
             let f = arrival.flit;
             let pk = *packets.get(f.pid);
-            stats.on_ejected_flit(pk.src, e, now);
             ctr.flits_ejected += 1;
             ctr.last_progress = now;
-            if let Some(c) = phase_flits.get_mut(pk.phase as usize) {
-                *c += 1;
-            }
-            if f.is_tail() {
-                debug_assert_eq!(pk.dst, e, "packet delivered to the wrong endpoint");
-                if pk.measured {
-                    ctr.measured_delivered += 1;
-                    stats.on_measured_delivered(&Delivered { src: pk.src, dst: pk.dst, size: pk.size, create: pk.create, inject: pk.inject, arrive: now, hops: pk.hops });
-                }
-                ctr.packets_delivered += 1;
-                ctr.last_delivery = now;
-                // In order per source: a source numbers its packets as it creates them.
-                if let Some(next) = order.get_mut(pk.src as usize) {
-                    if pk.seq + 1 < *next {
-                        ctr.packets_reordered += 1;
-                    } else {
-                        *next = pk.seq + 1;
-                    }
-                }
-                if let Some(r) = reassembly {
-                    r.packet(pk.src, e, pk.seq, pk.create, now);
-                }
-                workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
+            if pk.phase == dispersion::PROBE_PHASE {
+                // A probe (one flit): not traffic; its verdict goes back to the source.
+                // Timed from its routing at the source switch (cycle mod 2^16 in `age`).
+                let routed = if now - pk.inject >= 1 << 16 { u64::MAX } else { (now as u16).wrapping_sub(pk.age) as u64 };
+                probes.push(ProbeArrival { src: pk.src, dst: e, route: pk.hop_start, latency: routed, hops: pk.hops, now });
                 packets.release(f.pid);
+            } else {
+                Self::eject(e, f, &pk, now, nic, phase_flits, order, reassembly, workload, packets, stats, ctr);
             }
         }
         // (3) Generation.
@@ -367,7 +421,7 @@ impl Endpoints {
         ctr.flits_injected += 1;
         ctr.last_progress = now;
         if idx + 1 == size {
-            nic.finished = Some((packets.get(pid).dst, nic.blocked));
+            nic.finished = Some((pid, nic.blocked));
             nic.blocked = false;
             nic.sent = 0;
             nic.queue.pop_front();
@@ -382,36 +436,37 @@ impl Endpoints {
 struct Disperse<'a> {
     routing: &'a crate::routing::updown_net::UpDownRouting,
     params: &'a dispersion::DispersionParams,
-    topo: &'a Topology,
-    timing: (u64, u64),
 }
 
 impl Disperse<'_> {
-    /// After NIC `e` stepped: write the route of a head it started, and sense the
-    /// back-pressure on a packet it finished (probing its alternative if the scheme says).
+    /// After NIC `e` stepped: write the route of a data packet whose head it sent, and
+    /// sense the back-pressure on a data packet it finished, queueing a probe packet
+    /// ahead of the next one if the scheme says.
     #[inline]
-    fn after_step(&self, e: u32, nic: &mut Nic, now: u64, packets: &mut PacketArena, routers: &Routers, c: &mut dispersion::DispersionCounters) {
+    fn after_step(&self, e: u32, nic: &mut Nic, now: u64, packets: &mut PacketArena, c: &mut dispersion::DispersionCounters) {
         if let Some(pid) = nic.started.take() {
-            let dst = packets.get(pid).dst;
-            let count = self.routing.route_count(e, dst);
-            let initial = self.routing.route_index(e, dst, 0) as u32;
-            let r = nic.routes.route(dst, initial, now, self.params, count, &mut nic.rng, c);
-            if dst != e {
+            let pk = packets.get(pid);
+            let dst = pk.dst;
+            if pk.phase != dispersion::PROBE_PHASE && dst != e {
+                let count = self.routing.route_count(e, dst);
+                let initial = self.routing.route_index(e, dst, 0) as u32;
+                let r = nic.routes.route(dst, initial, now, self.params, count, &mut nic.rng, c);
                 packets.get_mut(pid).route = self.routing.route_string_at(e, dst, r as u64);
             }
         }
-        if let Some((dst, blocked)) = nic.finished.take() {
-            let count = self.routing.route_count(e, dst);
-            if let dispersion::Action::Probe(r) = nic.routes.sent(dst, blocked, now, self.params, count, &mut nic.rng, c) {
-                let (mut busy, mut hops) = (false, 0u64);
-                self.routing.for_each_hop(self.topo, e, dst, r as u64, |router, port| {
-                    hops += 1;
-                    if let Routers::Iq(iq) = routers {
-                        busy |= iq.output_in_use(router, port);
-                    }
-                });
-                let rtt = 2 * (self.timing.0 + self.timing.1 * (hops - 1));
-                nic.routes.probe_sent(dst, r, !busy, now, rtt, c);
+        if let Some((pid, blocked)) = nic.finished.take() {
+            let pk = *packets.get(pid);
+            if pk.phase == dispersion::PROBE_PHASE {
+                return;
+            }
+            let count = self.routing.route_count(e, pk.dst);
+            if let dispersion::Action::Probe(r) = nic.routes.sent(pk.dst, blocked, now, self.params, count, &mut nic.rng, c) {
+                // One flit on route r, sent before the next data packet; `hop_start`
+                // carries the route's number back to the source.
+                let route = self.routing.route_string_at(e, pk.dst, r as u64);
+                let probe = packets.alloc(Packet { src: e, dst: pk.dst, size: 1, hops: 0, create: now, inject: 0, measured: false, phase: dispersion::PROBE_PHASE, seq: 0, age: 0, hop_start: r, route });
+                nic.queue.push_front(probe);
+                nic.routes.probe_sent(pk.dst, r, c);
             }
         }
     }

@@ -141,21 +141,6 @@ impl UpDownRouting {
         (0..u).map(|l| self.tree.up_ports(l)).product()
     }
 
-    /// Call `f(router, output port)` for every switch hop of route `index` from `src` to
-    /// `dst` (the last is the destination leaf's local port).
-    pub fn for_each_hop(&self, topo: &Topology, src: u32, dst: u32, index: u64, mut f: impl FnMut(u32, u32)) {
-        let mut s = self.route_string_at(src, dst, index);
-        let mut r = topo.router_of(src);
-        loop {
-            let port = self.shift(&mut s);
-            f(r, port);
-            if port >= self.net_ports {
-                return;
-            }
-            r = topo.channels[topo.out_channel[(r * topo.ports + port) as usize] as usize].dst_router;
-        }
-    }
-
     /// VCs per port (all usable by every packet).
     pub fn vcs(&self) -> u32 {
         self.vcs

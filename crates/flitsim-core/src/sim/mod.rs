@@ -138,7 +138,12 @@ impl Simulation {
         // A probe's head crosses both endpoint channels and h + 1 router pipelines and h
         // router-to-router channels (the zero-load latency of tests/engine_invariants.rs).
         let (el, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
-        endpoints.set_probe_timing(2 * el + pipe, pipe + lat);
+        // It is routed at the source switch `el + routing_delay` cycles after it left.
+        let rd = match rc {
+            RouterConfig::InputQueued(c) => c.routing_delay as u64,
+            _ => 0,
+        };
+        endpoints.set_probe_timing(2 * el + pipe, pipe + lat, el + rd);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};
@@ -257,7 +262,7 @@ impl Simulation {
                 _ => crate::endpoint::Throttle::Open,
             },
         };
-        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing, topo: &self.spec.topology });
+        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing });
         if self.stats.in_window(now) {
             self.measured_created += self.counters.packets_created - created_before;
         }

@@ -24,6 +24,8 @@ pub struct Packet {
     pub seq: u32,
     /// The header's 11-bit age field (SeaStar aging, [`crate::router::aging`]): 0 when
     /// injected; inside a buffered-crossbar router it holds that router's bookkeeping.
+    /// The input-queued router writes the cycle (mod 2^16) the head was routed at the
+    /// source switch (probe timing, [`crate::endpoint::dispersion`]).
     pub age: u16,
     /// Cycle (modulo 2^32) its head arrived at the router it is in (per-hop queueing
     /// delay, buffered-crossbar router).

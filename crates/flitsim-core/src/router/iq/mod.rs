@@ -255,11 +255,6 @@ pub struct IqRouters {
 }
 
 impl IqRouters {
-    /// Does a packet hold an output VC of `port` at `router` (the link is in use)?
-    pub fn output_in_use(&self, router: u32, port: u32) -> bool {
-        let base = ((router * self.ports + port) * self.vcs) as usize;
-        self.out[base..base + self.vcs as usize].iter().any(|o| o.owner != FREE)
-    }
 
     /// Build the routers of `topo` wired to `ch`.
     pub fn new(cfg: &IqConfig, topo: &Topology, ch: &Channels) -> Self {
@@ -737,7 +732,8 @@ impl IqRouters {
 
 /// Route computation for head flit `f`, now at the front of idle input VC `st` (input
 /// port `p`, VC `v`) of router `r`: reads the packet header (counting one more hop when
-/// the head came over a router-to-router channel), stores the routing function's
+/// the head came over a router-to-router channel, and at the source switch noting in its
+/// `age` field the cycle `ready`, modulo 2^16), stores the routing function's
 /// candidate and moves the VC to VC allocation from cycle `ready`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -756,6 +752,11 @@ fn route_head(
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
     let header = packets.get_mut(f.pid);
     header.hops += hop as u32;
+    if !hop {
+        // At the source switch: when the head reached the front of its input VC (a NIC's
+        // probe is timed from here, past the data it queued behind on its own link).
+        header.age = ready as u16;
+    }
     let cand = routing.route(topo, r, p, v, hop, header);
     st.port = cand.port;
     st.lo = cand.vc_lo;
