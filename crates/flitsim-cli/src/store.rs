@@ -24,29 +24,10 @@ use crate::common::CliResult;
 const MARKER: &str = "flitsim-store.json";
 const MARKER_TEXT: &str = "{\"format\": \"flitsim-store\", \"version\": 1}\n";
 
-/// The config as compact JSON with object keys sorted: the bytes the key hashes.
-pub fn canonical_json(cfg: &Config) -> String {
-    let value = serde_json::to_value(cfg).expect("a config serializes");
-    sorted(value).to_string()
-}
-
-/// JSON value with object keys sorted (independent of serde_json's map ordering).
-fn sorted(v: serde_json::Value) -> serde_json::Value {
-    match v {
-        serde_json::Value::Object(m) => {
-            let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        serde_json::Value::Array(a) => serde_json::Value::Array(a.into_iter().map(sorted).collect()),
-        other => other,
-    }
-}
-
 /// The store key of a resolved config under this simulator version.
 pub fn key(cfg: &Config) -> String {
     let version = serde_json::to_string(flitsim_core::VERSION).expect("a string serializes");
-    let text = format!("{{\"config\":{},\"flitsim\":{version}}}", canonical_json(cfg));
+    let text = format!("{{\"config\":{},\"flitsim\":{version}}}", cfg.canonical_json());
     Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -128,7 +109,7 @@ mod tests {
         // The default load is 0.3: the same resolved config, the same key.
         assert_eq!(key(&a), key(&b));
         assert_ne!(key(&a), key(&c));
-        let json = canonical_json(&a);
+        let json = a.canonical_json();
         assert!(!json.contains(": ") && json.starts_with('{'));
     }
 

@@ -65,8 +65,7 @@ impl PyConfig {
 
     /// The whole config as compact JSON with sorted keys: the bytes a results store hashes.
     fn canonical_json(&self) -> PyResult<String> {
-        let value = serde_json::to_value(&self.inner).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok(sorted(value).to_string())
+        Ok(self.inner.canonical_json())
     }
 
     /// The seed of every random stream.
@@ -79,19 +78,6 @@ impl PyConfig {
     fn validate(&self, py: Python<'_>) -> PyResult<()> {
         let cfg = self.inner.clone();
         py.detach(move || cfg.validate().map(|_| ())).map_err(err)
-    }
-}
-
-/// JSON value with object keys sorted (independent of serde_json's map ordering).
-fn sorted(v: serde_json::Value) -> serde_json::Value {
-    match v {
-        serde_json::Value::Object(m) => {
-            let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        serde_json::Value::Array(a) => serde_json::Value::Array(a.into_iter().map(sorted).collect()),
-        other => other,
     }
 }
 

@@ -201,6 +201,23 @@ pub struct FaultRoutes {
 }
 
 impl Config {
+    /// The whole config as compact JSON with object keys sorted at every level: the
+    /// bytes a results store hashes (the CLI's and the Python package's, which must agree).
+    pub fn canonical_json(&self) -> String {
+        fn sorted(v: serde_json::Value) -> serde_json::Value {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+                }
+                serde_json::Value::Array(a) => serde_json::Value::Array(a.into_iter().map(sorted).collect()),
+                other => other,
+            }
+        }
+        sorted(serde_json::to_value(self).expect("a config serializes to JSON")).to_string()
+    }
+
     /// Parse TOML text, then apply `key=value` overrides (dotted key paths; the value is
     /// TOML, or a bare string if it does not parse as TOML).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {

@@ -32,7 +32,7 @@
 //! Draws come from the NIC's own random stream, so results do not depend on the order
 //! NICs are stepped in.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::sim::rng::{fires, threshold, SimRng};
@@ -51,8 +51,9 @@ pub struct DispersionParams {
     pub probe_limit: u32,
 }
 
-/// The `[routing]` fields of the dispersive schemes (see [`crate::routing::RoutingConfig`]).
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Default)]
+/// The `[routing]` fields of the dispersive schemes, as given (defined and documented in
+/// [`crate::routing::RoutingConfig::Updown`]).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct DispersionConfig {
     /// Blocked packets tolerated before dispersing. Default 4 (adaptive), 16 (probing).
     pub threshold: Option<u32>,

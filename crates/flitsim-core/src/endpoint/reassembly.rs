@@ -24,13 +24,13 @@ struct Open {
 
 /// One flow's delivered messages.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Flow {
+struct Flow {
     /// Messages completed.
-    pub messages: u64,
+    messages: u64,
     /// Earliest creation cycle among the flow's completed messages.
-    pub first_create: u64,
+    first_create: u64,
     /// Cycle the last message completed.
-    pub last_done: u64,
+    last_done: u64,
 }
 
 /// Reassembly state of every endpoint, and message totals.
@@ -93,11 +93,6 @@ impl Reassembly {
     /// Messages some but not all of whose packets arrived.
     pub fn incomplete(&self) -> u64 {
         self.open.iter().map(|o| o.len() as u64).sum()
-    }
-
-    /// The flows, ordered by (source, destination).
-    pub fn flows(&self) -> &BTreeMap<(u32, u32), Flow> {
-        &self.flows
     }
 
     /// The report: totals and the flows' bandwidths; `bytes_per_s` converts bytes/cycle
