@@ -76,12 +76,19 @@ impl LazyBar {
     }
 }
 
-/// Run a spec with an optional progress bar; returns the report and wall seconds.
-pub fn run_spec(spec: Spec, progress: bool) -> CliResult<(Report, f64)> {
+/// Run a spec on `threads` threads (`None`: as many as the network profits from, see
+/// [`flitsim_core::sim::parallel::auto_threads`]) with an optional progress bar; returns
+/// the report and wall seconds.
+pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult<(Report, f64)> {
     let planned = spec.config.sim.warmup + spec.config.sim.measure;
     let mut bar = LazyBar::new(planned, progress);
     let t = Instant::now();
-    let sim = Simulation::new(spec).map_err(|e| e.to_string())?;
+    let threads = threads.unwrap_or_else(|| flitsim_core::sim::parallel::auto_threads(&spec));
+    let mut sim = Simulation::new(spec).map_err(|e| e.to_string())?;
+    let used = sim.set_threads(threads).map_err(|e| e.to_string())?;
+    if progress && used < threads {
+        eprintln!("note: running on one thread: {}", sim.serial_reason(threads).unwrap_or("not partitioned"));
+    }
     let r = sim.run(&mut |p| bar.update(p));
     bar.finish();
     let secs = t.elapsed().as_secs_f64();
@@ -89,9 +96,9 @@ pub fn run_spec(spec: Spec, progress: bool) -> CliResult<(Report, f64)> {
 }
 
 /// `flitsim run`.
-pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool) -> CliResult<ExitCode> {
+pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Option<usize>) -> CliResult<ExitCode> {
     let spec = load_spec(args)?;
-    let (report, secs) = run_spec(spec, !quiet)?;
+    let (report, secs) = run_spec(spec, !quiet, threads)?;
     if !quiet {
         print!("{}", summary::report_text(&report, Some(secs)));
     }

@@ -47,6 +47,11 @@ enum Command {
         /// No progress bar and no summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Threads stepping the one simulation (partitions of the network; the results
+        /// are the same for any count). Default: the available cores for networks of at
+        /// least 1,024 routers, else 1.
+        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
     },
     /// Run a sweep (a grid of overrides times loads times seeds, points in parallel,
     /// results kept in a store shared with the Python package) and write CSV, JSON and an
@@ -166,7 +171,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { cfg, out, quiet } => common::cmd_run(&cfg, out.as_deref(), quiet),
+        Command::Run { cfg, out, quiet, threads } => common::cmd_run(&cfg, out.as_deref(), quiet, threads.map(|t| t as usize)),
         Command::Sweep { cfg, args } => sweep::cmd_sweep(&cfg, &args),
         Command::Validate { cfg } => common::cmd_validate(&cfg),
         Command::Topo { cfg, json } => common::cmd_topo(&cfg, json),

@@ -115,6 +115,9 @@ pub struct Endpoints {
     probe_timing: (u64, u64, u64),
     /// Probes that reached their destination this cycle (reused buffer).
     probe_arrivals: Vec<ProbeArrival>,
+    /// The endpoints this structure steps, `[lo, hi)`: all, or one partition's
+    /// ([`crate::sim::parallel`]); the others' state stays here unused.
+    own: (u32, u32),
 }
 
 /// A probe packet reached its destination.
@@ -184,6 +187,7 @@ impl Endpoints {
             dispersion: dispersion::DispersionCounters::default(),
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
+            own: (0, n),
         }
     }
 
@@ -200,17 +204,46 @@ impl Endpoints {
     /// Packets the sources did not inject because failures left the destination
     /// unreachable: `(all, of which to failed nodes)`.
     pub fn unroutable(&self) -> (u64, u64) {
-        self.nics.iter().map(|nic| nic.src_state.unroutable()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        self.owned().iter().map(|nic| nic.src_state.unroutable()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Will no source create another packet (see [`Workload::exhausted`])?
     pub fn exhausted(&self, workload: &Workload, phase: Option<usize>) -> bool {
-        self.nics.iter().enumerate().all(|(e, nic)| workload.exhausted(phase, e as u32, &nic.src_state))
+        let lo = self.own.0 as usize;
+        self.owned().iter().enumerate().all(|(e, nic)| workload.exhausted(phase, (lo + e) as u32, &nic.src_state))
     }
 
     /// Packets waiting in all source queues (including one partly sent).
     pub fn queued(&self) -> u64 {
-        self.nics.iter().map(|nic| nic.queue.len() as u64).sum()
+        self.owned().iter().map(|nic| nic.queue.len() as u64).sum()
+    }
+
+    /// The endpoints this structure steps.
+    fn owned(&self) -> &[Nic] {
+        &self.nics[self.own.0 as usize..self.own.1 as usize]
+    }
+
+    /// Step only endpoints `[lo, hi)` (one partition's).
+    pub fn partition(&mut self, lo: u32, hi: u32) {
+        self.own = (lo, hi);
+    }
+
+    /// Take over the state of the endpoints `other` steps (another partition): their
+    /// NICs and injection credits, and add its per-phase flit counts (at the end of a run,
+    /// so that this structure reports for the whole network).
+    pub fn absorb(&mut self, other: &Endpoints) {
+        let (lo, hi) = (other.own.0 as usize, other.own.1 as usize);
+        let v = self.vcs as usize;
+        self.nics[lo..hi].clone_from_slice(&other.nics[lo..hi]);
+        self.credits[lo * v..hi * v].copy_from_slice(&other.credits[lo * v..hi * v]);
+        for (a, b) in self.phase_flits.iter_mut().zip(&other.phase_flits) {
+            *a += b;
+        }
+        let n = self.n as usize;
+        if !self.order.is_empty() {
+            self.order[lo * n..hi * n].copy_from_slice(&other.order[lo * n..hi * n]);
+        }
+        self.own = (self.own.0.min(other.own.0), self.own.1.max(other.own.1));
     }
 
     /// Advance every endpoint by one cycle, in endpoint order (one call per cycle, so that
@@ -237,8 +270,9 @@ impl Endpoints {
             _ => None,
         };
         let timing = self.probe_timing;
+        let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
         let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
-        for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate() {
+        for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate().take(hi).skip(lo) {
             let ctx = (now, phase, workload, sending, throttle);
             let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
             Self::step(e as u32, nic, credits, phase_flits, (order, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);

@@ -8,6 +8,7 @@
 pub mod check;
 pub mod deadlock;
 pub mod packet;
+pub mod parallel;
 pub mod rng;
 
 use crate::config::Spec;
@@ -73,6 +74,10 @@ pub struct Simulation {
     queue_at_window_end: u64,
     /// Source throttling with a global estimate (static or self-tuned threshold).
     congestion: Option<crate::congestion::Controller>,
+    /// The other partitions when the simulation runs on several threads
+    /// ([`Simulation::set_threads`]); the fields above are then partition 0's, except
+    /// `counters`, which sum all partitions'.
+    parallel: Option<parallel::Parallel>,
 }
 
 impl Simulation {
@@ -195,6 +200,7 @@ impl Simulation {
             measured_created: 0,
             queue_at_window_start: 0,
             queue_at_window_end: 0,
+            parallel: None,
             spec,
         })
     }
@@ -207,6 +213,46 @@ impl Simulation {
     /// The spec being simulated.
     pub fn spec(&self) -> &Spec {
         &self.spec
+    }
+
+    /// Step the network on `threads` threads (partitions of routers and their
+    /// endpoints, [`parallel`]), before the first cycle. Results are the same, bit for
+    /// bit, whatever the count. Returns the threads used: 1 when the network is not
+    /// partitioned ([`Simulation::serial_reason`]).
+    pub fn set_threads(&mut self, threads: usize) -> Result<usize> {
+        if self.now != 0 || self.parallel.is_some() {
+            return Err(Error::Config { path: "threads".into(), message: "the thread count is set before the first cycle, once".into() });
+        }
+        if threads == 0 {
+            return Err(Error::Config { path: "threads".into(), message: "0 threads: give at least 1".into() });
+        }
+        if self.serial_reason(threads).is_some() {
+            return Ok(1);
+        }
+        let p = parallel::Parallel::new(threads, &self.spec, &mut self.routers, &self.channels, &mut self.endpoints, &self.stats)?;
+        self.parallel = Some(p);
+        Ok(threads)
+    }
+
+    /// Why this network would run on one thread with `threads` asked for (`None`: it is
+    /// partitioned).
+    pub fn serial_reason(&self, threads: usize) -> Option<&'static str> {
+        parallel::serial_reason(&self.spec, &self.routers, threads)
+    }
+
+    /// Threads stepping the network.
+    pub fn threads(&self) -> usize {
+        self.parallel.as_ref().map_or(1, |p| p.threads())
+    }
+
+    /// Flits that crossed from one partition to another so far (0 on one thread).
+    pub fn crossed_flits(&self) -> u64 {
+        self.parallel.as_ref().map_or(0, |p| p.crossed_flits())
+    }
+
+    /// Packets waiting in every source queue.
+    fn queued(&self) -> u64 {
+        self.endpoints.queued() + self.parallel.as_ref().map_or(0, |p| p.queued())
     }
 
     /// Current cycle (the next one to be simulated).
@@ -224,10 +270,10 @@ impl Simulation {
         let now = self.now;
         let s = &self.spec.config.sim;
         if now == s.warmup {
-            self.queue_at_window_start = self.endpoints.queued();
+            self.queue_at_window_start = self.queued();
         }
         if now == s.warmup + s.measure {
-            self.queue_at_window_end = self.endpoints.queued();
+            self.queue_at_window_end = self.queued();
         }
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
@@ -262,22 +308,36 @@ impl Simulation {
                 _ => crate::endpoint::Throttle::Open,
             },
         };
-        self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing });
-        if self.stats.in_window(now) {
-            self.measured_created += self.counters.packets_created - created_before;
+        if let Some(par) = &mut self.parallel {
+            debug_assert!(matches!(throttle, crate::endpoint::Throttle::Open), "throttled networks are not partitioned");
+            self.counters = par.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats);
+            if self.stats.in_window(now) {
+                self.measured_created += self.counters.packets_created - created_before;
+            }
+        } else {
+            self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing });
+            if self.stats.in_window(now) {
+                self.measured_created += self.counters.packets_created - created_before;
+            }
+            self.routers.step_all(now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
         }
-        self.routers.step_all(now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
         if self.spec.config.sim.check {
             check::verify(self)?;
         }
         let idle = now.saturating_sub(self.counters.last_progress);
         let watchdog = self.spec.config.sim.watchdog;
         if idle >= watchdog && self.in_network() > 0 {
+            if let Some(p) = &self.parallel {
+                p.gather_routers(&mut self.routers);
+            }
             return Err(self.deadlock_error(idle));
         }
         // A deadlock among some VCs while others still move: once per watchdog period,
         // a cycle of waiting input VCs whose front flits have not changed in a period.
         if now > 0 && now.is_multiple_of(watchdog) {
+            if let Some(p) = &self.parallel {
+                p.gather_routers(&mut self.routers);
+            }
             let found = match &self.routers {
                 Routers::Iq(x) => self.partial_check(x),
                 Routers::Buffered(x) => self.partial_check(x),
@@ -315,8 +375,11 @@ impl Simulation {
         let planned = end;
         while self.now < end {
             self.step()?;
-            if s.until_done && self.now > s.warmup && self.packets.live() == 0 && self.endpoints.exhausted(&self.spec.workload, self.spec.workload.phase_at(self.now)) {
+            if s.until_done && self.now > s.warmup && self.live_packets() == 0 && self.exhausted() {
                 self.stats.close_window(self.now);
+                if let Some(p) = &mut self.parallel {
+                    p.close_window(self.now);
+                }
                 self.queue_at_window_end = 0;
                 break;
             }
@@ -326,7 +389,7 @@ impl Simulation {
             }
         }
         if self.now == end {
-            self.queue_at_window_end = self.endpoints.queued();
+            self.queue_at_window_end = self.queued();
         }
         let drain_start = self.now.min(end);
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
@@ -346,11 +409,25 @@ impl Simulation {
         Ok(self.finish(info))
     }
 
+    /// Packets alive in every partition.
+    fn live_packets(&self) -> u64 {
+        self.packets.live() + self.parallel.as_ref().map_or(0, |p| p.live_packets())
+    }
+
+    /// Will no source create another packet?
+    fn exhausted(&self) -> bool {
+        let (w, phase) = (&self.spec.workload, self.spec.workload.phase_at(self.now));
+        self.endpoints.exhausted(w, phase) && self.parallel.as_ref().is_none_or(|p| p.exhausted(w, phase))
+    }
+
     fn measured_outstanding(&self) -> u64 {
         self.measured_created - self.counters.measured_delivered - self.counters.measured_lost
     }
 
-    fn finish(self, info: FinishInfo) -> Report {
+    fn finish(mut self, info: FinishInfo) -> Report {
+        if let Some(p) = self.parallel.take() {
+            p.finish(&mut self.endpoints, &mut self.stats);
+        }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);
         let vc_balance = vc_balance_report(&self.spec, &self.channels, &stats.channel_flits);
@@ -505,7 +582,8 @@ impl Simulation {
                     count += 1;
                     if lines.len() < 24 {
                         let f = r.input_front(router, p, v).expect("non-empty");
-                        let pk = self.packets.get(f.pid);
+                        let arena = self.parallel.as_ref().and_then(|p| p.arena_of(router)).unwrap_or(&self.packets);
+                        let pk = arena.get(f.pid);
                         let why = match r {
                             Routers::Iq(x) => x.describe_wait(router, p, v, self.now),
                             Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => String::new(),

@@ -112,3 +112,38 @@ pub struct Counters {
     /// destination (counted on networks of up to 2,048 endpoints).
     pub packets_reordered: u64,
 }
+
+impl Counters {
+    /// Add another partition's counters: event counts add, the last-event cycles take
+    /// the later of the two.
+    pub fn merge(&mut self, o: &Counters) {
+        let Counters {
+            packets_created,
+            packets_suppressed,
+            packets_delivered,
+            flits_injected,
+            flits_ejected,
+            flit_traversals,
+            measured_delivered,
+            last_progress,
+            last_delivery,
+            packets_lost,
+            flits_lost,
+            measured_lost,
+            packets_reordered,
+        } = *o;
+        self.packets_created += packets_created;
+        self.packets_suppressed += packets_suppressed;
+        self.packets_delivered += packets_delivered;
+        self.flits_injected += flits_injected;
+        self.flits_ejected += flits_ejected;
+        self.flit_traversals += flit_traversals;
+        self.measured_delivered += measured_delivered;
+        self.last_progress = self.last_progress.max(last_progress);
+        self.last_delivery = self.last_delivery.max(last_delivery);
+        self.packets_lost += packets_lost;
+        self.flits_lost += flits_lost;
+        self.measured_lost += measured_lost;
+        self.packets_reordered += packets_reordered;
+    }
+}

@@ -112,6 +112,23 @@ impl LatencyRecorder {
         }
     }
 
+    /// Add the latencies `other` recorded (another partition's): afterwards this
+    /// recorder is the one that recorded both, whatever the order of the records.
+    pub fn merge(&mut self, other: &LatencyRecorder) {
+        debug_assert_eq!(self.bin, other.bin);
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        if other.bins.len() > self.bins.len() {
+            self.bins.resize(other.bins.len(), 0);
+        }
+        for (a, b) in self.bins.iter_mut().zip(&other.bins) {
+            *a += b;
+        }
+        self.hdr.add(&other.hdr).expect("auto-resizing histograms of the same precision merge");
+    }
+
     /// Number of latencies recorded so far.
     #[inline]
     pub fn count(&self) -> u64 {

@@ -301,6 +301,21 @@ impl Collector {
         self.hops += u64::from(p.hops);
     }
 
+    /// Add what `other` (another partition's collector for the same network and
+    /// window) counted: sums of integer counts and merged latency records, so the result
+    /// does not depend on how the network was partitioned.
+    pub fn merge(&mut self, other: &Collector) {
+        let add = |a: &mut Vec<u64>, b: &Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        self.created_packets += other.created_packets;
+        add(&mut self.offered_flits, &other.offered_flits);
+        add(&mut self.accepted_flits, &other.accepted_flits);
+        add(&mut self.delivered_flits, &other.delivered_flits);
+        add(&mut self.channel_flits, &other.channel_flits);
+        self.packet_latency.merge(&other.packet_latency);
+        self.network_latency.merge(&other.network_latency);
+        self.hops += other.hops;
+    }
+
     /// Packets created in the window so far (as seen by [`Collector::on_created`]); the
     /// engine may use it for [`FinishInfo::measured_created`].
     pub fn packets_created(&self) -> u64 {

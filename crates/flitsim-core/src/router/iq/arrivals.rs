@@ -3,6 +3,8 @@
 //! delay is too long for the calendar, counting pending work and polling every port.
 
 /// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
+use crate::link::Slot;
+
 pub(super) const FLIT: usize = 0;
 pub(super) const CREDIT: usize = 1;
 
@@ -159,4 +161,20 @@ pub(super) fn slots_shift(a: &Arrivals) -> usize {
         Arrivals::Calendar(c) => c.shift as usize,
         Arrivals::Counting(_) => 0,
     }
+}
+
+/// Debug check of the arrival calendar: after the receive stage nothing that has
+/// arrived may be left on the router's input channels or credit wires.
+pub(super) fn nothing_due(ch: &crate::link::Channels, wiring: &[super::PortWiring; super::VIEW], (flits, credits): (u64, u64), now: u64) -> bool {
+    let ports = |mut m: u64| {
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let p = m.trailing_zeros() as usize;
+                m &= m - 1;
+                p
+            })
+        })
+    };
+    ports(flits).all(|p| ch.flits.slot_of(wiring[p].in_flits, now).is_empty())
+        && ports(credits).all(|p| ch.credits.slot_of(wiring[p].out_credits, now).is_empty())
 }

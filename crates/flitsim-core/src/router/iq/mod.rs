@@ -85,6 +85,7 @@
 //!   result. Small networks, which live in the caches anyway, run faster without.
 
 mod arrivals;
+pub mod crossing;
 mod input_vc;
 mod prefetch;
 mod route;
@@ -92,14 +93,14 @@ mod vc_alloc;
 
 pub use input_vc::{state, InputVc};
 
-use arrivals::{slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
+use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
 use route::Route;
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::IqConfig;
-use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring, Slot};
+use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -174,6 +175,10 @@ struct PortWiring {
     up_port: u8,
     /// Input port on the downstream router.
     down_port: u8,
+    /// The output channel goes to a router of another partition ([`crossing`]).
+    cross_out: bool,
+    /// The input channel comes from a router of another partition (its credits cross).
+    cross_in: bool,
 }
 
 const UNWIRED: PortWiring = PortWiring {
@@ -186,6 +191,8 @@ const UNWIRED: PortWiring = PortWiring {
     flit_delay: 0,
     up_port: 0,
     down_port: 0,
+    cross_out: false,
+    cross_in: false,
 };
 
 
@@ -252,6 +259,11 @@ pub struct IqRouters {
     li_port: [u8; VIEW],
     /// Local input-VC index -> VC.
     li_vc: [u8; VIEW],
+    /// The routers this structure steps, `[lo, hi)`: all of them, or one partition's
+    /// ([`crossing`]).
+    span: (u32, u32),
+    /// Flits and credits for other partitions' routers.
+    crossing: crossing::Crossings,
 }
 
 impl IqRouters {
@@ -352,6 +364,8 @@ impl IqRouters {
             prefetch: footprint >= PREFETCH_ABOVE_BYTES,
             li_port: std::array::from_fn(|li| (li as u32 / v) as u8),
             li_vc: std::array::from_fn(|li| (li as u32 % v) as u8),
+            span: (0, r),
+            crossing: crossing::Crossings::default(),
         }
     }
 
@@ -504,9 +518,9 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        let n = self.sets.len();
+        let (lo, n) = (self.span.0 as usize, self.span.1 as usize);
         if self.prefetch {
-            for r in 0..n {
+            for r in lo..n {
                 if r + PREFETCH_STATE < n {
                     self.prefetch_router(arr, r + PREFETCH_STATE, now, ch);
                 }
@@ -518,7 +532,7 @@ impl IqRouters {
                 }
             }
         } else {
-            for r in 0..n {
+            for r in lo..n {
                 if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
                     self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
@@ -552,7 +566,7 @@ impl IqRouters {
         let base = rp * v_n;
         let depth = if D != 0 { D } else { self.depth as usize };
         let IqRouters {
-            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, ..
+            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, crossing, ..
         } = self;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
@@ -677,8 +691,12 @@ impl IqRouters {
             let out = wiring[o & 63];
             let oc = rp + o;
             let arrive = now + out.flit_delay as u64;
-            ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
-            arr.notify_row(out.down_router, out.down_port as u32, arrive);
+            if out.cross_out {
+                crossing.send_flit(out.out_flits, out.down_router, out.down_port, arrive, InFlight::new(arrive, f, w as u8), packets);
+            } else {
+                ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
+                arr.notify_row(out.down_router, out.down_port as u32, arrive);
+            }
             // One credit used (an ejection port uses none and never runs out).
             let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
             outs[ovc].credits = left;
@@ -687,8 +705,12 @@ impl IqRouters {
             // A credit goes back upstream for the freed slot.
             let inp = wiring[p];
             let arrive = now + credit_delay;
-            ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
-            arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
+            if inp.cross_in {
+                crossing.credits.push(crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, v as u32) });
+            } else {
+                ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
+                arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
+            }
         }
         arr.done(ru, got, moved);
         if moved != 0 {
@@ -763,21 +785,4 @@ fn route_head(
     st.hi = cand.vc_hi;
     st.state = state::VC_ALLOC;
     st.delay_until(ready);
-}
-
-
-/// Debug check of the arrival calendar: after the receive stage nothing that has
-/// arrived may be left on the router's input channels or credit wires.
-fn nothing_due(ch: &Channels, wiring: &[PortWiring; VIEW], (flits, credits): (u64, u64), now: u64) -> bool {
-    let ports = |mut m: u64| {
-        std::iter::from_fn(move || {
-            (m != 0).then(|| {
-                let p = m.trailing_zeros() as usize;
-                m &= m - 1;
-                p
-            })
-        })
-    };
-    ports(flits).all(|p| ch.flits.slot_of(wiring[p].in_flits, now).is_empty())
-        && ports(credits).all(|p| ch.credits.slot_of(wiring[p].out_credits, now).is_empty())
 }

@@ -1,0 +1,295 @@
+//! The partitioned engine: one simulation stepped on several threads, with results
+//! identical bit for bit to one thread (issue 9; the design is in `docs/scaling.md`).
+//!
+//! The routers are split into contiguous ranges (slabs of a torus along its slowest
+//! dimension; leaf groups of a Clos), each with the endpoints attached to them: a
+//! **partition**. Partition 0 is the simulation's own state; every other partition has
+//! its own copy of the routers, channels and endpoints (so that every index is the same
+//! as in the whole network) and steps only its range, with its own packet arena,
+//! measurement collector and counters. Each cycle every partition steps its endpoints
+//! and routers on its own thread; a flit or credit for another partition's router goes
+//! to an outbox ([`crate::router::iq::crossing`]), and once every partition has finished
+//! the cycle, the outboxes are handed to the receivers in partition order. Every
+//! crossing delay is at least one cycle, so the synchronisation window is one cycle and
+//! a receiver finds each crossing entry in place before the cycle it arrives in: by the
+//! two-phase rule nothing any component reads differs from the one-thread run.
+//!
+//! At the end, the counters and collectors are merged (integer sums and merged
+//! histograms, with every floating-point figure computed after the merge) and the
+//! endpoints' state is gathered into partition 0, so the report is the one-thread
+//! report. The per-component RNG streams are the same whoever steps the component.
+//!
+//! What is partitioned today: the input-queued router with its arrival calendar, every
+//! topology and destination or source routing function it runs, faults fixed before the
+//! run or failing at a cycle, packet-level traffic. Other router microarchitectures,
+//! message reassembly, NIC dispersion and check mode run on one thread
+//! ([`serial_reason`] says why a network is not partitioned).
+
+use crate::config::Spec;
+use crate::endpoint::{Endpoints, NicView, Throttle};
+use crate::link::Channels;
+use crate::router::iq::crossing::Crossings;
+use crate::router::{RouterConfig, Routers};
+use crate::sim::packet::{Counters, PacketArena};
+use crate::stats::Collector;
+
+/// One partition other than the first: its copy of the network state, of which it steps
+/// its own routers and endpoints.
+struct Part {
+    routers: Routers,
+    channels: Channels,
+    endpoints: Endpoints,
+    packets: PacketArena,
+    stats: Collector,
+    counters: Counters,
+}
+
+/// The state one partition steps, borrowed for a cycle.
+struct PartMut<'a> {
+    routers: &'a mut Routers,
+    channels: &'a mut Channels,
+    endpoints: &'a mut Endpoints,
+    packets: &'a mut PacketArena,
+    stats: &'a mut Collector,
+    counters: &'a mut Counters,
+}
+
+impl PartMut<'_> {
+    /// One cycle of this partition: its endpoints, then its routers.
+    fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec) {
+        let view = NicView { routing: &spec.routing };
+        self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, Throttle::Open, view);
+        self.routers.step_all(now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
+    }
+}
+
+/// The partitions after the first, the threads that step them, and partition 0's
+/// counters (the simulation's own `counters` then hold the sum of all).
+pub struct Parallel {
+    pool: rayon::ThreadPool,
+    parts: Vec<Part>,
+    counters0: Counters,
+    /// Reused outboxes.
+    spare: Vec<Crossings>,
+    /// Flits handed from one partition to another so far.
+    crossed: u64,
+}
+
+/// Networks of at least this many routers run on the available cores by default
+/// ([`auto_threads`]): below it a cycle is too short for the per-cycle hand-over to pay.
+pub const AUTO_MIN_ROUTERS: u32 = 1024;
+
+/// The thread count a run uses when none is given: the available cores for networks of
+/// [`AUTO_MIN_ROUTERS`] routers or more, else 1.
+pub fn auto_threads(spec: &Spec) -> usize {
+    if spec.topology.num_routers >= AUTO_MIN_ROUTERS {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    }
+}
+
+/// Why a network runs on one thread whatever the thread count asked for, or `None` if
+/// it can be partitioned into `threads` partitions.
+pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&'static str> {
+    let cfg = &spec.config;
+    if threads <= 1 {
+        return Some("one thread asked for");
+    }
+    let Routers::Iq(iq) = routers else {
+        return Some("only the input-queued router is partitioned so far");
+    };
+    if !matches!(cfg.router, RouterConfig::InputQueued(_)) || !iq.has_calendar() {
+        return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned");
+    }
+    if (spec.topology.num_routers as usize) < threads {
+        return Some("fewer routers than threads");
+    }
+    if cfg.sim.check {
+        return Some("check mode verifies the whole network every cycle on one thread");
+    }
+    if spec.workload.message().is_some() {
+        return Some("message reassembly is not partitioned");
+    }
+    if let crate::routing::RoutingFunction::UpDown(u) = &spec.routing {
+        if u.dispersion().is_some() {
+            return Some("NIC dispersion (probes answered across the network) is not partitioned");
+        }
+    }
+    None
+}
+
+impl Parallel {
+    /// Split the network into `threads` partitions (at cycle 0: nothing in flight).
+    /// Partition 0 keeps the given state (narrowed to its range); the others get copies.
+    pub fn new(
+        threads: usize,
+        spec: &Spec,
+        routers: &mut Routers,
+        channels: &Channels,
+        endpoints: &mut Endpoints,
+        stats: &Collector,
+    ) -> crate::error::Result<Parallel> {
+        let topo = &spec.topology;
+        let (r_n, n, c) = (topo.num_routers as u64, topo.num_nodes as u64, topo.concentration as u64);
+        let span = |k: usize| {
+            let (lo, hi) = (r_n * k as u64 / threads as u64, r_n * (k as u64 + 1) / threads as u64);
+            ((lo as u32, hi as u32), ((lo * c).min(n) as u32, (hi * c).min(n) as u32))
+        };
+        let Routers::Iq(iq) = routers else { unreachable!("checked by serial_reason") };
+        let mut parts = Vec::with_capacity(threads - 1);
+        for k in 1..threads {
+            let ((lo, hi), (nlo, nhi)) = span(k);
+            let mut r = iq.clone();
+            r.partition(lo, hi);
+            let mut e = endpoints.clone();
+            e.partition(nlo, nhi);
+            parts.push(Part {
+                routers: Routers::Iq(r),
+                channels: channels.clone(),
+                endpoints: e,
+                packets: PacketArena::default(),
+                stats: stats.clone(),
+                counters: Counters::default(),
+            });
+        }
+        let ((lo, hi), (nlo, nhi)) = span(0);
+        iq.partition(lo, hi);
+        endpoints.partition(nlo, nhi);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("flitsim-part-{i}"))
+            .build()
+            .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
+        Ok(Parallel { pool, parts, counters0: Counters::default(), spare: vec![Crossings::default(); threads], crossed: 0 })
+    }
+
+    /// Number of partitions (threads).
+    pub fn threads(&self) -> usize {
+        self.parts.len() + 1
+    }
+
+    /// One cycle of every partition, in parallel, then the hand-over of the flits and
+    /// credits that crossed; returns the counters of the whole network.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        now: u64,
+        phase: Option<usize>,
+        spec: &Spec,
+        routers: &mut Routers,
+        channels: &mut Channels,
+        endpoints: &mut Endpoints,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+    ) -> Counters {
+        let Parallel { pool, parts, counters0, spare, crossed } = self;
+        let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
+        pool.scope(|s| {
+            for p in parts.iter_mut() {
+                s.spawn(move |_| {
+                    let mut m = PartMut {
+                        routers: &mut p.routers,
+                        channels: &mut p.channels,
+                        endpoints: &mut p.endpoints,
+                        packets: &mut p.packets,
+                        stats: &mut p.stats,
+                        counters: &mut p.counters,
+                    };
+                    m.step(now, phase, spec);
+                });
+            }
+            first.step(now, phase, spec);
+        });
+        // Hand over the outboxes, in partition order.
+        let mut boxes: Vec<Crossings> = Vec::with_capacity(parts.len() + 1);
+        boxes.push(iq_of(first.routers).take_crossings(spare.pop().unwrap_or_default()));
+        for p in parts.iter_mut() {
+            boxes.push(iq_of(&mut p.routers).take_crossings(spare.pop().unwrap_or_default()));
+        }
+        *crossed += boxes.iter().map(|b| b.flits.len() as u64).sum::<u64>();
+        if boxes.iter().any(|b| !b.is_empty()) {
+            for (k, b) in boxes.iter().enumerate() {
+                if b.is_empty() {
+                    continue;
+                }
+                if k != 0 {
+                    iq_of(first.routers).receive_crossings(b, first.channels, first.packets);
+                }
+                for (j, p) in parts.iter_mut().enumerate() {
+                    if j + 1 != k {
+                        iq_of(&mut p.routers).receive_crossings(b, &mut p.channels, &mut p.packets);
+                    }
+                }
+            }
+        }
+        spare.extend(boxes);
+        let mut total = *first.counters;
+        for p in parts.iter() {
+            total.merge(&p.counters);
+        }
+        total
+    }
+
+    /// Flits handed from one partition to another so far.
+    pub fn crossed_flits(&self) -> u64 {
+        self.crossed
+    }
+
+    /// Packets alive in the partitions after the first.
+    pub fn live_packets(&self) -> u64 {
+        self.parts.iter().map(|p| p.packets.live()).sum()
+    }
+
+    /// Packets waiting in the source queues of the partitions after the first.
+    pub fn queued(&self) -> u64 {
+        self.parts.iter().map(|p| p.endpoints.queued()).sum()
+    }
+
+    /// Will no source of the partitions after the first create another packet?
+    pub fn exhausted(&self, workload: &crate::traffic::Workload, phase: Option<usize>) -> bool {
+        self.parts.iter().all(|p| p.endpoints.exhausted(workload, phase))
+    }
+
+    /// Close every partition's measurement window early (a finite workload finished).
+    pub fn close_window(&mut self, now: u64) {
+        for p in &mut self.parts {
+            p.stats.close_window(now);
+        }
+    }
+
+    /// Copy every partition's router state into `routers` (partition 0's), so that it
+    /// shows the whole network: for deadlock reports. Flits keep their partition's
+    /// packet ids ([`Parallel::packet`] reads them).
+    pub fn gather_routers(&self, routers: &mut Routers) {
+        let into = iq_of(routers);
+        for p in &self.parts {
+            if let Routers::Iq(x) = &p.routers {
+                into.copy_span_from(x);
+            }
+        }
+    }
+
+    /// The arena holding the packets of the flits buffered at `router` (after
+    /// [`Parallel::gather_routers`]); `None` for partition 0's own.
+    pub fn arena_of(&self, router: u32) -> Option<&PacketArena> {
+        self.parts.iter().find(|p| matches!(&p.routers, Routers::Iq(x) if (x.span().0..x.span().1).contains(&router))).map(|p| &p.packets)
+    }
+
+    /// End of the run: merge the other partitions' measurements and endpoint state into
+    /// partition 0's.
+    pub fn finish(self, endpoints: &mut Endpoints, stats: &mut Collector) {
+        for p in &self.parts {
+            stats.merge(&p.stats);
+            endpoints.absorb(&p.endpoints);
+        }
+    }
+}
+
+/// The input-queued routers of a partition.
+fn iq_of(r: &mut Routers) -> &mut crate::router::iq::IqRouters {
+    match r {
+        Routers::Iq(x) => x,
+        _ => unreachable!("partitioned networks have input-queued routers"),
+    }
+}

@@ -1,0 +1,136 @@
+//! The partitioned engine: a network stepped on 2, 3 or 4 threads reports exactly what
+//! it reports on one (the whole JSON result, bit for bit), for every topology and
+//! routing function the input-queued router runs, with faults, timed link failures,
+//! several-flit packets, virtual cut-through, bursty and phased traffic, and finite
+//! workloads that stop the run early. Each case also checks that the network really was
+//! split (so the comparison cannot pass by running everything on one thread) and that
+//! flits crossed between partitions.
+
+use flitsim_core::config::Config;
+use flitsim_core::sim::Simulation;
+
+/// The report of `toml` run on `threads` threads, without the version field.
+fn report(toml: &str, threads: usize) -> (serde_json::Value, usize) {
+    let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+    let mut sim = Simulation::new(spec).unwrap();
+    let used = sim.set_threads(threads).unwrap();
+    assert_eq!(used, sim.threads());
+    // Run most of the way by hand to see flits cross, then to the end.
+    sim.run_cycles(200).unwrap();
+    assert_eq!(sim.crossed_flits() > 0, used > 1, "flits crossed between partitions");
+    let mut v = serde_json::to_value(sim.run(&mut |_| {}).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("version");
+    (v, used)
+}
+
+/// The first path at which two JSON values differ.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Object(x), Object(y)) => x.keys().chain(y.keys()).find_map(|k| match (x.get(k), y.get(k)) {
+            (Some(p), Some(q)) => first_difference(p, q, &format!("{path}.{k}")),
+            _ => Some(format!("{path}.{k} present in one only")),
+        }),
+        (Array(x), Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]"))),
+        _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
+    }
+}
+
+fn same_on_any_thread_count(name: &str, toml: &str) {
+    let (one, used) = report(toml, 1);
+    assert_eq!(used, 1);
+    assert!(one["counters"]["packets_delivered"].as_u64().unwrap() > 0, "{name}: nothing delivered");
+    for threads in [2, 3, 4] {
+        let (many, used) = report(toml, threads);
+        assert_eq!(used, threads, "{name}: not partitioned into {threads}");
+        if let Some(d) = first_difference(&one, &many, "") {
+            panic!("{name}: {threads} threads differ from one at {d}");
+        }
+    }
+}
+
+#[test]
+fn torus_with_concentration_and_datelines() {
+    same_on_any_thread_count(
+        "torus",
+        "seed = 3\n[topology]\ntype = \"torus\"\ndims = [4, 3, 5]\nconcentration = 2\n[router]\nallocator = \"islip\"\n\
+         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
+#[test]
+fn mesh_virtual_cut_through_with_size_distribution() {
+    same_on_any_thread_count(
+        "mesh",
+        "seed = 5\n[topology]\ntype = \"mesh\"\ndims = [8, 4]\n[router]\nflow_control = \"virtual_cut_through\"\nrouting_delay = 0\n\
+         [traffic]\nload = 0.3\npacket_size = { sizes = [1, 4, 8], weights = [2, 1, 1] }\npattern = { type = \"bit_reverse\" }\n\
+         [sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
+#[test]
+fn saturated_mixed_radix_torus_with_bursts_and_phases() {
+    // Past saturation: source queues grow, the window's queue lengths are reported.
+    same_on_any_thread_count(
+        "mixed radix",
+        "seed = 11\n[topology]\ntype = \"cube\"\ndims = [5, 4, 3]\nwrap = [true, false, true]\n[router]\ncredit_delay = 2\n[channel]\nlatency = 3\n\
+         [traffic]\nphases = [{ duration = 600, load = 0.2 }, { duration = 1400, load = 0.8, pattern = { type = \"hotspot\", nodes = [7], fraction = 0.2 } }]\n\
+         injection = { type = \"on_off\", burst_length = 6 }\n[sim]\nwarmup = 400\nmeasure = 1600\ndrain_limit = 3000\n",
+    );
+}
+
+#[test]
+fn table_routing_around_failed_links_and_nodes() {
+    same_on_any_thread_count(
+        "table + faults",
+        "seed = 2\n[topology]\ntype = \"cube\"\ndims = [4, 3, 4]\nwrap = [true, false, true]\n[router]\nvcs = 2\n\
+         [routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[traffic]\nload = 0.3\npacket_size = 2\n\
+         [sim]\nwarmup = 300\nmeasure = 1200\n[faults]\nrandom_link_fraction = 0.02\nrandom_node_fraction = 0.03\nseed = 9\nunroutable = \"skip\"\n",
+    );
+}
+
+#[test]
+fn clos_with_random_up_down_routes() {
+    same_on_any_thread_count(
+        "clos",
+        "seed = 4\n[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\nnodes = 32\n[routing]\ntype = \"updown\"\nselection = \"random\"\n\
+         [traffic]\nload = 0.5\npacket_size = 4\n[sim]\nwarmup = 300\nmeasure = 1200\n",
+    );
+}
+
+#[test]
+fn finite_workload_stops_at_the_same_cycle() {
+    same_on_any_thread_count(
+        "until done",
+        "seed = 8\n[topology]\ntype = \"torus\"\ndims = [8, 4]\n[traffic]\nload = 0.6\npacket_size = 2\npackets_per_source = 40\n\
+         pattern = { type = \"bit_complement\" }\n[sim]\nwarmup = 0\nmeasure = 100000\nuntil_done = true\n",
+    );
+}
+
+#[test]
+fn kautz_source_routes_around_failed_links() {
+    same_on_any_thread_count(
+        "kautz",
+        "seed = 6\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n[router]\nvcs = 4\n\
+         [traffic]\nload = 0.25\npacket_size = 3\n[sim]\nwarmup = 200\nmeasure = 1500\n[faults]\nlinks = [[5, 1], [20, 0]]\n",
+    );
+}
+
+#[test]
+fn networks_that_are_not_partitioned_say_why() {
+    let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
+    let mut check = Simulation::new(spec("[sim]\ncheck = true\n")).unwrap();
+    assert_eq!(check.set_threads(2).unwrap(), 1);
+    assert!(check.serial_reason(2).unwrap().contains("check mode"));
+    let mut polling = Simulation::new(spec("[channel]\nlatency = 70\n")).unwrap();
+    assert_eq!(polling.set_threads(2).unwrap(), 1);
+    assert!(polling.serial_reason(2).unwrap().contains("calendar"));
+    let mut too_many = Simulation::new(spec("")).unwrap();
+    assert_eq!(too_many.set_threads(17).unwrap(), 1);
+    assert!(too_many.serial_reason(17).unwrap().contains("fewer routers"));
+    // Set once, before the first cycle.
+    let mut late = Simulation::new(spec("")).unwrap();
+    late.run_cycles(1).unwrap();
+    assert!(late.set_threads(2).unwrap_err().to_string().contains("before the first cycle"));
+    assert!(Simulation::new(spec("")).unwrap().set_threads(0).is_err());
+}
