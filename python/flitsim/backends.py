@@ -24,8 +24,9 @@ Outcome = tuple[str, Union[str, _core.FlitsimError]]
 
 
 def run_toml(toml: str) -> str:
-    """Run a whole resolved config (TOML) and return the report text. What a worker does."""
-    return _core.run(_core.Config.load(toml, []))
+    """Run a whole resolved config (TOML) and return the report text. What a worker does:
+    on one thread, since a sweep already runs its points side by side."""
+    return _core.run(_core.Config.load(toml, []), 1)
 
 
 class Backend(Protocol):

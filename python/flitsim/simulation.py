@@ -11,12 +11,17 @@ from .config import Config, ConfigLike, Overrides
 from .result import Result
 
 
-def simulate(config: ConfigLike = None, *, set: Overrides = None, seed: int | None = None) -> Result:
+def simulate(
+    config: ConfigLike = None, *, set: Overrides = None, seed: int | None = None, threads: int | None = None
+) -> Result:
     """Validate and run one simulation to the end (warm-up, window, drain).
 
     ``config``: a path, TOML text, a dict, a :class:`Config`, or None for the default.
     ``set``: overrides (``["traffic.load=0.4"]`` or ``{"traffic.load": 0.4}``), applied
     as ``flitsim run --set`` applies them. ``seed``: overrides the config's seed.
+    ``threads``: threads stepping this one simulation (partitions of the network, as
+    ``flitsim run --threads``); None uses the available cores for networks of 1,024
+    routers or more and one thread below. The report is the same for any count.
 
     The same config and seed give the report ``flitsim run --out`` writes, byte for byte.
     Raises a subclass of :class:`~flitsim.FlitsimError`: :class:`~flitsim.ParseError` or
@@ -25,7 +30,13 @@ def simulate(config: ConfigLike = None, *, set: Overrides = None, seed: int | No
     :class:`~flitsim.InvariantError` during the run.
     """
     cfg = Config(config, set=set, seed=seed)
-    return Result(_core.run(cfg._core))
+    return Result(_core.run(cfg._core, _threads(threads)))
+
+
+def _threads(threads: int | None) -> int | None:
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a positive integer or None, not {threads!r}")
+    return threads
 
 
 class Simulation:
@@ -40,9 +51,16 @@ class Simulation:
 
     __slots__ = ("_sim", "config")
 
-    def __init__(self, config: ConfigLike = None, *, set: Overrides = None, seed: int | None = None) -> None:
+    def __init__(
+        self, config: ConfigLike = None, *, set: Overrides = None, seed: int | None = None, threads: int | None = None
+    ) -> None:
         self.config: Config = Config(config, set=set, seed=seed)
-        self._sim = _core.Simulation(self.config._core)
+        self._sim = _core.Simulation(self.config._core, _threads(threads))
+
+    @property
+    def threads(self) -> int:
+        """Threads stepping the network (1 when it is not partitioned)."""
+        return self._sim.threads
 
     def run(self, cycles: int) -> Simulation:
         """Simulate ``cycles`` more cycles; returns ``self`` so calls chain.

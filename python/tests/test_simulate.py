@@ -42,6 +42,20 @@ def test_overrides_and_seed_equal_the_commands_set(flitsim_bin: Path, small_toml
     assert as_values.summary["seed"] == 11 and as_values.summary["load"] == 0.45
 
 
+def test_threads_change_no_result(flitsim_bin: Path, small_toml: Path, tmp_path: Path) -> None:
+    # One simulation stepped on 2 or 3 threads (partitions of the network) reports what
+    # one thread does, and what `flitsim run --threads 2` writes.
+    one = flitsim.simulate(small_toml, threads=1)
+    assert flitsim.simulate(small_toml, threads=2).json == one.json
+    assert flitsim.simulate(small_toml, threads=3).json == one.json
+    assert cli_run(flitsim_bin, tmp_path, str(small_toml), "--threads", "2") == one.json
+    sim = flitsim.Simulation(small_toml, threads=2)
+    assert sim.threads == 2
+    assert sim.run(500).finish().json == one.json
+    with pytest.raises(ValueError, match="threads"):
+        flitsim.simulate(small_toml, threads=0)
+
+
 def test_no_config_is_the_commands_default(flitsim_bin: Path, tmp_path: Path) -> None:
     # Overrides on the built-in default: `flitsim run --set ...` without a file.
     short = ["sim.warmup=100", "sim.measure=300", "topology.dims=[4, 4]"]

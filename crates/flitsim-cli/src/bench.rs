@@ -19,6 +19,8 @@ struct Case {
     about: &'static str,
     toml: &'static str,
     quick_measure: u64,
+    /// Threads stepping the simulation (the partitioned engine).
+    threads: usize,
 }
 
 /// The BookSim2 comparison: 8x8 mesh, XY DOR, 4 VCs x 8 flits, iSLIP-1, 1-cycle stages
@@ -98,10 +100,11 @@ channel_counters = false
 "#;
 
 const CASES: &[Case] = &[
-    Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000 },
-    Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000 },
-    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000 },
-    Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000 },
+    Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
+    Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1 },
+    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1 },
+    Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1 },
+    Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
 ];
 
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
@@ -136,7 +139,12 @@ fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
     for _ in 0..repeat.max(1) {
         let spec = cfg.validate().map_err(|e| e.to_string())?;
         let t = Instant::now();
-        let rep = Simulation::new(spec).and_then(|s| s.run(&mut |_| {})).map_err(|e| e.to_string())?;
+        let mut sim = Simulation::new(spec).map_err(|e| e.to_string())?;
+        let used = sim.set_threads(case.threads).map_err(|e| e.to_string())?;
+        if used != case.threads {
+            return Err(format!("bench case {} runs on {used} threads, not {}", case.name, case.threads));
+        }
+        let rep = sim.run(&mut |_| {}).map_err(|e| e.to_string())?;
         let secs = t.elapsed().as_secs_f64();
         runs.push((secs, rep.cycles, rep.counters.flit_traversals));
     }
@@ -167,6 +175,7 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     println!("flitsim {} bench{} (median of {repeat} runs per case, the 32K torus once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
     println!("{:<18} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
+    let mut done: Vec<CaseResult> = Vec::new();
     for case in CASES {
         let mut cmd = Command::new(&exe);
         let reps = if case.once { 1 } else { repeat };
@@ -192,6 +201,10 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
                 r.cycles_per_s / BOOKSIM_CYCLES_PER_S
             );
         }
+        if let Some(one) = case.name.strip_suffix("-2t").and_then(|base| done.iter().find(|d: &&CaseResult| d.name == base)) {
+            println!("{:<18} speed-up over one thread: {:.2}x", "", r.cycles_per_s / one.cycles_per_s);
+        }
+        done.push(r);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -81,14 +81,29 @@ impl PyConfig {
     }
 }
 
-/// Validate and run a config to the end; the report as JSON (`flitsim run --out`).
-/// The interpreter lock is released while the engine runs. Warm-up and window run in
-/// steps of a few thousand cycles with a check for Ctrl-C between them, then the engine's
-/// `run` finishes (the drain): the same report as one `run` from cycle 0.
-#[pyfunction]
-fn run(py: Python<'_>, config: &PyConfig) -> PyResult<String> {
+/// Build a config's network on `threads` threads (None: as many as it profits from,
+/// as `flitsim run` without `--threads`).
+fn build(py: Python<'_>, config: &PyConfig, threads: Option<usize>) -> PyResult<Simulation> {
     let cfg = config.inner.clone();
-    let mut sim = py.detach(move || Simulation::new(cfg.validate()?)).map_err(err)?;
+    py.detach(move || {
+        let spec = cfg.validate()?;
+        let threads = threads.unwrap_or_else(|| flitsim_core::sim::parallel::auto_threads(&spec));
+        let mut sim = Simulation::new(spec)?;
+        sim.set_threads(threads)?;
+        Ok(sim)
+    })
+    .map_err(err)
+}
+
+/// Validate and run a config to the end on `threads` threads; the report as JSON
+/// (`flitsim run --out`), the same for any thread count. The interpreter lock is
+/// released while the engine runs. Warm-up and window run in steps of a few thousand
+/// cycles with a check for Ctrl-C between them, then the engine's `run` finishes (the
+/// drain): the same report as one `run` from cycle 0.
+#[pyfunction]
+#[pyo3(signature = (config, threads=None))]
+fn run(py: Python<'_>, config: &PyConfig, threads: Option<usize>) -> PyResult<String> {
+    let mut sim = build(py, config, threads)?;
     let window_end = sim.spec().config.sim.warmup + sim.spec().config.sim.measure;
     while sim.now() < window_end {
         let n = (window_end - sim.now()).min(SIGNAL_CHECK_CYCLES);
@@ -122,12 +137,18 @@ impl PySimulation {
 
 #[pymethods]
 impl PySimulation {
-    /// Validate a config and build its network at cycle 0.
+    /// Validate a config and build its network at cycle 0, stepped on `threads` threads.
     #[new]
-    fn new(py: Python<'_>, config: &PyConfig) -> PyResult<Self> {
-        let cfg = config.inner.clone();
-        let sim = py.detach(move || Simulation::new(cfg.validate()?)).map_err(err)?;
+    #[pyo3(signature = (config, threads=None))]
+    fn new(py: Python<'_>, config: &PyConfig, threads: Option<usize>) -> PyResult<Self> {
+        let sim = build(py, config, threads)?;
         Ok(PySimulation { sim: Some(sim), failed: None })
+    }
+
+    /// Threads stepping the network (1 when it is not partitioned).
+    #[getter]
+    fn threads(&self) -> PyResult<usize> {
+        Ok(self.any()?.threads())
     }
 
     /// Simulate `cycles` more cycles (`Simulation::run_cycles`), checking for Ctrl-C
