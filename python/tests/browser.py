@@ -8,7 +8,9 @@ observes the page itself rather than guessing from Chromium's log.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -37,11 +39,14 @@ def open_page(path: Path, timeout: float = 60.0) -> Page:
     """Load ``path`` in a fresh headless Chromium and report on it."""
     exe = chromium()
     assert exe is not None, "no chromium"
-    with tempfile.TemporaryDirectory(prefix="flitsim-chromium-") as profile:
+    # Chromium's helper processes may still be writing the profile when the main process
+    # has been killed: they run in its own session (killed together), and what they
+    # leave behind does not fail the test.
+    with tempfile.TemporaryDirectory(prefix="flitsim-chromium-", ignore_cleanup_errors=True) as profile:
         proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0",
              f"--user-data-dir={profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
@@ -55,7 +60,10 @@ def open_page(path: Path, timeout: float = 60.0) -> Page:
             page = next(t for t in targets if t["type"] == "page")
             return _inspect(page["webSocketDebuggerUrl"], path.resolve().as_uri(), deadline)
         finally:
-            proc.kill()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             proc.wait()
 
 
