@@ -117,6 +117,29 @@ fn kautz_source_routes_around_failed_links() {
 }
 
 #[test]
+fn seastar_routers_with_age_based_arbitration() {
+    // The buffered-crossbar router: input and staging buffers, age clocks with biases
+    // per port, all grants age-based, the paper's performance counters; response class
+    // traffic too (two classes of two VCs).
+    same_on_any_thread_count(
+        "seastar",
+        "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
+         age_rr_select = \"0xf0f0f0f0f0f0f0f0\"\nage_clock_period = 8\nreq_age_bias = [3, 2, 1]\n[routing]\nclasses = 2\n\
+         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
+#[test]
+fn seastar_routers_with_table_routing_around_faults() {
+    same_on_any_thread_count(
+        "seastar + table + faults",
+        "seed = 13\n[topology]\ntype = \"cube\"\ndims = [4, 3, 4]\nwrap = [true, false, true]\n[router]\ntype = \"buffered_crossbar\"\nvcs = 2\n\
+         [routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[traffic]\nload = 0.5\npacket_size = 3\n\
+         [sim]\nwarmup = 300\nmeasure = 1200\n[faults]\nrandom_link_fraction = 0.03\nseed = 4\nunroutable = \"skip\"\n",
+    );
+}
+
+#[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
     let mut check = Simulation::new(spec("[sim]\ncheck = true\n")).unwrap();

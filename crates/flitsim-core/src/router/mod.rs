@@ -11,6 +11,7 @@
 pub mod aging;
 pub mod buffered;
 pub mod central;
+pub mod crossing;
 pub mod crosspoint;
 pub mod allocator;
 pub mod arbiter;

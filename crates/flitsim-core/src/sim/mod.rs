@@ -426,7 +426,7 @@ impl Simulation {
 
     fn finish(mut self, info: FinishInfo) -> Report {
         if let Some(p) = self.parallel.take() {
-            p.finish(&mut self.endpoints, &mut self.stats);
+            p.finish(&mut self.routers, &mut self.endpoints, &mut self.stats);
         }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);

@@ -8,7 +8,7 @@
 //! as in the whole network) and steps only its range, with its own packet arena,
 //! measurement collector and counters. Each cycle every partition steps its endpoints
 //! and routers on its own thread; a flit or credit for another partition's router goes
-//! to an outbox ([`crate::router::iq::crossing`]), and once every partition has finished
+//! to an outbox ([`crate::router::crossing`]), and once every partition has finished
 //! the cycle, the outboxes are handed to the receivers in partition order. Every
 //! crossing delay is at least one cycle, so the synchronisation window is one cycle and
 //! a receiver finds each crossing entry in place before the cycle it arrives in: by the
@@ -19,17 +19,19 @@
 //! endpoints' state is gathered into partition 0, so the report is the one-thread
 //! report. The per-component RNG streams are the same whoever steps the component.
 //!
-//! What is partitioned today: the input-queued router with its arrival calendar, every
-//! topology and destination or source routing function it runs, faults fixed before the
-//! run or failing at a cycle, packet-level traffic. Other router microarchitectures,
-//! message reassembly, NIC dispersion and check mode run on one thread
-//! ([`serial_reason`] says why a network is not partitioned).
+//! What is partitioned today: the input-queued router with its arrival calendar and the
+//! buffered-crossbar (SeaStar) router with its age clocks and performance counters, on
+//! every topology and destination or source routing function they run, with faults
+//! fixed before the run, packet-level traffic. The central-arbiter (adaptive,
+//! throttling) and crosspoint (Kautz, link-level retry) routers, message reassembly, NIC
+//! dispersion and check mode run on one thread ([`serial_reason`] says why a network is
+//! not partitioned).
 
 use crate::config::Spec;
 use crate::endpoint::{Endpoints, NicView, Throttle};
 use crate::link::Channels;
-use crate::router::iq::crossing::Crossings;
-use crate::router::{RouterConfig, Routers};
+use crate::router::crossing::Crossings;
+use crate::router::Routers;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 
@@ -96,11 +98,10 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     if threads <= 1 {
         return Some("one thread asked for");
     }
-    let Routers::Iq(iq) = routers else {
-        return Some("only the input-queued router is partitioned so far");
-    };
-    if !matches!(cfg.router, RouterConfig::InputQueued(_)) || !iq.has_calendar() {
-        return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned");
+    match routers {
+        Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
+        Routers::Iq(_) | Routers::Buffered(_) => {}
+        Routers::Central(_) | Routers::Crosspoint(_) => return Some("the central-arbiter and crosspoint routers are not partitioned yet"),
     }
     if (spec.topology.num_routers as usize) < threads {
         return Some("fewer routers than threads");
@@ -122,39 +123,24 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
 impl Parallel {
     /// Split the network into `threads` partitions (at cycle 0: nothing in flight).
     /// Partition 0 keeps the given state (narrowed to its range); the others get copies.
-    pub fn new(
-        threads: usize,
-        spec: &Spec,
-        routers: &mut Routers,
-        channels: &Channels,
-        endpoints: &mut Endpoints,
-        stats: &Collector,
-    ) -> crate::error::Result<Parallel> {
+    pub fn new(threads: usize, spec: &Spec, routers: &mut Routers, channels: &Channels, endpoints: &mut Endpoints, stats: &Collector) -> crate::error::Result<Parallel> {
         let topo = &spec.topology;
         let (r_n, n, c) = (topo.num_routers as u64, topo.num_nodes as u64, topo.concentration as u64);
         let span = |k: usize| {
             let (lo, hi) = (r_n * k as u64 / threads as u64, r_n * (k as u64 + 1) / threads as u64);
             ((lo as u32, hi as u32), ((lo * c).min(n) as u32, (hi * c).min(n) as u32))
         };
-        let Routers::Iq(iq) = routers else { unreachable!("checked by serial_reason") };
         let mut parts = Vec::with_capacity(threads - 1);
         for k in 1..threads {
             let ((lo, hi), (nlo, nhi)) = span(k);
-            let mut r = iq.clone();
-            r.partition(lo, hi);
+            let mut r = routers.clone();
+            partition(&mut r, lo, hi);
             let mut e = endpoints.clone();
             e.partition(nlo, nhi);
-            parts.push(Part {
-                routers: Routers::Iq(r),
-                channels: channels.clone(),
-                endpoints: e,
-                packets: PacketArena::default(),
-                stats: stats.clone(),
-                counters: Counters::default(),
-            });
+            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default() });
         }
         let ((lo, hi), (nlo, nhi)) = span(0);
-        iq.partition(lo, hi);
+        partition(routers, lo, hi);
         endpoints.partition(nlo, nhi);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -188,14 +174,7 @@ impl Parallel {
         pool.scope(|s| {
             for p in parts.iter_mut() {
                 s.spawn(move |_| {
-                    let mut m = PartMut {
-                        routers: &mut p.routers,
-                        channels: &mut p.channels,
-                        endpoints: &mut p.endpoints,
-                        packets: &mut p.packets,
-                        stats: &mut p.stats,
-                        counters: &mut p.counters,
-                    };
+                    let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
                     m.step(now, phase, spec);
                 });
             }
@@ -203,9 +182,9 @@ impl Parallel {
         });
         // Hand over the outboxes, in partition order.
         let mut boxes: Vec<Crossings> = Vec::with_capacity(parts.len() + 1);
-        boxes.push(iq_of(first.routers).take_crossings(spare.pop().unwrap_or_default()));
+        boxes.push(take_crossings(first.routers, spare.pop().unwrap_or_default()));
         for p in parts.iter_mut() {
-            boxes.push(iq_of(&mut p.routers).take_crossings(spare.pop().unwrap_or_default()));
+            boxes.push(take_crossings(&mut p.routers, spare.pop().unwrap_or_default()));
         }
         *crossed += boxes.iter().map(|b| b.flits.len() as u64).sum::<u64>();
         if boxes.iter().any(|b| !b.is_empty()) {
@@ -214,11 +193,11 @@ impl Parallel {
                     continue;
                 }
                 if k != 0 {
-                    iq_of(first.routers).receive_crossings(b, first.channels, first.packets);
+                    receive_crossings(first.routers, b, first.channels, first.packets);
                 }
                 for (j, p) in parts.iter_mut().enumerate() {
                     if j + 1 != k {
-                        iq_of(&mut p.routers).receive_crossings(b, &mut p.channels, &mut p.packets);
+                        receive_crossings(&mut p.routers, b, &mut p.channels, &mut p.packets);
                     }
                 }
             }
@@ -262,10 +241,11 @@ impl Parallel {
     /// shows the whole network: for deadlock reports. Flits keep their partition's
     /// packet ids ([`Parallel::packet`] reads them).
     pub fn gather_routers(&self, routers: &mut Routers) {
-        let into = iq_of(routers);
         for p in &self.parts {
-            if let Routers::Iq(x) = &p.routers {
-                into.copy_span_from(x);
+            match (&mut *routers, &p.routers) {
+                (Routers::Iq(into), Routers::Iq(x)) => into.copy_span_from(x),
+                (Routers::Buffered(into), Routers::Buffered(x)) => into.copy_span_from(x),
+                _ => unreachable!("partitions have the routers of the network"),
             }
         }
     }
@@ -273,23 +253,60 @@ impl Parallel {
     /// The arena holding the packets of the flits buffered at `router` (after
     /// [`Parallel::gather_routers`]); `None` for partition 0's own.
     pub fn arena_of(&self, router: u32) -> Option<&PacketArena> {
-        self.parts.iter().find(|p| matches!(&p.routers, Routers::Iq(x) if (x.span().0..x.span().1).contains(&router))).map(|p| &p.packets)
+        self.parts
+            .iter()
+            .find(|p| {
+                let (lo, hi) = span_of(&p.routers);
+                (lo..hi).contains(&router)
+            })
+            .map(|p| &p.packets)
     }
 
     /// End of the run: merge the other partitions' measurements and endpoint state into
     /// partition 0's.
-    pub fn finish(self, endpoints: &mut Endpoints, stats: &mut Collector) {
+    pub fn finish(self, routers: &mut Routers, endpoints: &mut Endpoints, stats: &mut Collector) {
         for p in &self.parts {
             stats.merge(&p.stats);
             endpoints.absorb(&p.endpoints);
+            if let (Routers::Buffered(into), Routers::Buffered(x)) = (&mut *routers, &p.routers) {
+                into.merge_counters(x);
+            }
         }
     }
 }
 
-/// The input-queued routers of a partition.
-fn iq_of(r: &mut Routers) -> &mut crate::router::iq::IqRouters {
+/// Make `r` step only routers `[lo, hi)`.
+fn partition(r: &mut Routers, lo: u32, hi: u32) {
     match r {
-        Routers::Iq(x) => x,
-        _ => unreachable!("partitioned networks have input-queued routers"),
+        Routers::Iq(x) => x.partition(lo, hi),
+        Routers::Buffered(x) => x.partition(lo, hi),
+        _ => unreachable!("checked by serial_reason"),
+    }
+}
+
+/// The routers a partition steps.
+fn span_of(r: &Routers) -> (u32, u32) {
+    match r {
+        Routers::Iq(x) => x.span(),
+        Routers::Buffered(x) => x.span(),
+        _ => unreachable!("checked by serial_reason"),
+    }
+}
+
+/// A partition's outbox of this cycle.
+fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
+    match r {
+        Routers::Iq(x) => x.take_crossings(spare),
+        Routers::Buffered(x) => x.take_crossings(spare),
+        _ => unreachable!("checked by serial_reason"),
+    }
+}
+
+/// Receive another partition's outbox.
+fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
+    match r {
+        Routers::Iq(x) => x.receive_crossings(b, ch, packets),
+        Routers::Buffered(x) => x.receive_crossings(b, ch, packets),
+        _ => unreachable!("checked by serial_reason"),
     }
 }

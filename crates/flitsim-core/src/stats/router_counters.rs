@@ -89,6 +89,23 @@ pub struct CountersReport {
 }
 
 impl PerfCounters {
+    /// Add another partition's counters (each partition counts only its own routers;
+    /// the per-dimension totals add).
+    pub fn merge(&mut self, o: &PerfCounters) {
+        let add = |a: &mut Vec<u64>, b: &Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        add(&mut self.vc_blocked, &o.vc_blocked);
+        add(&mut self.vc_pkts, &o.vc_pkts);
+        add(&mut self.vc_flits, &o.vc_flits);
+        add(&mut self.stalled, &o.stalled);
+        add(&mut self.hop_cycles, &o.hop_cycles);
+        add(&mut self.hops, &o.hops);
+        for (a, b) in self.age_hist.iter_mut().zip(&o.age_hist) {
+            for k in 0..4 {
+                a[k] += b[k];
+            }
+        }
+    }
+
     /// Zeroed counters for `routers` routers of `ports` ports and `vcs` VCs, with `dims`
     /// queueing classes (network dimensions plus ejection).
     pub fn new(routers: u32, ports: u32, vcs: u32, dims: u32) -> Self {

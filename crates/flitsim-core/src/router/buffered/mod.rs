@@ -44,6 +44,7 @@
 //! polls its connected ports.
 
 pub mod config;
+mod crossing;
 mod prefetch;
 mod staging;
 mod waits;
@@ -122,8 +123,15 @@ struct Wire {
     /// Router upstream of the input / downstream of the output, or the sink id.
     up_router: u32,
     down_router: u32,
+    /// Input port of the downstream router.
+    down_port: u8,
     /// Cycles from a flit leaving staging to its arrival at the far end.
     flit_delay: u32,
+    /// The output channel goes to a router of another partition
+    /// ([`crate::router::crossing`]).
+    cross_out: bool,
+    /// The input channel comes from a router of another partition (its credits cross).
+    cross_in: bool,
 }
 
 const UNWIRED: Wire = Wire {
@@ -134,7 +142,10 @@ const UNWIRED: Wire = Wire {
     out_chan: NONE,
     up_router: NONE,
     down_router: NONE,
+    down_port: 0,
     flit_delay: 0,
+    cross_out: false,
+    cross_in: false,
 };
 
 /// Every buffered-crossbar router of a network.
@@ -184,6 +195,10 @@ pub struct BufferedRouters {
     port_dim: Vec<u8>,
     /// SeaStar performance counters (Table 4), counted inside the measurement window.
     pub counters: PerfCounters,
+    /// The routers this structure steps, `[lo, hi)`: all, or one partition's.
+    span: (u32, u32),
+    /// Flits and credits for other partitions' routers.
+    crossing: crate::router::crossing::Crossings,
 }
 
 impl BufferedRouters {
@@ -209,8 +224,9 @@ impl BufferedRouters {
                 if ch.dst[c] != End::None {
                     poll[router as usize].2 |= 1 << port;
                 }
-                if let End::Router { router: dr, .. } = ch.dst[c] {
+                if let End::Router { router: dr, port: dp } = ch.dst[c] {
                     w.down_router = dr;
+                    w.down_port = dp as u8;
                     poll[router as usize].1 |= 1 << port;
                 }
             }
@@ -262,6 +278,8 @@ impl BufferedRouters {
             req_vcs,
             port_dim,
             counters: PerfCounters::new(r, p, v, ndims + 1),
+            span: (0, r),
+            crossing: Default::default(),
         }
     }
 
@@ -368,8 +386,8 @@ impl BufferedRouters {
         ctr: &mut Counters,
     ) {
         let counting = stats.in_window(now);
-        let n = self.occ.len();
-        for r in 0..n {
+        let (lo, n) = (self.span.0 as usize, self.span.1 as usize);
+        for r in lo..n {
             if r + PREFETCH_STATE < n && self.pending[r + PREFETCH_STATE] != 0 {
                 self.prefetch_state(r + PREFETCH_STATE, ch, now);
             }
@@ -554,8 +572,13 @@ impl BufferedRouters {
             // A credit for the freed input slot goes upstream.
             let w = self.wiring[rp + p];
             let arrive = now + credit_delay;
-            ch.credits.push_in(w.in_credits, arrive, CreditWire::new(arrive, v as u32));
-            bump(&mut self.pending[w.up_router as usize]);
+            if w.cross_in {
+                let entry = CreditWire::new(arrive, v as u32);
+                self.crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: w.in_credits, row: w.up_router, port: 0, entry });
+            } else {
+                ch.credits.push_in(w.in_credits, arrive, CreditWire::new(arrive, v as u32));
+                bump(&mut self.pending[w.up_router as usize]);
+            }
         }
 
         // 4. Outputs: arbitrate idle ones, send one flit per busy one.
@@ -657,8 +680,13 @@ impl BufferedRouters {
                 }
                 let w = self.wiring[rp + o];
                 let arrive = now + w.flit_delay as u64;
-                ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, vc));
-                bump(&mut self.pending[w.down_router as usize]);
+                if w.cross_out {
+                    // (The input port on the far side is the one this channel enters.)
+                    self.crossing.send_flit(w.out_flits, w.down_router, w.down_port, arrive, InFlight::new(arrive, f, vc), packets);
+                } else {
+                    ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, vc));
+                    bump(&mut self.pending[w.down_router as usize]);
+                }
                 self.pending[ru] -= 1;
                 if !local {
                     self.credits[base + o * v_n + vc as usize] -= 1;

@@ -1,91 +1,12 @@
-//! Channels that cross a partition boundary (the partitioned engine, [`crate::sim::parallel`]).
-//!
-//! A partition steps a contiguous range of routers. A flit or credit a router sends to
-//! a router of another partition does not go into a delay line: it goes into the
-//! sender's outbox ([`Crossings`]), stamped with its arrival cycle, the receiver's ring
-//! and its arrival-calendar row. Between two cycles the engine hands every outbox entry
-//! to the partition that owns the receiver ([`super::IqRouters::receive_crossings`]),
-//! which puts it into its own copy of the ring and marks its calendar. Every crossing
-//! delay is at least one cycle, so the entry is in place before the cycle it arrives
-//! in: the receiver cannot tell it from a local arrival (the two-phase rule).
-//!
-//! Packets live in one arena per partition. A head flit that crosses carries a copy of
-//! its packet's header; the receiver stores it in its arena under a new id, and maps the
-//! ids of the packet's later flits, which follow on the same input VC (a VC carries one
-//! packet from head to tail), to it. The sender releases its copy when the tail has
-//! gone. Packet ids are therefore private to a partition and never reach a result.
+//! The input-queued routers' side of partitioning ([`crate::router::crossing`]): which
+//! ports cross, receiving another partition's outbox into the arrival calendar, and
+//! gathering the partitions' state for deadlock reports.
 
-use super::arrivals::{Arrive, Arrivals};
+use super::arrivals::{Arrivals, Arrive};
 use super::IqRouters;
-use crate::link::{Channels, CreditWire, InFlight, Ring};
-use crate::sim::packet::{Packet, PacketArena};
-
-/// A flit leaving for a router of another partition.
-#[derive(Clone, Copy, Debug)]
-pub struct CrossFlit {
-    /// Cycle it arrives.
-    pub arrive: u64,
-    /// The channel's flit ring (the same in every partition's copy of the channels).
-    pub ring: Ring,
-    /// Arrival-calendar row of the receiving router (flits).
-    pub row: u32,
-    /// Input port on the receiving router.
-    pub port: u8,
-    /// The flit, its id still the sender's.
-    pub entry: InFlight,
-    /// The packet's header, when the flit is a head.
-    pub header: Packet,
-}
-
-/// A credit going back to a router of another partition.
-#[derive(Clone, Copy, Debug)]
-pub struct CrossCredit {
-    /// Cycle it arrives.
-    pub arrive: u64,
-    /// The channel's credit ring.
-    pub ring: Ring,
-    /// Arrival-calendar row of the receiving router (credits).
-    pub row: u32,
-    /// Output port on the receiving router.
-    pub port: u8,
-    /// The credit.
-    pub entry: CreditWire,
-}
-
-/// One partition's outbox for a cycle, and what it needs to receive crossings.
-#[derive(Clone, Debug, Default)]
-pub struct Crossings {
-    /// Flits sent this cycle to other partitions, in the order sent.
-    pub flits: Vec<CrossFlit>,
-    /// Credits sent this cycle to other partitions.
-    pub credits: Vec<CrossCredit>,
-    /// Per input VC (global index `(router * ports + port) * vcs + vc`) of this
-    /// partition's routers on a crossing channel: this partition's id of the packet
-    /// whose flits are arriving on it. Empty when the network is not partitioned.
-    pub(super) xlate: Vec<u32>,
-}
-
-impl Crossings {
-    /// Nothing waiting to be handed over?
-    pub fn is_empty(&self) -> bool {
-        self.flits.is_empty() && self.credits.is_empty()
-    }
-}
-
-impl Crossings {
-    /// Flit `entry` leaves on `ring` for a router of another partition (calendar row
-    /// `row`, input port `port`), arriving at `arrive`. A head takes a copy of its header
-    /// along; once the tail has gone the packet is no longer this partition's.
-    #[inline]
-    pub(super) fn send_flit(&mut self, ring: Ring, row: u32, port: u8, arrive: u64, entry: InFlight, packets: &mut PacketArena) {
-        let f = entry.flit;
-        let header = if f.is_head() { *packets.get(f.pid) } else { Packet::default() };
-        self.flits.push(CrossFlit { arrive, ring, row, port, entry, header });
-        if f.is_tail() {
-            packets.release(f.pid);
-        }
-    }
-}
+use crate::link::Channels;
+use crate::router::crossing::Crossings;
+use crate::sim::packet::PacketArena;
 
 impl IqRouters {
     /// Make this structure step only routers `[lo, hi)` (one partition): channels to and
@@ -123,13 +44,9 @@ impl IqRouters {
         self.span
     }
 
-    /// Take this cycle's outbox (leaving an empty one that keeps the capacity of `spare`).
+    /// Take this cycle's outbox ([`Crossings::take`]).
     pub fn take_crossings(&mut self, spare: Crossings) -> Crossings {
-        let mut spare = spare;
-        spare.flits.clear();
-        spare.credits.clear();
-        spare.xlate = std::mem::take(&mut self.crossing.xlate);
-        std::mem::replace(&mut self.crossing, spare)
+        self.crossing.take(spare)
     }
 
     /// Receive the entries of another partition's outbox that are for routers of this
@@ -141,7 +58,6 @@ impl IqRouters {
         };
         let (lo, hi) = self.span;
         let (p_n, v_n) = (self.ports, self.vcs);
-        let xlate = &mut self.crossing.xlate;
         for x in &from.flits {
             let router = x.row >> cal.shift;
             if !(lo..hi).contains(&router) {
@@ -149,13 +65,7 @@ impl IqRouters {
             }
             let mut entry = x.entry;
             let key = ((router * p_n + x.port as u32) * v_n + entry.vc as u32) as usize;
-            entry.flit.pid = if entry.flit.is_head() {
-                let id = packets.alloc(x.header);
-                xlate[key] = id;
-                id
-            } else {
-                xlate[key]
-            };
+            entry.flit.pid = self.crossing.receive_id(x, key, packets);
             ch.flits.push_in(x.ring, x.arrive, entry);
             cal.notify_row(x.row, x.port as u32, x.arrive);
         }

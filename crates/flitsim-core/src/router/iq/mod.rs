@@ -263,7 +263,7 @@ pub struct IqRouters {
     /// ([`crossing`]).
     span: (u32, u32),
     /// Flits and credits for other partitions' routers.
-    crossing: crossing::Crossings,
+    crossing: crate::router::crossing::Crossings,
 }
 
 impl IqRouters {
@@ -365,7 +365,7 @@ impl IqRouters {
             li_port: std::array::from_fn(|li| (li as u32 / v) as u8),
             li_vc: std::array::from_fn(|li| (li as u32 % v) as u8),
             span: (0, r),
-            crossing: crossing::Crossings::default(),
+            crossing: crate::router::crossing::Crossings::default(),
         }
     }
 
@@ -706,7 +706,7 @@ impl IqRouters {
             let inp = wiring[p];
             let arrive = now + credit_delay;
             if inp.cross_in {
-                crossing.credits.push(crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, v as u32) });
+                crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, v as u32) });
             } else {
                 ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
                 arr.notify_row(inp.up_router, inp.up_port as u32, arrive);

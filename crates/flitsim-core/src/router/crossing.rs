@@ -1,0 +1,109 @@
+//! Channels that cross a partition boundary (the partitioned engine, [`crate::sim::parallel`]):
+//! the outbox every router microarchitecture that is partitioned uses.
+//!
+//! A partition steps a contiguous range of routers. A flit or credit a router sends to
+//! a router of another partition does not go into a delay line: it goes into the
+//! sender's outbox ([`Crossings`]), stamped with its arrival cycle, the receiver's ring
+//! and its arrival-calendar row. Between two cycles the engine hands every outbox entry
+//! to the partition that owns the receiver, which puts it into its own copy of the ring
+//! and notes the arrival (in its arrival calendar, or its count of pending work). Every crossing
+//! delay is at least one cycle, so the entry is in place before the cycle it arrives
+//! in: the receiver cannot tell it from a local arrival (the two-phase rule).
+//!
+//! Packets live in one arena per partition. A head flit that crosses carries a copy of
+//! its packet's header; the receiver stores it in its arena under a new id, and maps the
+//! ids of the packet's later flits, which follow on the same input VC (a VC carries one
+//! packet from head to tail), to it. The sender releases its copy when the tail has
+//! gone. Packet ids are therefore private to a partition and never reach a result.
+
+use crate::link::{CreditWire, InFlight, Ring};
+use crate::sim::packet::{Packet, PacketArena};
+
+/// A flit leaving for a router of another partition.
+#[derive(Clone, Copy, Debug)]
+pub struct CrossFlit {
+    /// Cycle it arrives.
+    pub arrive: u64,
+    /// The channel's flit ring (the same in every partition's copy of the channels).
+    pub ring: Ring,
+    /// The receiving router's arrival-calendar row for flits (input-queued routers), or
+    /// its id (buffered-crossbar routers).
+    pub row: u32,
+    /// Input port on the receiving router.
+    pub port: u8,
+    /// The flit, its id still the sender's.
+    pub entry: InFlight,
+    /// The packet's header, when the flit is a head.
+    pub header: Packet,
+}
+
+/// A credit going back to a router of another partition.
+#[derive(Clone, Copy, Debug)]
+pub struct CrossCredit {
+    /// Cycle it arrives.
+    pub arrive: u64,
+    /// The channel's credit ring.
+    pub ring: Ring,
+    /// The receiving router's arrival-calendar row for credits, or its id.
+    pub row: u32,
+    /// Output port on the receiving router.
+    pub port: u8,
+    /// The credit.
+    pub entry: CreditWire,
+}
+
+/// One partition's outbox for a cycle, and what it needs to receive crossings.
+#[derive(Clone, Debug, Default)]
+pub struct Crossings {
+    /// Flits sent this cycle to other partitions, in the order sent.
+    pub flits: Vec<CrossFlit>,
+    /// Credits sent this cycle to other partitions.
+    pub credits: Vec<CrossCredit>,
+    /// Per input VC (global index `(router * ports + port) * vcs + vc`) of this
+    /// partition's routers on a crossing channel: this partition's id of the packet
+    /// whose flits are arriving on it. Empty when the network is not partitioned.
+    pub(crate) xlate: Vec<u32>,
+}
+
+impl Crossings {
+    /// Nothing waiting to be handed over?
+    pub fn is_empty(&self) -> bool {
+        self.flits.is_empty() && self.credits.is_empty()
+    }
+
+    /// Flit `entry` leaves on `ring` for a router of another partition (row `row`,
+    /// input port `port`), arriving at `arrive`. A head takes a copy of its header
+    /// along; once the tail has gone the packet is no longer this partition's.
+    #[inline]
+    pub(crate) fn send_flit(&mut self, ring: Ring, row: u32, port: u8, arrive: u64, entry: InFlight, packets: &mut PacketArena) {
+        let f = entry.flit;
+        let header = if f.is_head() { *packets.get(f.pid) } else { Packet::default() };
+        self.flits.push(CrossFlit { arrive, ring, row, port, entry, header });
+        if f.is_tail() {
+            packets.release(f.pid);
+        }
+    }
+
+    /// Take this cycle's outbox, leaving `spare` (emptied, keeping its capacity) in its
+    /// place with the id map.
+    pub fn take(&mut self, mut spare: Crossings) -> Crossings {
+        spare.flits.clear();
+        spare.credits.clear();
+        spare.xlate = std::mem::take(&mut self.xlate);
+        std::mem::replace(self, spare)
+    }
+
+    /// A crossing flit for input VC `key` of this partition: its packet id here. A head's
+    /// header is stored in `packets` under a new id, which the packet's later flits (on
+    /// the same input VC) take.
+    #[inline]
+    pub fn receive_id(&mut self, x: &CrossFlit, key: usize, packets: &mut PacketArena) -> u32 {
+        if x.entry.flit.is_head() {
+            let id = packets.alloc(x.header);
+            self.xlate[key] = id;
+            id
+        } else {
+            self.xlate[key]
+        }
+    }
+}
