@@ -103,6 +103,7 @@ const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
     Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1 },
     Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1 },
+    Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2 },
     Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1 },
     Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
 ];
@@ -174,7 +175,7 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     println!("flitsim {} bench{} (median of {repeat} runs per case, the 32K torus once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
-    println!("{:<18} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
+    println!("{:<19} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
     let mut done: Vec<CaseResult> = Vec::new();
     for case in CASES {
         let mut cmd = Command::new(&exe);
@@ -190,19 +191,19 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
         };
         let r: CaseResult = serde_json::from_str(line).map_err(|e| e.to_string())?;
         println!(
-            "{:<18} {:>9} {:>9.3} {:>12.0} {:>14.2} {:>10.1}  {}",
+            "{:<19} {:>9} {:>9.3} {:>12.0} {:>14.2} {:>10.1}  {}",
             r.name, r.cycles, r.seconds, r.cycles_per_s, r.mflit_hops_per_s, r.peak_rss_mib, case.about
         );
         if case.name == "booksim-mesh8x8" {
             println!(
-                "{:<18} BookSim2 on this machine: ~{:.0} cycles/s (16.5 s); flitsim is {:.1}x faster",
+                "{:<19} BookSim2 on this machine: ~{:.0} cycles/s (16.5 s); flitsim is {:.1}x faster",
                 "",
                 BOOKSIM_CYCLES_PER_S,
                 r.cycles_per_s / BOOKSIM_CYCLES_PER_S
             );
         }
         if let Some(one) = case.name.strip_suffix("-2t").and_then(|base| done.iter().find(|d: &&CaseResult| d.name == base)) {
-            println!("{:<18} speed-up over one thread: {:.2}x", "", r.cycles_per_s / one.cycles_per_s);
+            println!("{:<19} speed-up over one thread: {:.2}x", "", r.cycles_per_s / one.cycles_per_s);
         }
         done.push(r);
     }
