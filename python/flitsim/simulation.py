@@ -34,7 +34,7 @@ def simulate(
 
 
 def _threads(threads: int | None) -> int | None:
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be a positive integer or None, not {threads!r}")
     return threads
 

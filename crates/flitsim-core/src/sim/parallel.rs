@@ -71,7 +71,9 @@ pub struct Parallel {
     pool: rayon::ThreadPool,
     parts: Vec<Part>,
     counters0: Counters,
-    /// Reused outboxes.
+    /// Reused outboxes: this cycle's, taken from every partition in order, and the
+    /// emptied ones given back next cycle (so a cycle allocates nothing).
+    boxes: Vec<Crossings>,
     spare: Vec<Crossings>,
     /// Flits handed from one partition to another so far.
     crossed: u64,
@@ -147,7 +149,7 @@ impl Parallel {
             .thread_name(|i| format!("flitsim-part-{i}"))
             .build()
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
-        Ok(Parallel { pool, parts, counters0: Counters::default(), spare: vec![Crossings::default(); threads], crossed: 0 })
+        Ok(Parallel { pool, parts, counters0: Counters::default(), boxes: Vec::with_capacity(threads), spare: vec![Crossings::default(); threads], crossed: 0 })
     }
 
     /// Number of partitions (threads).
@@ -169,7 +171,7 @@ impl Parallel {
         packets: &mut PacketArena,
         stats: &mut Collector,
     ) -> Counters {
-        let Parallel { pool, parts, counters0, spare, crossed } = self;
+        let Parallel { pool, parts, counters0, boxes, spare, crossed } = self;
         let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
         pool.scope(|s| {
             for p in parts.iter_mut() {
@@ -181,7 +183,6 @@ impl Parallel {
             first.step(now, phase, spec);
         });
         // Hand over the outboxes, in partition order.
-        let mut boxes: Vec<Crossings> = Vec::with_capacity(parts.len() + 1);
         boxes.push(take_crossings(first.routers, spare.pop().unwrap_or_default()));
         for p in parts.iter_mut() {
             boxes.push(take_crossings(&mut p.routers, spare.pop().unwrap_or_default()));
@@ -202,7 +203,7 @@ impl Parallel {
                 }
             }
         }
-        spare.extend(boxes);
+        spare.append(boxes);
         let mut total = *first.counters;
         for p in parts.iter() {
             total.merge(&p.counters);
@@ -239,7 +240,7 @@ impl Parallel {
 
     /// Copy every partition's router state into `routers` (partition 0's), so that it
     /// shows the whole network: for deadlock reports. Flits keep their partition's
-    /// packet ids ([`Parallel::packet`] reads them).
+    /// packet ids ([`Parallel::arena_of`] finds their arena).
     pub fn gather_routers(&self, routers: &mut Routers) {
         for p in &self.parts {
             match (&mut *routers, &p.routers) {
