@@ -67,6 +67,11 @@ pub struct Report {
     /// lost are in `counters.packets_lost` and `retry`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures_during_run: Vec<crate::link::faults::timed::TimedFailure>,
+    /// With nodes failing during the run (`[[faults.at]]` nodes): packets the sources
+    /// refused because their destination had failed (before or during the run), over the
+    /// whole run; never injected, so not in `counters.packets_created`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets_refused_to_failed_nodes: Option<u64>,
     /// With `traffic.message`: messages delivered, their latency and the bandwidth per
     /// flow, over the whole run.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -205,6 +205,10 @@ fn bad_failure_schedules_name_the_field() {
         ("[faults]\nlinks = [[1, 0]]\n[[faults.at]]\ncycle = 10\nlinks = [[1, 0]]\n", "faults.at[0].links[0]", "before the run"),
         // Every link out of node 4 fails: nothing leaves it.
         ("[[faults.at]]\ncycle = 10\nlinks = [[4, 0], [4, 1], [4, 2]]\n", "faults.at[0]", "no route"),
+        ("[[faults.at]]\ncycle = 10\nnodes = [36]\n", "faults.at[0].nodes[0]", "nodes 0..35"),
+        ("[[faults.at]]\ncycle = 10\nnodes = [3]\n[[faults.at]]\ncycle = 20\nnodes = [3]\n", "faults.at[1].nodes[0]", "faults.at[0].nodes[0]"),
+        ("[faults]\nnodes = [3]\n[[faults.at]]\ncycle = 10\nnodes = [3]\n", "faults.at[0].nodes[0]", "before the run"),
+        ("[[faults.at]]\ncycle = 10\nnodes = [4]\n[[faults.at]]\ncycle = 20\nlinks = [[4, 0]]\n", "faults.at[1].links[0]", "already failed"),
     ];
     for (faults, path, fix) in cases {
         let e = refused(faults, 3);
@@ -233,4 +237,143 @@ fn too_few_vcs_for_the_new_routes_are_refused() {
         }
     }
     assert!(found, "no single failure in K(3, 3) needs a third VC");
+}
+
+/// Multi-rail (3 rails, so 4 VCs) with a link failing mid-run: from the failure on, new
+/// packets spread over the disjoint routes of the damaged graph, so the only packets lost
+/// are those on or routed over the link when it failed (the count stops growing soon
+/// after the failure), nothing crosses the link afterwards, and every packet is delivered
+/// once or counted lost. Packets of a pair do overtake each other on different rails.
+#[test]
+fn multi_rail_routes_around_a_link_failing_mid_run() {
+    let (t, link) = (400u64, (5u32, 1u32));
+    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nlinks = [[{}, {}]]\n", link.0, link.1), 4).replace("type = \"source\"\n", "type = \"source\"\nrails = 3\n").replace("packets_per_source = 150", "packets_per_source = 400").replace("measure = 3000", "measure = 9000");
+    let mut s = sim(&toml);
+    let topo = s.spec().topology.clone();
+    let channel = topo.out_channel[(link.0 * topo.ports + link.1) as usize];
+    let link_delivered = |s: &Simulation| match &s.routers {
+        Routers::Crosspoint(x) => x.retry_link_stats(channel).expect("retry on").delivered,
+        _ => panic!("crosspoint"),
+    };
+    s.run_cycles(t).unwrap();
+    let at_failure = link_delivered(&s);
+    assert!(at_failure > 0, "a rail used the link before it failed");
+    s.run_cycles(1500).unwrap();
+    let lost_soon_after = s.counters.packets_lost;
+    assert_eq!(link_delivered(&s), at_failure, "nothing crosses the link after it failed");
+    assert!(s.counters.packets_created < 400 * 36 / 2, "most packets are still to come: {:?}", s.counters);
+    let r = s.run(&mut |_| {}).unwrap();
+    let c = &r.counters;
+    assert_eq!(c.packets_lost, lost_soon_after, "packets created after the failure were routed over the dead link: {c:?}");
+    assert_eq!(c.packets_created, 400 * 36);
+    assert_eq!(c.packets_delivered + c.packets_lost, c.packets_created, "{c:?}");
+    assert_eq!(c.flits_ejected + c.flits_lost, c.flits_injected, "{c:?}");
+    assert!(c.packets_reordered > 0, "rails of different lengths reorder packets: {c:?}");
+}
+
+/// Multi-rail with links failed before the run: nothing is lost, and the disjoint routes
+/// cost hops: more than the shortest surviving routes of the single-rail run, whose mean
+/// hop count is the damaged graph's mean distance (the BFS here) under uniform traffic.
+#[test]
+fn multi_rail_around_links_failed_before_the_run_delivers_everything() {
+    let faults = "[faults]\nlinks = [[5, 1], [20, 0]]\n";
+    let single = run(&config(faults, 4));
+    let multi = run(&config(faults, 4).replace("type = \"source\"\n", "type = \"source\"\nrails = 3\n"));
+    for r in [&single, &multi] {
+        let c = &r.counters;
+        assert_eq!(c.packets_created, 150 * 36);
+        assert_eq!((c.packets_delivered, c.packets_lost), (c.packets_created, 0), "{c:?}");
+    }
+    assert!(multi.counters.packets_reordered > 0);
+    let hops = |r: &Report| r.stats.avg_hops;
+    assert!(hops(&multi) > hops(&single) * 1.1, "multi-rail {} hops vs single {}", hops(&multi), hops(&single));
+}
+
+/// Node 7 of K(3, 3) fails at cycle 400 (`[[faults.at]] nodes`) under load 0.9, so that
+/// queues have built up: its six links carry
+/// nothing from then on, the other sources refuse packets to it (reported), it sends no
+/// more, and every packet created is delivered once or counted lost, the losses all
+/// explained by the retry report and all caused near the failure; the node accepts
+/// nothing once the packets it had begun to deliver are in. The routes from 400
+/// avoid the node and the run ends (the dead node's quota is never reached).
+#[test]
+fn a_node_failing_mid_run_delivers_or_counts_every_packet() {
+    let (t, node) = (400u64, 7u32);
+    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nnodes = [{node}]\n"), 3).replace("packets_per_source = 150", "packets_per_source = 400").replace("load = 0.5", "load = 0.9").replace("measure = 3000", "measure = 9000").replace("warmup = 0", "warmup = 430");
+    let mut s = sim(&toml);
+    let topo = s.spec().topology.clone();
+    let links: Vec<u32> = (0..3).flat_map(|p| [topo.out_channel[(node * topo.ports + p) as usize], topo.in_channel[(node * topo.ports + p) as usize]]).collect();
+    assert_eq!(links.len(), 6);
+    let carried = |s: &Simulation| -> Vec<u64> {
+        match &s.routers {
+            Routers::Crosspoint(x) => links.iter().map(|&c| x.retry_link_stats(c).expect("retry on").delivered).collect(),
+            _ => panic!("crosspoint"),
+        }
+    };
+    let conserved = |s: &Simulation| {
+        let c = &s.counters;
+        assert_eq!(c.packets_created, c.packets_delivered + c.packets_lost + s.packets.live(), "cycle {}: {c:?}", s.now());
+    };
+    for _ in 0..t {
+        s.step().unwrap();
+        conserved(&s);
+    }
+    let at_failure = carried(&s);
+    assert!(at_failure.iter().all(|&d| d > 0), "every link of the node carried traffic: {at_failure:?}");
+    for _ in 0..1500 {
+        s.step().unwrap();
+        conserved(&s);
+    }
+    assert_eq!(carried(&s), at_failure, "nothing crosses the node's links after it failed");
+    let lost_soon_after = s.counters.packets_lost;
+    for a in (0..36).filter(|&a| a != node) {
+        for b in (0..36).filter(|&b| b != node && b != a) {
+            assert!(route(&s, a, b).iter().all(|&(r, _)| r != node), "{a} -> {b} passes the dead node");
+        }
+    }
+    let r = s.run(&mut |_| {}).unwrap();
+    let c = &r.counters;
+    assert_eq!(c.packets_lost, lost_soon_after, "losses after the failure: {c:?}");
+    assert!(c.packets_lost > 0, "the node's switch and links held packets");
+    assert_eq!(c.packets_delivered + c.packets_lost, c.packets_created, "{c:?}");
+    assert_eq!(c.flits_ejected + c.flits_lost, c.flits_injected, "{c:?}");
+    let x = r.retry.as_ref().unwrap();
+    assert!(x.packets_at_failed_nodes > 0, "near saturation the node's switch and DMA queues held packets: {x:?}");
+    assert_eq!(x.packets_lost + x.packets_at_failed_links + x.packets_at_failed_nodes, c.packets_lost, "{x:?}");
+    // The 35 live sources draw their whole quota (refused draws count towards it);
+    // node 7 drew for 400 cycles at 0.9 flits/cycle in packets of 8 flits on average,
+    // about 45. Uniform traffic sends 1/35 of the live sources' later draws to node 7:
+    // about (14,000 - 35 * 45) / 35 = 355 refused.
+    let refused = r.packets_refused_to_failed_nodes.expect("reported with node failures");
+    let from_node = c.packets_created + refused - 400 * 35;
+    assert!((30..=65).contains(&from_node), "node 7 created {from_node} before it failed");
+    assert!((280..=430).contains(&refused), "refused {refused}");
+    // From the window's start, 30 cycles after the failure (time for a packet the node
+    // had begun to deliver to finish), nothing reaches the dead node.
+    assert_eq!(r.stats.accepted.values[node as usize], 0.0, "the dead node accepted flits");
+    assert_eq!(r.stats.accepted.values.iter().filter(|&&v| v > 0.0).count(), 35);
+    let f = &r.failures_during_run[0];
+    assert_eq!((f.cycle, f.nodes.clone(), f.links.len()), (t, vec![node], 0));
+    assert!(f.diameter <= 4, "{f:?}");
+}
+
+/// A hot spot at node 7 (half of all packets go there) piles packets up in its switch,
+/// waiting for its one delivery port. When the node fails at cycle 600 those are lost
+/// with it (the chip is switch and processors together): counted at the failed node, and
+/// from 30 cycles on the node accepts nothing; every packet is delivered or counted lost.
+#[test]
+fn a_failing_hot_spot_loses_the_packets_waiting_in_its_switch() {
+    let toml = config("[[faults.at]]\ncycle = 600\nnodes = [7]\n[traffic.pattern]\ntype = \"hotspot\"\nnodes = [7]\nfraction = 0.5\n", 3)
+        .replace("load = 0.5\n", "load = 0.3\n")
+        .replace("warmup = 0", "warmup = 630")
+        .replace("measure = 3000", "measure = 9000");
+    let r = run(&toml);
+    let c = &r.counters;
+    let x = r.retry.as_ref().unwrap();
+    assert!(x.packets_at_failed_nodes >= 10, "packets waiting for node 7's delivery port were lost with it: {x:?}");
+    assert_eq!(x.packets_lost + x.packets_at_failed_links + x.packets_at_failed_nodes, c.packets_lost, "{x:?}");
+    assert_eq!(c.packets_delivered + c.packets_lost, c.packets_created, "{c:?}");
+    assert_eq!(c.flits_ejected + c.flits_lost, c.flits_injected, "{c:?}");
+    assert_eq!(r.stats.accepted.values[7], 0.0, "the dead node accepted flits");
+    assert!(r.packets_refused_to_failed_nodes.unwrap() > 1000, "half the later packets were for node 7");
 }

@@ -467,6 +467,16 @@ impl Config {
         if let Some(f) = &faults {
             workload.restrict_to(std::sync::Arc::clone(&f.mask), &f.dead);
         }
+        let mut deaths: Vec<(u32, u64)> = Vec::new();
+        for t in &timed_failures {
+            deaths.extend((0..topology.num_nodes).filter(|&e| t.nodes.contains(&topology.router_of(e))).map(|e| (e, t.cycle)));
+        }
+        if !deaths.is_empty() {
+            if workload.has_dependencies() {
+                return Err(Error::config("traffic.pattern", "a recursive-doubling exchange waits for every partner's data, but a node failing during the run (faults.at nodes) never sends again, so it could never finish; use a pattern without rounds"));
+            }
+            workload.fail_later(topology.num_nodes, &deaths);
+        }
         let ch = &self.channel;
         let lat_ok = |v: u32| (1..=1000).contains(&v);
         if !lat_ok(ch.latency) {

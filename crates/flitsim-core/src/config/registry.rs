@@ -115,7 +115,7 @@ pub const TABLES: &[Entry] = &[
             (
                 "at",
                 "[]",
-                "[[faults.at]] { cycle, links = [[router, port], ...] }: links failing for good at that cycle (>= 1); their replay buffers' packets are counted lost and new packets are routed around them (Kautz, crosspoint switch, [channel.retry], rails = 1)",
+                "[[faults.at]] { cycle, links = [[router, port], ...], nodes = [router, ...] }: links and nodes failing for good at that cycle (>= 1); their replay buffers' packets are counted lost, a failed node sends and receives nothing more, and new packets are routed around them (Kautz, crosspoint switch, [channel.retry])",
             ),
         ],
     },
@@ -206,7 +206,7 @@ mod tests {
         let v = toml::Value::try_from(Config::default()).unwrap();
         for e in TABLES {
             for (p, _, _) in e.params {
-                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), at: vec![crate::link::faults::timed::FailAt { cycle: 1, links: vec![] }], ..Default::default() }).unwrap();
+                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), at: vec![crate::link::faults::timed::FailAt { cycle: 1, links: vec![], nodes: vec![] }], ..Default::default() }).unwrap();
                 let ok = if e.name == "seed" {
                     v.get("seed").is_some()
                 } else if e.name == "faults" {

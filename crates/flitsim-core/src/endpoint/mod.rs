@@ -208,9 +208,9 @@ impl Endpoints {
     }
 
     /// Will no source create another packet (see [`Workload::exhausted`])?
-    pub fn exhausted(&self, workload: &Workload, phase: Option<usize>) -> bool {
+    pub fn exhausted(&self, now: u64, workload: &Workload, phase: Option<usize>) -> bool {
         let lo = self.own.0 as usize;
-        self.owned().iter().enumerate().all(|(e, nic)| workload.exhausted(phase, (lo + e) as u32, &nic.src_state))
+        self.owned().iter().enumerate().all(|(e, nic)| workload.exhausted(now, phase, (lo + e) as u32, &nic.src_state))
     }
 
     /// Packets waiting in all source queues (including one partly sent).
@@ -378,7 +378,7 @@ impl Endpoints {
             // Room for a whole packet (message)?
             let full = nic.queue.len() as u64 + count as u64 > workload.source_queue() as u64;
             // A backlogged source only creates when there is room (it suppresses nothing).
-            let generated = if full && workload.backlogged() { None } else { workload.generate(ph, e, &mut nic.src_state, &mut nic.rng) };
+            let generated = if full && workload.backlogged() { None } else { workload.generate(now, ph, e, &mut nic.src_state, &mut nic.rng) };
             if full && generated.is_some() {
                 ctr.packets_suppressed += count as u64;
             } else if let Some((dst, size)) = generated {

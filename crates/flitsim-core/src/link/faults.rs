@@ -55,11 +55,13 @@ pub struct FaultsConfig {
     /// waiting channels if one does).
     #[serde(default)]
     pub cyclic_routes: CyclicRoutes,
-    /// Links that fail for good during the run: `[[faults.at]]` entries of a `cycle`
-    /// (>= 1) and `links` (`[router, port]` each, as in `links`). From that cycle the links
-    /// carry nothing, the packets their replay buffers held are counted lost, and the
-    /// sources route new packets around them (see [`timed`]). Needs a Kautz topology, the
-    /// crosspoint switch, `[channel.retry]` and `routing.rails = 1`. Default none.
+    /// Links and nodes that fail for good during the run: `[[faults.at]]` entries of a
+    /// `cycle` (>= 1), `links` (`[router, port]` each, as in `links`) and `nodes`. From
+    /// that cycle the links (and every link of the nodes) carry nothing, the packets their
+    /// replay buffers and the nodes' switches held are counted lost, packets to the nodes
+    /// are refused, and the sources route new packets around them (see [`timed`]). Needs
+    /// a Kautz topology, the crosspoint switch and `[channel.retry]`; multi-rail rails
+    /// avoid them too. Default none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<timed::FailAt>,
 }

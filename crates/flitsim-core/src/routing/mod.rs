@@ -377,8 +377,7 @@ impl RoutingFunction {
                 let dor = build_dor(order, false, 1, topo, 1, path)?;
                 Ok(RoutingFunction::Adaptive(Box::new(adaptive::Adaptive::new(topo, *deadlock, *escape, *timeout, dor.order.clone(), normal))))
             }
-            RoutingConfig::Source { rails, .. } if faults && *rails > 1 => Err(Error::config(format!("{path}.rails"), "multi-rail routes around failures are not modelled yet; use rails = 1 with faults")),
-            RoutingConfig::Source { vc_start, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?)),
+            RoutingConfig::Source { vc_start, rails, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Source { vc_start, rails, .. } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;

@@ -61,6 +61,8 @@ pub struct SourceRouting {
     /// and the index of the next one. Built before the run; switching is a pointer copy.
     switches: Arc<[RouteSwitch]>,
     next_switch: usize,
+    /// The failed links in use, `(router, out-port)` (multi-rail routes avoid them).
+    failed: Arc<[(u32, u8)]>,
 }
 
 /// The routes from a cycle on: shortest surviving routes once the links failing then
@@ -71,6 +73,7 @@ pub struct RouteSwitch {
     pub cycle: u64,
     table: Arc<Vec<u8>>,
     half_start: u32,
+    failed: Arc<[(u32, u8)]>,
 }
 
 impl RouteSwitch {
@@ -89,7 +92,7 @@ impl SourceRouting {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
             return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
         };
-        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0 };
+        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0, failed: Arc::new([]) };
         let need = r.vcs_needed();
         if vcs < need {
             return Err(Error::config(
@@ -103,7 +106,7 @@ impl SourceRouting {
     /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
     /// than needed make the channel dependency graph cyclic.
     pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
-        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0 })
+        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0, failed: Arc::new([]) })
     }
 
     /// VCs per port.
@@ -150,7 +153,8 @@ impl SourceRouting {
                 }
             }
         }
-        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1, switches: Arc::new([]), next_switch: 0 };
+        let failed: Arc<[(u32, u8)]> = (0..n * p_n).filter(|&i| i % p_n < d && topo.out_channel[i] == crate::topology::NONE).map(|i| ((i / p_n) as u32, (i % p_n) as u8)).collect();
+        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1, switches: Arc::new([]), next_switch: 0, failed };
         let mut most = 0;
         for src in 0..n as u32 {
             for dst in 0..n as u32 {
@@ -196,7 +200,7 @@ impl SourceRouting {
     /// `cycle` on.
     pub fn into_switch(self, cycle: u64) -> RouteSwitch {
         let table = self.table.expect("around_failures builds a table");
-        RouteSwitch { cycle, table, half_start: self.half_start }
+        RouteSwitch { cycle, table, half_start: self.half_start, failed: self.failed }
     }
 
     /// Switch to each of `switches` (sorted by cycle) at its cycle ([`SourceRouting::advance`]).
@@ -217,6 +221,7 @@ impl SourceRouting {
         while let Some(s) = self.switches.get(self.next_switch).filter(|s| s.cycle <= now) {
             self.table = Some(Arc::clone(&s.table));
             self.half_start = s.half_start;
+            self.failed = Arc::clone(&s.failed);
             self.next_switch += 1;
             changed = true;
         }
@@ -226,6 +231,30 @@ impl SourceRouting {
     /// Rails per pair.
     pub fn rails(&self) -> u32 {
         self.rails
+    }
+
+    /// The failed links the current routes avoid, `(router, out-port)`; the same `Arc`
+    /// until the routes change ([`SourceRouting::advance`]), so a cache of routes can
+    /// tell by pointer whether it is stale.
+    pub fn failed_links(&self) -> &Arc<[(u32, u8)]> {
+        &self.failed
+    }
+
+    /// Whether the explicit route `ports` from `src` fits the VCs: its decrements (the
+    /// node-order rule of section 4.2) leave a starting VC no higher than the top one, so
+    /// the packet never needs a VC below 0.
+    pub fn fits(&self, src: u32, ports: &[u8]) -> bool {
+        let k = &*self.kautz;
+        let (mut prev, mut at, mut down) = (src, src, 0u32);
+        for (i, &p) in ports.iter().enumerate() {
+            let next = k.out_neighbour(at, p);
+            if i > 0 && at > prev && at > next {
+                down += 1;
+            }
+            prev = at;
+            at = next;
+        }
+        down < self.vcs
     }
 
     /// The out-port at router `r` towards router `dst` (None at `dst`, or with no route).

@@ -159,12 +159,14 @@ impl Simulation {
             };
             // Links failing during the run (`[[faults.at]]`) fail at their cycle.
             let mut fail_at = vec![None; topo.channels.len()];
+            let mut nodes = Vec::new();
             for t in &spec.timed_failures {
                 for &c in &t.channels {
                     fail_at[c as usize] = Some(t.cycle);
                 }
+                nodes.extend(t.nodes.iter().map(|&r| (r, t.cycle)));
             }
-            r.enable_retry(retry, topo, latency, &fail_at, cfg.seed)?;
+            r.enable_retry(retry, topo, latency, &fail_at, &nodes, cfg.seed)?;
         }
         let metapackets = cfg.congestion.distribution == crate::congestion::Distribution::Metapackets;
         let congestion = match cfg.congestion.policy {
@@ -417,7 +419,7 @@ impl Simulation {
     /// Will no source create another packet?
     fn exhausted(&self) -> bool {
         let (w, phase) = (&self.spec.workload, self.spec.workload.phase_at(self.now));
-        self.endpoints.exhausted(w, phase) && self.parallel.as_ref().is_none_or(|p| p.exhausted(w, phase))
+        self.endpoints.exhausted(self.now, w, phase) && self.parallel.as_ref().is_none_or(|p| p.exhausted(self.now, w, phase))
     }
 
     fn measured_outstanding(&self) -> u64 {
@@ -534,6 +536,7 @@ impl Simulation {
                 _ => None,
             },
             failures_during_run: self.spec.timed_failures.clone(),
+            packets_refused_to_failed_nodes: self.spec.timed_failures.iter().any(|t| !t.nodes.is_empty()).then(|| self.endpoints.unroutable().1),
             faults: self.spec.faults.as_ref().map(|f| {
                 let (unroutable, to_failed) = self.endpoints.unroutable();
                 crate::report::FaultsReport {

@@ -227,8 +227,8 @@ impl Parallel {
     }
 
     /// Will no source of the partitions after the first create another packet?
-    pub fn exhausted(&self, workload: &crate::traffic::Workload, phase: Option<usize>) -> bool {
-        self.parts.iter().all(|p| p.endpoints.exhausted(workload, phase))
+    pub fn exhausted(&self, now: u64, workload: &crate::traffic::Workload, phase: Option<usize>) -> bool {
+        self.parts.iter().all(|p| p.endpoints.exhausted(now, workload, phase))
     }
 
     /// Close every partition's measurement window early (a finite workload finished).

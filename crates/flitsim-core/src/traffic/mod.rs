@@ -180,8 +180,11 @@ pub struct Workload {
 /// Which packets a network with failures can carry.
 #[derive(Clone, Debug)]
 struct Reachable {
-    mask: std::sync::Arc<crate::routing::cdg::PairMask>,
-    dead: Vec<bool>,
+    /// Pairs the routes around failures before the run connect (None: every pair).
+    mask: Option<std::sync::Arc<crate::routing::cdg::PairMask>>,
+    /// Per endpoint: the first cycle it is dead (0: failed before the run; `u64::MAX`:
+    /// never).
+    dead_from: Vec<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -369,7 +372,19 @@ impl Workload {
     /// `mask` says is unreachable is not injected but counted in its source's state
     /// ([`SourceState::unroutable`]), as the NIC would refuse it.
     pub fn restrict_to(&mut self, mask: std::sync::Arc<crate::routing::cdg::PairMask>, dead: &[bool]) {
-        self.reachable = Some(Reachable { mask, dead: dead.to_vec() });
+        let dead_from = dead.iter().map(|&d| if d { 0 } else { u64::MAX }).collect();
+        self.reachable = Some(Reachable { mask: Some(mask), dead_from });
+    }
+
+    /// Nodes failing during the run (`[[faults.at]]` nodes): endpoint `e` dies at cycle
+    /// `at` for each `(e, at)` of `deaths` (`endpoints`: how many there are). From then
+    /// on it creates nothing and packets to it are refused as unreachable ones are.
+    pub fn fail_later(&mut self, endpoints: u32, deaths: &[(u32, u64)]) {
+        let reach = self.reachable.get_or_insert_with(|| Reachable { mask: None, dead_from: vec![u64::MAX; endpoints as usize] });
+        for &(e, at) in deaths {
+            let d = &mut reach.dead_from[e as usize];
+            *d = (*d).min(at);
+        }
     }
 
     /// Does a pattern wait for data (recursive doubling), so that an undeliverable
@@ -434,6 +449,7 @@ impl Workload {
     #[inline]
     pub fn generate(
         &self,
+        now: u64,
         phase: usize,
         src: u32,
         state: &mut SourceState,
@@ -458,15 +474,16 @@ impl Workload {
         let dest = pattern.dest(src, k, rng);
         let size = if self.message.is_some() { size } else { self.size.sample(rng) };
         if let Some(reach) = &self.reachable {
-            if reach.dead[src as usize] {
+            if reach.dead_from[src as usize] <= now {
                 // A failed node's endpoint sends nothing (its draws are kept, so the
                 // other sources' streams do not depend on which nodes failed).
                 state.created -= count;
                 return None;
             }
-            if !reach.mask.get(src, dest) {
+            let to_dead = reach.dead_from[dest as usize] <= now;
+            if to_dead || reach.mask.as_ref().is_some_and(|m| !m.get(src, dest)) {
                 state.unroutable += count;
-                state.to_failed += reach.dead[dest as usize] as u64 * count;
+                state.to_failed += to_dead as u64 * count;
                 return None;
             }
         }
@@ -476,9 +493,9 @@ impl Workload {
     /// Will source `src` (state `state`) never create another packet? True when it has
     /// created its quota, is not a source of the pattern in force, or its node failed;
     /// always true after the schedule (`phase` `None`).
-    pub fn exhausted(&self, phase: Option<usize>, src: u32, state: &SourceState) -> bool {
+    pub fn exhausted(&self, now: u64, phase: Option<usize>, src: u32, state: &SourceState) -> bool {
         let Some(ph) = phase else { return true };
-        state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || self.reachable.as_ref().is_some_and(|r| r.dead[src as usize])
+        state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || self.reachable.as_ref().is_some_and(|r| r.dead_from[src as usize] <= now)
     }
 
     /// A packet created in `phase` as its source's `seq`-th packet was delivered to the

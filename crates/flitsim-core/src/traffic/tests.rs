@@ -197,7 +197,7 @@ fn phase_schedule_and_generation() {
     let mut out = Vec::new();
     let mut cycle = 0;
     while let Some(ph) = w.phase_at(cycle) {
-        out.push(w.generate(ph, 5, &mut st, &mut rng));
+        out.push(w.generate(0, ph, 5, &mut st, &mut rng));
         cycle += 1;
     }
     assert_eq!(out.len(), 25);
@@ -207,8 +207,8 @@ fn phase_schedule_and_generation() {
     assert!(out[15..].iter().all(|g| *g == Some((2, 1))));
     // Node 2 is merge_to_one's destination: it sends nothing in phase 2.
     let mut st2 = w.new_source_state(2, &mut rng);
-    assert!((0..100).all(|_| w.generate(2, 2, &mut st2, &mut rng).is_none()));
-    assert_eq!(w.generate(0, 2, &mut st2, &mut rng), Some((13, 1)));
+    assert!((0..100).all(|_| w.generate(0, 2, 2, &mut st2, &mut rng).is_none()));
+    assert_eq!(w.generate(0, 0, 2, &mut st2, &mut rng), Some((13, 1)));
 }
 
 #[test]
@@ -229,7 +229,7 @@ fn generated_flit_rate_matches_offered_load() {
         let mut rng = stream(1, domain::ENDPOINT, src as u64);
         let mut st = w.new_source_state(src, &mut rng);
         for c in 0..cycles {
-            if let Some((d, s)) = w.generate(w.phase_at(c).unwrap(), src, &mut st, &mut rng) {
+            if let Some((d, s)) = w.generate(0, w.phase_at(c).unwrap(), src, &mut st, &mut rng) {
                 assert!(d < 16);
                 flits += s as u64;
             }
@@ -409,7 +409,7 @@ fn packets_per_source_caps_generation_and_counts_per_source() {
         let mut st = w.new_source_state(src, &mut rng);
         let made = (0..100)
             .filter(|&c| {
-                w.generate(w.phase_at(c).unwrap(), src, &mut st, &mut rng)
+                w.generate(0, w.phase_at(c).unwrap(), src, &mut st, &mut rng)
                     .is_some()
             })
             .count();
@@ -438,7 +438,7 @@ fn recursive_doubling_waits_for_the_partners_data() {
     let mut rng = stream(1, domain::ENDPOINT, 5);
     let mut st = w.new_source_state(5, &mut rng);
     let mut gen = |st: &mut SourceState| {
-        (0..50).filter_map(|c| w.generate(w.phase_at(c).unwrap(), 5, st, &mut rng).map(|(d, _)| d)).collect::<Vec<u32>>()
+        (0..50).filter_map(|c| w.generate(0, w.phase_at(c).unwrap(), 5, st, &mut rng).map(|(d, _)| d)).collect::<Vec<u32>>()
     };
     assert_eq!(gen(&mut st), vec![4, 4], "round 0, then waits");
     w.delivered(0, 0, &mut st);
@@ -485,7 +485,7 @@ fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
     let mut st = w.new_source_state(1, &mut rng);
     let out: Vec<_> = (0..12)
         .map(|c| {
-            w.generate(w.phase_at(c).unwrap(), 1, &mut st, &mut rng)
+            w.generate(0, w.phase_at(c).unwrap(), 1, &mut st, &mut rng)
                 .map(|g| g.0)
         })
         .collect();
@@ -557,7 +557,7 @@ fn periodic_bursty_schedule_of_the_paper() {
         let mut made: [Vec<u64>; 3] = Default::default();
         let mut cycle = 0;
         while let Some(ph) = w.phase_at(cycle) {
-            if let Some((dest, size)) = w.generate(ph, src, &mut st, &mut rng) {
+            if let Some((dest, size)) = w.generate(0, ph, src, &mut st, &mut rng) {
                 assert_eq!(size, 16);
                 if ph == 1 {
                     assert_eq!(dest, 255 - src, "bit complement");

@@ -18,6 +18,14 @@
 //!   it). One whose string crosses the failed link reaches the switch before it and is
 //!   discarded there once whole, counted lost like the stranded ones (the fault model's
 //!   loss: software above would resend it).
+//! - **A node failing at `T`** (`nodes`): every link into and out of it fails as above.
+//!   From `T` its endpoint creates nothing and the other sources refuse packets to it
+//!   (counted per source as refused, `to_failed`, as for nodes failed before the run).
+//!   A packet already queued whose source or destination has died finds no route when
+//!   its head reaches the source switch: discarded there, counted lost. Packets the dead
+//!   switch held for its own processor and had not begun to deliver are discarded, counted
+//!   lost (`retry.packets_at_failed_nodes`); the paper's node is one chip, switch and
+//!   processors together, so they die together.
 //! - **Deadlock freedom.** Old and new routes share the network for a while. The node-order
 //!   VCs (section 4.2) are deadlock-free for *any* set of routes whose decrements fit in
 //!   the VCs: within one VC a packet never passes a node higher than both its route
@@ -38,7 +46,7 @@ use crate::error::{Error, Result};
 use crate::routing::source::{RouteSwitch, SourceRouting, VcStart, UNREACHABLE};
 use crate::topology::{Topology, NONE};
 
-/// Config: `[[faults.at]]`, links that fail for good at a cycle of the run.
+/// Config: `[[faults.at]]`, links and nodes that fail for good at a cycle of the run.
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct FailAt {
@@ -47,8 +55,15 @@ pub struct FailAt {
     /// around them.
     pub cycle: u64,
     /// The links, each `[router, port]` as in `faults.links`: the one-way Kautz link
-    /// leaving that router through that out-port (at least one; each link fails once).
+    /// leaving that router through that out-port (each link fails once). Default none.
+    #[serde(default)]
     pub links: Vec<[u32; 2]>,
+    /// The nodes (routers, with their endpoints) failing then: every link into and out of
+    /// them fails, their endpoints stop sending, packets to them are refused at the
+    /// sources from then on, and the packets their switch held are counted lost. Default
+    /// none; an entry needs at least one link or node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<u32>,
 }
 
 /// One failure cycle of the schedule, validated, with the routes from then on.
@@ -56,9 +71,13 @@ pub struct FailAt {
 pub struct TimedFailure {
     /// The cycle.
     pub cycle: u64,
-    /// The links failing then, `(router, port)`.
+    /// The links failing then, `(router, port)`, as listed.
     pub links: Vec<(u32, u32)>,
-    /// Their channel ids.
+    /// The nodes failing then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<u32>,
+    /// The channel ids of the links failing then: the listed ones and those of the
+    /// failing nodes.
     #[serde(skip)]
     pub channels: Vec<u32>,
     /// Over the routes from this cycle on (all links failed so far avoided): the longest
@@ -84,8 +103,20 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
         if e.cycle == 0 {
             return Err(Error::config(format!("{path}.at[{i}].cycle"), "0 is before the run: list links failed from the start in faults.links, or give a cycle >= 1"));
         }
-        if e.links.is_empty() {
-            return Err(Error::config(format!("{path}.at[{i}].links"), "no links: name at least one as [router, port], or remove the entry"));
+        if e.links.is_empty() && e.nodes.is_empty() {
+            return Err(Error::config(format!("{path}.at[{i}].links"), "no links and no nodes: name at least one link as [router, port] or node in `nodes`, or remove the entry"));
+        }
+        for (j, &r) in e.nodes.iter().enumerate() {
+            let field = format!("{path}.at[{i}].nodes[{j}]");
+            if r >= topo.num_routers {
+                return Err(Error::config(field, format!("node {r} does not exist (nodes 0..{})", topo.num_routers - 1)));
+            }
+            if dead.contains(&r) {
+                return Err(Error::config(field, format!("node {r} failed before the run (faults.nodes or a random fraction); fail each node once")));
+            }
+            if let Some((i0, j0)) = entries[..=i].iter().enumerate().find_map(|(a, x)| x.nodes.iter().position(|&y| y == r).filter(|&b| (a, b) != (i, j)).map(|b| (a, b))) {
+                return Err(Error::config(field, format!("node {r} already fails at {path}.at[{i0}].nodes[{j0}]; fail each node once")));
+            }
         }
         for (j, &[r, p]) in e.links.iter().enumerate() {
             let field = format!("{path}.at[{i}].links[{j}]");
@@ -119,13 +150,35 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
     let mut k = 0;
     while k < order.len() {
         let (cycle, first) = order[k];
-        let (mut links, mut channels) = (Vec::new(), Vec::new());
+        let (mut links, mut nodes, mut channels) = (Vec::new(), Vec::new(), Vec::new());
         while k < order.len() && order[k].0 == cycle {
-            for &[r, p] in &entries[order[k].1].links {
+            let (i, e) = (order[k].1, &entries[order[k].1]);
+            for (j, &[r, p]) in e.links.iter().enumerate() {
                 let c = topo.out_channel[(r * p_n + p) as usize];
+                if damaged.out_channel[(r * p_n + p) as usize] == NONE {
+                    return Err(Error::config(format!("{path}.at[{i}].links[{j}]"), format!("[{r}, {p}] has already failed with a node failing earlier in faults.at; fail each link once")));
+                }
                 damaged.out_channel[(r * p_n + p) as usize] = NONE;
                 links.push((r, p));
                 channels.push(c);
+            }
+            for &r in &e.nodes {
+                // Every link out of and into the node that still works.
+                for p in 0..topo.network_ports() {
+                    for c in [topo.out_channel[(r * p_n + p) as usize], topo.in_channel[(r * p_n + p) as usize]] {
+                        if c == NONE {
+                            continue;
+                        }
+                        let ch = topo.channels[c as usize];
+                        let slot = (ch.src_router * p_n + ch.src_port) as usize;
+                        if damaged.out_channel[slot] == c {
+                            damaged.out_channel[slot] = NONE;
+                            channels.push(c);
+                        }
+                    }
+                }
+                live[r as usize] = false;
+                nodes.push(r);
             }
             k += 1;
         }
@@ -134,7 +187,7 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
             other => other,
         })?;
         let hops = hops_table(&routes, n);
-        let (mut diameter, mut sum, mut extra) = (0u32, 0u64, 0u32);
+        let (mut diameter, mut sum, mut extra, mut routed) = (0u32, 0u64, 0u32, 0u64);
         for s in (0..n).filter(|&s| live[s as usize]) {
             for d in (0..n).filter(|&d| live[d as usize] && d != s) {
                 let (h, h0) = (hops[(s * n + d) as usize], base[(s * n + d) as usize]);
@@ -147,6 +200,7 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
                 if h != u32::MAX {
                     diameter = diameter.max(h);
                     sum += u64::from(h);
+                    routed += 1;
                     if h0 != u32::MAX {
                         extra = extra.max(h.saturating_sub(h0));
                     }
@@ -154,7 +208,7 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
             }
         }
         let switch = routes.into_switch(cycle);
-        failures.push(TimedFailure { cycle, links, channels, diameter, mean_hops: sum as f64 / distinct, mean_hops_before: mean_before, max_extra_hops: extra, vcs_needed: switch.vcs_needed() });
+        failures.push(TimedFailure { cycle, links, nodes, channels, diameter, mean_hops: sum as f64 / routed.max(1) as f64, mean_hops_before: mean_before, max_extra_hops: extra, vcs_needed: switch.vcs_needed() });
         switches.push(switch);
     }
     Ok((failures, switches))
@@ -201,11 +255,6 @@ pub fn check_setup(cfg: &crate::config::Config, topo: &Topology) -> Result<()> {
             "faults.at",
             "a link failing during the run reports what its replay buffer held, so it needs link-level retry: set router.type = \"crosspoint\" and add [channel.retry]",
         ));
-    }
-    if let crate::routing::RoutingConfig::Source { rails, .. } = cfg.routing {
-        if rails > 1 {
-            return Err(Error::config("routing.rails", "multi-rail routes around failures are not modelled yet; use rails = 1 with faults.at"));
-        }
     }
     Ok(())
 }

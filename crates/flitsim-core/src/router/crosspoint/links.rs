@@ -41,6 +41,10 @@ pub struct RetryReport {
     /// them to it afterwards: discarded whole at the switch before it, counted lost (also
     /// in `counters.packets_lost`, not in `packets_lost` above).
     pub packets_at_failed_links: u64,
+    /// Packets lost with a node failing during the run (`[[faults.at]]` nodes): those its
+    /// switch held for its own processor, and queued packets whose source or destination
+    /// had died by the time they were to be routed (also in `counters.packets_lost`).
+    pub packets_at_failed_nodes: u64,
 }
 
 /// The retry links of a network.
@@ -59,6 +63,10 @@ pub struct Links {
     lost: u64,
     /// Packets discarded before a failed link ([`Links::lose_at_failed`]).
     at_failed: u64,
+    /// Per router: the cycle its node fails (`[[faults.at]]` nodes; `u64::MAX`: never).
+    dies: Vec<u64>,
+    /// Packets discarded at failed nodes ([`Links::lose_at_dead`]).
+    at_dead: u64,
 }
 
 impl Links {
@@ -79,7 +87,19 @@ impl Links {
             dst.push((c.dst_router, c.dst_port));
         }
         let n = links.len();
-        Ok(Links { links, of_port, dst, vcs: vec![VecDeque::new(); n], ports: topo.ports as usize, in_links: 0, lost: 0, at_failed: 0 })
+        Ok(Links { links, of_port, dst, vcs: vec![VecDeque::new(); n], ports: topo.ports as usize, in_links: 0, lost: 0, at_failed: 0, dies: vec![u64::MAX; topo.num_routers as usize], at_dead: 0 })
+    }
+
+    /// Router `r`'s node has failed by cycle `now`.
+    #[inline]
+    pub fn is_dead(&self, r: u32, now: u64) -> bool {
+        self.dies[r as usize] <= now
+    }
+
+    /// Packet `pid` (`flits` flits) is lost with a failed node: counted, released.
+    pub fn lose_at_dead(&mut self, pid: u32, flits: u16, packets: &mut PacketArena, ctr: &mut Counters) {
+        self.at_dead += 1;
+        count_lost(pid, flits, packets, ctr);
     }
 
     /// The link out of `(router, port)` can take a packet now.
@@ -117,16 +137,21 @@ impl Links {
             add(&mut t, l.stats());
         }
         let wire_overhead = if t.flits_pushed == 0 { 1.0 } else { t.wire_flits as f64 / t.flits_pushed as f64 };
-        RetryReport { links: self.links.len() as u32, totals: t, wire_overhead, packets_lost: self.lost, packets_at_failed_links: self.at_failed }
+        RetryReport { links: self.links.len() as u32, totals: t, wire_overhead, packets_lost: self.lost, packets_at_failed_links: self.at_failed, packets_at_failed_nodes: self.at_dead }
     }
 }
 
 impl super::CrosspointRouters {
     /// Enable link-level retry on every network link.
-    /// `fail_at[channel]`: the cycle a link fails for good (`[[faults.at]]`), if any.
-    pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], seed: u64) -> Result<()> {
+    /// `fail_at[channel]`: the cycle a link fails for good (`[[faults.at]]`), if any;
+    /// `node_fail_at`: `(router, cycle)` of the nodes failing during the run.
+    pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], node_fail_at: &[(u32, u64)], seed: u64) -> Result<()> {
         let out = self.cfg.output_delay;
-        self.retry = Some(Links::new(params, topo, |c| out + channel_latency(c), fail_at, seed)?);
+        let mut links = Links::new(params, topo, |c| out + channel_latency(c), fail_at, seed)?;
+        for &(r, at) in node_fail_at {
+            links.dies[r as usize] = links.dies[r as usize].min(at);
+        }
+        self.retry = Some(links);
         Ok(())
     }
 

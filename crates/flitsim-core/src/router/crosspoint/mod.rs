@@ -37,6 +37,7 @@
 
 pub mod config;
 mod links;
+mod rails;
 
 pub use config::CrosspointConfig;
 pub use links::RetryReport;
@@ -46,9 +47,13 @@ use crate::routing::source::SourceRouting;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
+use rails::Rails;
 
 const NO_ENTRY: u8 = u8::MAX;
 const IDLE: u16 = u16::MAX;
+/// A DMA queue whose packet at the front is being discarded: its source or destination
+/// node failed during the run ([`CrosspointRouters::feed_local`]).
+const DROP: u16 = u16::MAX - 1;
 
 /// A crosspoint buffer entry: one packet.
 #[derive(Clone, Copy, Debug, Default)]
@@ -343,7 +348,7 @@ impl CrosspointRouters {
             }
         }
         // 2. The DMA queues feed the local crosspoint buffers: one flit per cycle.
-        self.feed_local(r, now, routing, ch, packets);
+        self.feed_local(r, now, routing, ch, packets, ctr);
         // 3. Outputs: stream the packet in progress, or grant one.
         let mut moved = 0u64;
         for j in 0..p_n {
@@ -428,7 +433,8 @@ impl CrosspointRouters {
 
     /// Output `j` of router `r` is idle: grant the next (input, VC) whose oldest packet
     /// may leave (round robin). True if one was granted. Behind a failed retry link
-    /// (`[[faults.at]]`) whole packets are discarded instead, and counted lost.
+    /// (`[[faults.at]]`), and at the local output of a failed node, whole packets are
+    /// discarded instead, and counted lost.
     fn grant(&mut self, r: u32, j: usize, now: u64, packets: &mut PacketArena, ctr: &mut Counters) -> bool {
         let (p_n, v_n, cap) = (self.ports as usize, self.vcs as usize, self.cap as usize);
         let ru = r as usize;
@@ -449,8 +455,11 @@ impl CrosspointRouters {
                 continue;
             }
             let via_link = j != self.local && self.retry.is_some();
-            if via_link && ent.arrived > ent.last && self.retry.as_ref().expect("links").is_failed(r, j) {
-                // Its routing string (built before the link failed) crosses the dead link.
+            // Its routing string (built before the link failed) crosses the dead link, or
+            // its node died before delivering it.
+            let dead = ent.arrived > ent.last
+                && self.retry.as_ref().is_some_and(|l| if via_link { l.is_failed(r, j) } else { j == self.local && l.is_dead(r, now) });
+            if dead {
                 self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
                 self.fifo_len[q] -= 1;
                 self.held[ru] -= u32::from(ent.last) + 1;
@@ -460,7 +469,12 @@ impl CrosspointRouters {
                     self.release_count[wbase + i] += 1;
                     self.active[ru] += 1;
                 }
-                self.retry.as_mut().expect("links").lose_at_failed(ent.pid, ent.last + 1, packets, ctr);
+                let links = self.retry.as_mut().expect("links");
+                if via_link {
+                    links.lose_at_failed(ent.pid, ent.last + 1, packets, ctr);
+                } else {
+                    links.lose_at_dead(ent.pid, ent.last + 1, packets, ctr);
+                }
                 ctr.last_progress = now;
                 continue;
             }
@@ -508,8 +522,10 @@ impl CrosspointRouters {
     }
 
     /// Move one flit from a DMA queue into its local crosspoint entry (taking the entry
-    /// when a packet's head is at the front).
-    fn feed_local(&mut self, r: u32, now: u64, routing: &SourceRouting, ch: &mut Channels, packets: &mut PacketArena) {
+    /// when a packet's head is at the front). A packet whose node has failed, or whose
+    /// destination the routes no longer reach (it failed during the run), is discarded
+    /// flit by flit instead and counted lost with its tail.
+    fn feed_local(&mut self, r: u32, now: u64, routing: &SourceRouting, ch: &mut Channels, packets: &mut PacketArena, ctr: &mut Counters) {
         let (v_n, cap) = (self.vcs as usize, self.cap as usize);
         let ru = r as usize;
         let depth = self.inject_depth as usize;
@@ -522,32 +538,49 @@ impl CrosspointRouters {
                 continue;
             }
             let f = self.inj[q * depth + self.inj_head[q] as usize];
-            let (xb, e) = if self.inj_fill[q] == IDLE {
-                debug_assert!(f.is_head(), "a DMA queue's front is not a head");
-                let pkt = packets.get_mut(f.pid);
-                let (bits, vc) = if routing.rails() > 1 {
-                    let rails = self.rails.get_or_insert_with(|| Rails::new(routing));
-                    rails.pick(routing, pkt.src, pkt.dst, pkt.seq)
-                } else {
-                    routing.route_string(pkt.src, pkt.dst)
-                };
-                pkt.route = bits;
-                let (j, down_out) = routing.shift(&mut pkt.route);
-                let xb = self.xb(ru, local, j);
-                let Some(e) = self.take_entry(xb, vc as usize) else { continue };
-                self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay) };
-                self.inj_fill[q] = (j * cap + e) as u16;
-                (xb, e)
+            if self.inj_fill[q] == IDLE && self.retry.is_some() {
+                let pkt = packets.get(f.pid);
+                if self.retry.as_ref().is_some_and(|l| l.is_dead(r, now)) || (pkt.src != pkt.dst && routing.next_port(pkt.src, pkt.dst).is_none()) {
+                    self.inj_fill[q] = DROP;
+                }
+            }
+            if self.inj_fill[q] == DROP {
+                // Each flit is lost as it is dropped; the packet with its tail.
+                self.held[ru] -= 1;
+                ctr.flits_lost += 1;
+                if f.is_tail() {
+                    self.inj_fill[q] = IDLE;
+                    self.retry.as_mut().expect("checked above").lose_at_dead(f.pid, 0, packets, ctr);
+                    ctr.last_progress = now;
+                }
             } else {
-                let je = self.inj_fill[q] as usize;
-                (self.xb(ru, local, je / cap), je % cap)
-            };
-            self.entries[xb * cap + e].arrived += 1;
+                let (xb, e) = if self.inj_fill[q] == IDLE {
+                    debug_assert!(f.is_head(), "a DMA queue's front is not a head");
+                    let pkt = packets.get_mut(f.pid);
+                    let (bits, vc) = if routing.rails() > 1 {
+                        let rails = self.rails.get_or_insert_with(|| Rails::new(routing));
+                        rails.pick(routing, pkt.src, pkt.dst, pkt.seq)
+                    } else {
+                        routing.route_string(pkt.src, pkt.dst)
+                    };
+                    pkt.route = bits;
+                    let (j, down_out) = routing.shift(&mut pkt.route);
+                    let xb = self.xb(ru, local, j);
+                    let Some(e) = self.take_entry(xb, vc as usize) else { continue };
+                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay) };
+                    self.inj_fill[q] = (j * cap + e) as u16;
+                    (xb, e)
+                } else {
+                    let je = self.inj_fill[q] as usize;
+                    (self.xb(ru, local, je / cap), je % cap)
+                };
+                self.entries[xb * cap + e].arrived += 1;
+                if f.is_tail() {
+                    self.inj_fill[q] = IDLE;
+                }
+            }
             self.inj_head[q] = ((self.inj_head[q] as usize + 1) % depth) as u16;
             self.inj_len[q] -= 1;
-            if f.is_tail() {
-                self.inj_fill[q] = IDLE;
-            }
             // The freed DMA slot's credit goes back to the endpoint.
             let w = self.wiring[ru * self.ports as usize + local];
             let at = now + u64::from(self.cfg.credit_delay);
@@ -555,35 +588,5 @@ impl CrosspointRouters {
             self.inj_rr[ru] = ((v + 1) % v_n) as u8;
             return;
         }
-    }
-}
-
-/// Multi-rail routes (SiCortex section 6.1: long messages "split into three separate
-/// streams and sent multi-rail fashion over completely independent paths"): packet `seq`
-/// of a pair takes rail `seq mod rails` among the pair's node-disjoint routes, shortest
-/// first. Packets of a pair may then arrive out of order (the receiver reassembles; the
-/// run counts them in `counters.packets_reordered`).
-#[derive(Clone, Debug)]
-struct Rails {
-    solver: crate::topology::kautz::disjoint::DisjointRoutes,
-    /// (src, dst) -> the rails' (routing string, starting VC).
-    cache: std::collections::HashMap<(u32, u32), Vec<(u64, u32)>>,
-}
-
-impl Rails {
-    fn new(routing: &SourceRouting) -> Self {
-        let k = routing.kautz();
-        let faults = crate::topology::kautz::faults::Faults::new(k);
-        Rails { solver: crate::topology::kautz::disjoint::DisjointRoutes::new(&faults), cache: std::collections::HashMap::new() }
-    }
-
-    fn pick(&mut self, routing: &SourceRouting, src: u32, dst: u32, seq: u32) -> (u64, u32) {
-        let Rails { solver, cache } = self;
-        let routes = cache.entry((src, dst)).or_insert_with(|| {
-            let mut all = solver.routes(src, dst);
-            all.truncate(routing.rails() as usize);
-            all.iter().map(|ports| routing.string_of(src, ports)).collect()
-        });
-        routes[seq as usize % routes.len()]
     }
 }
