@@ -99,11 +99,40 @@ drain_limit = 0
 channel_counters = false
 "#;
 
+/// The SiCortex SC5832 fabric: K(3, 6), 972 nodes, crosspoint switches, link-level
+/// retry with cut-through at a bit error rate of 1e-5 (so replays and poisoned copies
+/// happen), uniform 19-flit packets (16 payload words) at 0.25 flits/node/cycle.
+const SC5832: &str = r#"
+[topology]
+type = "kautz"
+degree = 3
+diameter = 6
+[routing]
+type = "source"
+[router]
+type = "crosspoint"
+vcs = 4
+[channel]
+latency = 2
+[channel.retry.errors]
+ber = 1e-5
+[traffic]
+load = 0.25
+packet_size = 19
+[sim]
+warmup = 1000
+measure = 9000
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
 const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
     Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1 },
     Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1 },
     Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2 },
+    Case { name: "sc5832-retry", once: false, about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25", toml: SC5832, quick_measure: 2000, threads: 1 },
     Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1 },
     Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
 ];

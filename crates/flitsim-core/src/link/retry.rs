@@ -205,6 +205,10 @@ pub struct Delivered {
     /// CRC after its head was forwarded early; the forwarded copy is poisoned and must be
     /// discarded by its final receiver (the good copy comes later).
     pub poisoned: bool,
+    /// `true` (only after [`RetryLink::rx_report_drops`]): the packet was taken in (seen
+    /// through [`RetryLink::rx_arriving`]) but failed with its head not forwarded; what
+    /// the switch stored of it is void, and the good copy comes later.
+    pub dropped: bool,
     /// Cycle of its tail's arrival.
     pub at: u64,
 }
@@ -453,6 +457,13 @@ impl RetryLink {
     #[inline]
     pub fn rx_arriving(&self) -> Option<Arriving> {
         self.rx.arriving()
+    }
+
+    /// Report packets that were taken in and then failed with no head forwarded
+    /// ([`Delivered::dropped`]): for a switch that stores an arriving packet's flits as
+    /// they come, so that it can void them.
+    pub fn rx_report_drops(&mut self) {
+        self.rx.report_drops = true;
     }
 
     /// The switch forwarded the arriving packet's head before its tail: if its CRC fails

@@ -317,6 +317,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("xb_delay", "1", "cycles from arrival to the earliest departure (bypass)"),
             ("credit_delay", "2", "cycles until a freed entry is known upstream"),
             ("output_delay", "1", "output stage cycles before the link"),
+            ("cut_through", "true", "with [channel.retry]: send a packet on before its CRC is checked (a failed check leaves a poisoned copy, dropped further on); false: store and forward at each link"),
         ],
     },
 ];

@@ -35,11 +35,14 @@ pub(crate) struct Receiver {
     frame: Option<Frame>,
     /// Deliveries (good and poisoned) not yet taken by the engine.
     pub out: Fifo<Delivered>,
+    /// Also report packets taken in whose CRC failed with no head forwarded
+    /// ([`Delivered::dropped`]), for a switch that stores arriving flits as they come.
+    pub report_drops: bool,
 }
 
 impl Receiver {
     pub fn new(out_capacity: usize) -> Self {
-        Receiver { last_good: SEQ_MASK, error: false, accepted: 0, frame: None, out: Fifo::new(out_capacity) }
+        Receiver { last_good: SEQ_MASK, error: false, accepted: 0, frame: None, out: Fifo::new(out_capacity), report_drops: false }
     }
 
     /// No error pending and no frame half received.
@@ -120,6 +123,8 @@ impl Receiver {
             }
             if f.early {
                 self.poison(f, now, stats);
+            } else {
+                self.drop_taken(f, now);
             }
             return;
         }
@@ -131,13 +136,22 @@ impl Receiver {
         self.last_good = f.seq;
         self.accepted += 1;
         stats.delivered += 1;
-        let pushed = self.out.push(Delivered { id: f.id, flits: f.flits, poisoned: false, at: now });
+        let pushed = self.out.push(Delivered { id: f.id, flits: f.flits, poisoned: false, dropped: false, at: now });
         debug_assert!(pushed, "room was checked at the head");
+    }
+
+    /// A packet taken in (visible through [`Receiver::arriving`]) failed with no head
+    /// forwarded: reported only with `report_drops`.
+    fn drop_taken(&mut self, f: Frame, now: u64) {
+        if self.report_drops && f.accepting {
+            let pushed = self.out.push(Delivered { id: f.id, flits: f.flits, poisoned: false, dropped: true, at: now });
+            debug_assert!(pushed, "room was checked at the head");
+        }
     }
 
     fn poison(&mut self, f: Frame, now: u64, stats: &mut RetryStats) {
         stats.poisoned += 1;
-        let pushed = self.out.push(Delivered { id: f.id, flits: f.flits, poisoned: true, at: now });
+        let pushed = self.out.push(Delivered { id: f.id, flits: f.flits, poisoned: true, dropped: false, at: now });
         debug_assert!(pushed, "room was checked at the head");
     }
 
@@ -147,6 +161,8 @@ impl Receiver {
         if let Some(f) = self.frame.take() {
             if f.early {
                 self.poison(f, now, stats);
+            } else {
+                self.drop_taken(f, now);
             }
         }
     }

@@ -32,6 +32,16 @@ pub struct CrosspointConfig {
     /// Default 1.
     #[serde(default = "one")]
     pub output_delay: u32,
+    /// With `[channel.retry]`: a switch may send a packet on over its next link as soon
+    /// as its head is in and the output is free, before the tail's CRC is checked; a
+    /// packet whose CRC then fails leaves a poisoned copy behind it (SiCortex section
+    /// 3.2). `false`: store and forward at each link. Default true.
+    #[serde(default = "yes")]
+    pub cut_through: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn d_vcs() -> u32 {
@@ -52,7 +62,7 @@ fn two() -> u32 {
 
 impl Default for CrosspointConfig {
     fn default() -> Self {
-        CrosspointConfig { vcs: 4, xb_packets: 16, inject_depth: 40, xb_delay: 1, credit_delay: 2, output_delay: 1 }
+        CrosspointConfig { vcs: 4, xb_packets: 16, inject_depth: 40, xb_delay: 1, credit_delay: 2, output_delay: 1, cut_through: true }
     }
 }
 

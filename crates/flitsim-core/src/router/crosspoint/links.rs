@@ -2,17 +2,39 @@
 //! [`RetryLink`](crate::link::retry::RetryLink) per channel (SiCortex sections 3-4.3),
 //! in place of the plain channel.
 //!
-//! A transmitter (an output of a switch) hands a whole packet to the link once the
-//! packet is complete in its crosspoint buffer and the link's transmitter is free; the
-//! packet's crosspoint entry is then free (the replay buffer holds it). The link sends it
-//! flit by flit, replays it after errors, and delivers each good packet once and in order
-//! to the next switch, which puts it whole into the crosspoint entry the transmitter
-//! allocated. (So with retry the switches store and forward at each link: forwarding a
-//! head before its CRC is checked, and the poisoned copies that follows from it, is the
-//! protocol module's and not yet the switch's.) A link that fails permanently reports the
-//! packets in its replay buffer: those the receiver never accepted are counted lost.
-//! All links step before any switch in a cycle, so deliveries do not depend on the order
-//! switches are visited.
+//! # Cut-through and poisoned packets (section 3.2)
+//! A packet's flits go into the crosspoint entry its transmitter allocated as they arrive
+//! ([`RetryLink::rx_arriving`]), and with `router.cut_through` (the default) the switch
+//! may hand the packet to its next link as soon as its head is in and the output is free,
+//! before the trailer's CRC has been checked ("a receiving node may have already
+//! forwarded the head of a packet over the next link in the path before it finds a CRC
+//! error"); it tells the link so ([`RetryLink::rx_forward_early`]). Flits arrive one per
+//! cycle once a packet has started, so the copy sent on never overtakes the flits coming
+//! in. Then, at the tail:
+//! - **good CRC**: the packet is verified at this switch; its entry is freed (it is in the
+//!   next link's replay buffer already).
+//! - **CRC error**: "the forwarding node marks the tail of the packet as poisoned". The
+//!   copy sent on becomes a *poisoned copy*: it keeps its entries and link slots as any
+//!   packet does, and is dropped at the next switch that has it whole ("poisoned packets
+//!   may be routed through the network or may be dropped along the way"), or marked
+//!   poisoned again by a switch that had cut it through further. The entry here waits,
+//!   reserved, for the good copy the link replays, which is forwarded like any packet.
+//! - A packet taken in whose CRC fails before its head went on is simply void: its entry
+//!   waits for the replay ([`RetryLink::rx_report_drops`]).
+//!
+//! A switch delivers to its own node only a packet verified on its last link (the DMA
+//! engine takes checked packets; a poisoned copy never reaches an endpoint), and sends a
+//! packet from its own DMA queue only whole. Poisoned copies are not packets of the run:
+//! they are in no flit count (conservation holds for the good copies) and are reported
+//! in `crosspoint.poisoned_copies` and `crosspoint.copies_dropped`. A good copy is counted
+//! where it is verified: inside a link from the moment it is pushed (or, if cut through,
+//! still inside the link it arrives on) until the tail is checked at the next switch.
+//!
+//! Without cut-through (`router.cut_through = false`) a transmitter hands a packet to the
+//! link only once it is whole and checked in its crosspoint buffer: store and forward at
+//! each link. A link that fails permanently reports the packets in its replay buffer:
+//! those the receiver never accepted are counted lost. All links step before any switch
+//! in a cycle, so deliveries do not depend on the order switches are visited.
 
 use std::collections::VecDeque;
 
@@ -47,16 +69,48 @@ pub struct RetryReport {
     pub packets_at_failed_nodes: u64,
 }
 
+/// What the switches know of a packet in a link: the copy's routing string and VC for
+/// the next switch, and whether it is a poisoned copy.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    pid: u32,
+    /// The routing string as the next switch receives it.
+    route: u64,
+    vc: u8,
+    /// A poisoned copy (the tail marked by the switch that sent it on).
+    ghost: bool,
+    /// Sent on before its tail was checked at the sending switch, which has not decided
+    /// yet whether it is good or poisoned.
+    unresolved: bool,
+}
+
+/// The entry at the receiving switch of the packet arriving on a link (or reserved for
+/// its replay).
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    pid: u32,
+    /// Its output there and its entry in the crosspoint buffer of (input, output).
+    j: u8,
+    e: u8,
+    /// Handed to the next link before its tail arrived.
+    pushed_early: bool,
+}
+
 /// The retry links of a network.
 #[derive(Clone, Debug)]
 pub struct Links {
     links: Vec<RetryLink>,
     /// Per (router, output port): the link (channel id), or NONE.
     of_port: Vec<u32>,
+    /// Per (router, input port): the link arriving there, or NONE.
+    of_in: Vec<u32>,
     /// Per link: the receiving (router, input port).
     dst: Vec<(u32, u32)>,
-    /// Per link: the VCs of the packets in it, in order.
-    vcs: Vec<VecDeque<u8>>,
+    /// Per link: the packets in it, in order.
+    meta: Vec<VecDeque<Meta>>,
+    /// Per link: the packet being taken in at the receiving switch (cut-through only).
+    placed: Vec<Option<Placed>>,
+    cut_through: bool,
     ports: usize,
     /// Flits inside links (handed over, not yet delivered or lost).
     pub in_links: u64,
@@ -73,21 +127,43 @@ impl Links {
     /// One link per channel of `topo`, with `params` (its `latency` replaced by each
     /// channel's `wire_latency`: output stage plus channel; its `errors.fail_at` by the
     /// earlier of it and the channel's `fail_at`, from `[[faults.at]]`).
-    pub fn new(params: &RetryParams, topo: &Topology, wire_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], seed: u64) -> Result<Self> {
+    /// `cut_through`: the switches take arriving flits as they come and may send a packet
+    /// on before its tail is checked.
+    pub fn new(params: &RetryParams, topo: &Topology, wire_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], cut_through: bool, seed: u64) -> Result<Self> {
         let mut links = Vec::with_capacity(topo.channels.len());
         let mut of_port = vec![NONE; (topo.num_routers * topo.ports) as usize];
+        let mut of_in = vec![NONE; (topo.num_routers * topo.ports) as usize];
         let mut dst = Vec::with_capacity(topo.channels.len());
         for (id, c) in topo.channels.iter().enumerate() {
             let mut p = RetryParams { latency: wire_latency(id).max(1), ..params.clone() };
             if let Some(at) = fail_at.get(id).copied().flatten() {
                 p.errors.fail_at = Some(p.errors.fail_at.map_or(at, |f| f.min(at)));
             }
-            links.push(RetryLink::new(&p, id as u32, seed)?);
+            let mut link = RetryLink::new(&p, id as u32, seed)?;
+            if cut_through {
+                link.rx_report_drops();
+            }
+            links.push(link);
             of_port[(c.src_router * topo.ports + c.src_port) as usize] = id as u32;
+            of_in[(c.dst_router * topo.ports + c.dst_port) as usize] = id as u32;
             dst.push((c.dst_router, c.dst_port));
         }
         let n = links.len();
-        Ok(Links { links, of_port, dst, vcs: vec![VecDeque::new(); n], ports: topo.ports as usize, in_links: 0, lost: 0, at_failed: 0, dies: vec![u64::MAX; topo.num_routers as usize], at_dead: 0 })
+        Ok(Links {
+            links,
+            of_port,
+            of_in,
+            dst,
+            meta: vec![VecDeque::new(); n],
+            placed: vec![None; n],
+            cut_through,
+            ports: topo.ports as usize,
+            in_links: 0,
+            lost: 0,
+            at_failed: 0,
+            dies: vec![u64::MAX; topo.num_routers as usize],
+            at_dead: 0,
+        })
     }
 
     /// Router `r`'s node has failed by cycle `now`.
@@ -122,12 +198,40 @@ impl Links {
     }
 
     /// Hand packet `pid` of `flits` flits to the link out of `(router, port)`; it travels
-    /// in VC `vc` on the next switch. (Only after [`Links::can_accept`].)
-    pub fn push(&mut self, r: u32, port: usize, pid: u32, flits: u16, vc: u8) {
+    /// in VC `vc` with routing string `route` on the next switch. (Only after
+    /// [`Links::can_accept`].) `early`: its tail has not arrived through input `input` of
+    /// the switch yet (cut-through); it stays counted in that link until it is checked.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(&mut self, r: u32, port: usize, pid: u32, flits: u16, vc: u8, route: u64, early: Option<usize>) {
         let id = self.of_port[r as usize * self.ports + port] as usize;
         self.links[id].tx_push(PacketRef { id: pid, flits }).expect("the link accepts a packet after can_accept");
-        self.vcs[id].push_back(vc);
-        self.in_links += u64::from(flits);
+        self.meta[id].push_back(Meta { pid, route, vc, ghost: false, unresolved: early.is_some() });
+        match early {
+            None => self.in_links += u64::from(flits),
+            Some(input) => {
+                let up = self.of_in[r as usize * self.ports + input] as usize;
+                let forwarded = self.links[up].rx_forward_early();
+                debug_assert!(forwarded, "the packet sent on early is the one arriving");
+                let p = self.placed[up].as_mut().expect("an early packet was placed");
+                debug_assert_eq!(p.pid, pid);
+                p.pushed_early = true;
+            }
+        }
+    }
+
+    /// The switch `r` checked the tail of packet `pid`, which it had sent on early
+    /// through output `port`: good (`ghost` false) or poisoned. False if the copy is no
+    /// longer in that link (the link failed with it).
+    fn resolve(&mut self, r: u32, port: usize, pid: u32, ghost: bool) -> bool {
+        let id = self.of_port[r as usize * self.ports + port] as usize;
+        match self.meta[id].iter_mut().find(|m| m.pid == pid && m.unresolved) {
+            Some(m) => {
+                m.unresolved = false;
+                m.ghost = ghost;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Totals for the report.
@@ -147,7 +251,7 @@ impl super::CrosspointRouters {
     /// `node_fail_at`: `(router, cycle)` of the nodes failing during the run.
     pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], node_fail_at: &[(u32, u64)], seed: u64) -> Result<()> {
         let out = self.cfg.output_delay;
-        let mut links = Links::new(params, topo, |c| out + channel_latency(c), fail_at, seed)?;
+        let mut links = Links::new(params, topo, |c| out + channel_latency(c), fail_at, self.cfg.cut_through, seed)?;
         for &(r, at) in node_fail_at {
             links.dies[r as usize] = links.dies[r as usize].min(at);
         }
@@ -166,35 +270,129 @@ impl super::CrosspointRouters {
     }
 
     /// Step every link, then hand each delivered packet to its next switch's crosspoint
-    /// entry, and count the packets a failed link lost.
+    /// entry (with cut-through, also the flits of the packet arriving), resolve the
+    /// packets sent on early, and count the packets a failed link lost.
     pub(super) fn step_links(&mut self, now: u64, _topo: &Topology, routing: &SourceRouting, packets: &mut PacketArena, ctr: &mut Counters) {
         let mut links = self.retry.take().expect("links");
+        let cap = self.cap as usize;
         for id in 0..links.links.len() {
             let l = &mut links.links[id];
             if l.is_quiescent() && l.fail_at() != Some(now) {
                 continue;
             }
             l.step(now);
+            let (y, i) = (links.dst[id].0, links.dst[id].1 as usize);
             while let Some(d) = links.links[id].rx_pop() {
-                debug_assert!(!d.poisoned, "no head is forwarded before its CRC check");
-                let vc = links.vcs[id].pop_front().expect("a VC per packet in the link");
-                let (y, i) = links.dst[id];
-                let last = d.flits - 1;
-                let (j, e) = self.arrive_head(y, i as usize, vc as usize, Flit { pid: d.id, idx: 0, last }, d.flits, now, routing, packets);
-                let _ = (j, e);
-                self.held[y as usize] += u32::from(d.flits);
-                links.in_links -= u64::from(d.flits);
-                ctr.flit_traversals += u64::from(d.flits);
+                if d.dropped || d.poisoned {
+                    // What this switch stored of it is void; the replay refills the entry.
+                    let Some(p) = links.placed[id].as_mut() else {
+                        // A one-flit packet is taken in and checked in the same cycle.
+                        debug_assert!(d.dropped && d.flits == 1, "link {id}: {d:?} without an entry");
+                        continue;
+                    };
+                    debug_assert_eq!(p.pid, d.id);
+                    let xb = self.xb(y as usize, i, p.j as usize);
+                    self.entries[xb * cap + p.e as usize].arrived = 0;
+                    if p.pushed_early {
+                        // Poisoned: the copy sent on is marked at its tail.
+                        p.pushed_early = false;
+                        let (j, e) = (p.j as usize, p.e as usize);
+                        if links.resolve(y, j, d.id, true) {
+                            self.counters.poisoned_copies += 1;
+                        }
+                        self.requeue_front(xb, e);
+                    }
+                    continue;
+                }
+                let m = links.meta[id].pop_front().expect("a record per packet in the link");
+                debug_assert!(m.pid == d.id && !m.unresolved, "link {id}: {m:?} delivered as {d:?}");
+                let (j, e, early) = match links.placed[id].take() {
+                    Some(p) => (p.j as usize, p.e as usize, p.pushed_early),
+                    None => {
+                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: d.id, idx: 0, last: d.flits - 1 }, d.flits, now, routing, m.route);
+                        (j, e, false)
+                    }
+                };
+                let k = self.xb(y as usize, i, j) * cap + e;
                 ctr.last_progress = now;
+                if m.ghost {
+                    // A poisoned copy, whole here: dropped, or marked again further on.
+                    if early {
+                        links.resolve(y, j, d.id, true);
+                        self.free_entry(y as usize, i, j, e);
+                    } else {
+                        self.entries[k].arrived = d.flits;
+                        self.entries[k].ghost = true;
+                    }
+                    continue;
+                }
+                // A good packet, checked at this switch.
+                let ent = self.entries[k];
+                packets.get_mut(d.id).hops += 1;
+                if j != self.local {
+                    self.counters.vc_decrements += u64::from(ent.in_vc - ent.out_vc);
+                }
+                ctr.flit_traversals += u64::from(d.flits);
+                if early {
+                    if !links.resolve(y, j, d.id, false) {
+                        // The next link failed with the copy it had: this packet is lost.
+                        links.in_links -= u64::from(d.flits);
+                        links.lost += 1;
+                        count_lost(d.id, d.flits, packets, ctr);
+                    }
+                    self.free_entry(y as usize, i, j, e);
+                } else {
+                    self.entries[k].arrived = d.flits;
+                    self.held[y as usize] += u32::from(d.flits);
+                    links.in_links -= u64::from(d.flits);
+                }
             }
             while let Some(s) = links.links[id].tx_pop_stranded() {
                 // Left in the replay buffer of a failed link. Accepted downstream: it went
-                // on (its VC was consumed with it). Otherwise it is lost, and counted.
-                if !s.delivered {
-                    let _ = links.vcs[id].pop_back();
-                    links.in_links -= u64::from(s.packet.flits);
-                    links.lost += 1;
-                    count_lost(s.packet.id, s.packet.flits, packets, ctr);
+                // on (its VC was consumed with it). Otherwise it is lost, and counted; an
+                // entry waiting for it downstream is void.
+                if s.delivered {
+                    continue;
+                }
+                let pid = s.packet.id;
+                let at = links.meta[id].iter().position(|m| m.pid == pid).expect("a stranded packet has a record");
+                let m = links.meta[id].remove(at).expect("found");
+                if let Some(p) = links.placed[id].filter(|p| p.pid == pid) {
+                    let k = self.xb(y as usize, i, p.j as usize) * cap + p.e as usize;
+                    self.entries[k].ghost = true;
+                    self.entries[k].arrived = self.entries[k].last + 1;
+                    links.placed[id] = None;
+                }
+                if m.ghost || m.unresolved {
+                    // A poisoned copy vanishes; an unresolved one is lost when its switch
+                    // checks its tail and finds the copy gone.
+                    continue;
+                }
+                links.in_links -= u64::from(s.packet.flits);
+                links.lost += 1;
+                count_lost(pid, s.packet.flits, packets, ctr);
+            }
+            if !links.cut_through {
+                continue;
+            }
+            if let Some(a) = links.links[id].rx_arriving() {
+                match links.placed[id] {
+                    None => {
+                        let m = *links.meta[id].front().expect("an arriving packet has a record");
+                        debug_assert_eq!(m.pid, a.id);
+                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: a.id, idx: 0, last: a.flits - 1 }, a.received, now, routing, m.route);
+                        let k = self.xb(y as usize, i, j) * cap + e;
+                        self.entries[k].ghost = m.ghost;
+                        links.placed[id] = Some(Placed { pid: a.id, j: j as u8, e: e as u8, pushed_early: false });
+                    }
+                    Some(p) => {
+                        debug_assert_eq!(p.pid, a.id, "link {id}: the replay brings the packet whose entry waits");
+                        let k = self.xb(y as usize, i, p.j as usize) * cap + p.e as usize;
+                        if self.entries[k].arrived == 0 {
+                            self.entries[k].ready = (now as u32).wrapping_add(self.cfg.xb_delay);
+                        }
+                        self.entries[k].arrived = a.received;
+                    }
                 }
             }
         }

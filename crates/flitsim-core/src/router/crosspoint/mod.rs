@@ -70,6 +70,10 @@ struct Entry {
     down_out: u8,
     /// Cycle (mod 2^32) from which its head may leave.
     ready: u32,
+    /// Its routing string after this switch's symbol (what the next switch receives).
+    route: u64,
+    /// A poisoned copy (or one whose link failed): dropped once whole, never delivered.
+    ghost: bool,
 }
 
 
@@ -89,6 +93,11 @@ pub struct CrosspointCounters {
     pub buffered: u64,
     /// VC decrements made at nodes higher than both route neighbours.
     pub vc_decrements: u64,
+    /// With retry and cut-through: packets sent on before their CRC failed, whose copy
+    /// went on poisoned (section 3.2).
+    pub poisoned_copies: u64,
+    /// Poisoned copies (and copies voided by a failed link) dropped at a switch.
+    pub copies_dropped: u64,
 }
 
 /// The crosspoint switches of a network.
@@ -127,6 +136,9 @@ pub struct CrosspointRouters {
     out_busy: Vec<u16>,
     /// Per (router, output): round-robin pointer over (input, VC).
     rr: Vec<u16>,
+    /// Per (router, output): entries queued for it (over all inputs and VCs), so that an
+    /// output with none skips its arbitration.
+    queued: Vec<u16>,
     /// DMA queues per (router, VC): flits, head, length.
     inj: Vec<Flit>,
     inj_head: Vec<u16>,
@@ -183,6 +195,7 @@ impl CrosspointRouters {
             down_shared: vec![0; r_n * p_n * p_n],
             out_busy: vec![IDLE; r_n * p_n],
             rr: vec![0; r_n * p_n],
+            queued: vec![0; r_n * p_n],
             inj: vec![Flit::default(); r_n * v_n * cfg.inject_depth as usize],
             inj_head: vec![0; r_n * v_n],
             inj_len: vec![0; r_n * v_n],
@@ -284,6 +297,8 @@ impl CrosspointRouters {
         let slot = (self.fifo_head[q] as usize + self.fifo_len[q] as usize) % cap;
         self.fifo[q * cap + slot] = e as u8;
         self.fifo_len[q] += 1;
+        let o = self.out_of(xb);
+        self.queued[o] += 1;
         Some(e)
     }
 
@@ -333,7 +348,15 @@ impl CrosspointRouters {
                 continue;
             }
             if a.flit.is_head() {
-                let (j, e) = self.arrive_head(r, p, v, a.flit, 1, now, routing, packets);
+                let route = packets.get(a.flit.pid).route;
+                let (j, e) = self.arrive_head(r, p, v, a.flit, 1, now, routing, route);
+                let ent = self.entries[self.xb(ru, p, j) * cap + e];
+                let pkt = packets.get_mut(a.flit.pid);
+                pkt.route = ent.route;
+                pkt.hops += 1;
+                if j != local {
+                    self.counters.vc_decrements += u64::from(ent.in_vc - ent.out_vc);
+                }
                 if !a.flit.is_tail() {
                     self.receiving[wbase + p] = (j * cap + e) as u8;
                 }
@@ -352,7 +375,7 @@ impl CrosspointRouters {
         // 3. Outputs: stream the packet in progress, or grant one.
         let mut moved = 0u64;
         for j in 0..p_n {
-            if self.out_busy[wbase + j] == IDLE && !self.grant(r, j, now, packets, ctr) {
+            if self.out_busy[wbase + j] == IDLE && (self.queued[wbase + j] == 0 || !self.grant(r, j, now, packets, ctr)) {
                 continue;
             }
             let ie = self.out_busy[wbase + j] as usize;
@@ -410,25 +433,51 @@ impl CrosspointRouters {
     }
 
     /// A packet's head (`arrived` of its flits) arrives on network input `p` of router
-    /// `r` in VC `v`: it shifts its routing string, takes its VC for the next link and the
-    /// crosspoint entry its transmitter allocated. Returns (output, entry).
+    /// `r` in VC `v` with routing string `route`: it shifts the string (the rest goes with
+    /// the entry), takes its VC for the next link and the crosspoint entry its
+    /// transmitter allocated. Returns (output, entry). The packet's own record is not
+    /// touched: with cut-through a copy may turn out poisoned.
     #[allow(clippy::too_many_arguments)]
-    fn arrive_head(&mut self, r: u32, p: usize, v: usize, head: Flit, arrived: u16, now: u64, routing: &SourceRouting, packets: &mut PacketArena) -> (usize, usize) {
-        let pkt = packets.get_mut(head.pid);
-        pkt.hops += 1;
-        let (j, down_out) = routing.shift(&mut pkt.route);
-        let out_vc = if j == self.local {
-            v
-        } else {
-            let down = routing.decrements_at(r, p as u32, j as u32);
-            self.counters.vc_decrements += u64::from(down);
-            v.saturating_sub(down as usize)
-        };
+    fn arrive_head(&mut self, r: u32, p: usize, v: usize, head: Flit, arrived: u16, now: u64, routing: &SourceRouting, mut route: u64) -> (usize, usize) {
+        let (j, down_out) = routing.shift(&mut route);
+        let out_vc = if j == self.local { v } else { v.saturating_sub(routing.decrements_at(r, p as u32, j as u32) as usize) };
         let xb = self.xb(r as usize, p, j);
         let e = self.take_entry(xb, v).expect("the transmitter allocated this crosspoint entry");
         let ready = (now as u32).wrapping_add(self.cfg.xb_delay);
-        self.entries[xb * self.cap as usize + e] = Entry { pid: head.pid, arrived, sent: 0, last: head.last, in_vc: v as u8, out_vc: out_vc as u8, down_out: down_out as u8, ready };
+        self.entries[xb * self.cap as usize + e] = Entry { pid: head.pid, arrived, sent: 0, last: head.last, in_vc: v as u8, out_vc: out_vc as u8, down_out: down_out as u8, ready, route, ghost: false };
         (j, e)
+    }
+
+    /// Free entry `e` of crosspoint buffer (`r`, network input `i`, output `j`) and
+    /// report it to the transmitter upstream.
+    fn free_entry(&mut self, r: usize, i: usize, j: usize, e: usize) {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let xb = self.xb(r, i, j);
+        let v = self.entries[xb * self.cap as usize + e].in_vc as usize;
+        self.release_entry(xb, e, v);
+        self.releases[((r * p_n + i) * p_n + j) * v_n + v] += 1;
+        self.release_count[r * p_n + i] += 1;
+        self.active[r] += 1;
+    }
+
+    /// Put entry `e` of crosspoint buffer `xb` back at the front of its VC's queue: a
+    /// packet sent on early that turned out poisoned waits there for its good copy (it
+    /// was the oldest of its input and VC; nothing from its link arrived behind it).
+    fn requeue_front(&mut self, xb: usize, e: usize) {
+        let (v_n, cap) = (self.vcs as usize, self.cap as usize);
+        let q = xb * v_n + self.entries[xb * cap + e].in_vc as usize;
+        self.fifo_head[q] = ((self.fifo_head[q] as usize + cap - 1) % cap) as u8;
+        self.fifo[q * cap + self.fifo_head[q] as usize] = e as u8;
+        self.fifo_len[q] += 1;
+        let o = self.out_of(xb);
+        self.queued[o] += 1;
+    }
+
+    /// The (router, output) index of crosspoint buffer `xb`.
+    #[inline]
+    fn out_of(&self, xb: usize) -> usize {
+        let p_n = self.ports as usize;
+        (xb / (p_n * p_n)) * p_n + xb % p_n
     }
 
     /// Output `j` of router `r` is idle: grant the next (input, VC) whose oldest packet
@@ -455,6 +504,24 @@ impl CrosspointRouters {
                 continue;
             }
             let via_link = j != self.local && self.retry.is_some();
+            if ent.ghost {
+                // A poisoned copy: dropped once whole (its entry reported free upstream).
+                if ent.arrived > ent.last {
+                    self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
+                    self.fifo_len[q] -= 1;
+                    self.queued[wbase + j] -= 1;
+                    self.free_entry(ru, i, j, e);
+                    self.counters.copies_dropped += 1;
+                    ctr.last_progress = now;
+                }
+                continue;
+            }
+            // Arrived over a retry link and not checked yet (cut-through): it may go on
+            // over the next link, but the node takes only checked packets.
+            let unchecked = i != self.local && self.retry.is_some() && ent.arrived <= ent.last;
+            if unchecked && (!via_link || ent.arrived == 0) {
+                continue;
+            }
             // Its routing string (built before the link failed) crosses the dead link, or
             // its node died before delivering it.
             let dead = ent.arrived > ent.last
@@ -462,6 +529,7 @@ impl CrosspointRouters {
             if dead {
                 self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
                 self.fifo_len[q] -= 1;
+                self.queued[wbase + j] -= 1;
                 self.held[ru] -= u32::from(ent.last) + 1;
                 self.release_entry(xb, e, ent.in_vc as usize);
                 if i != self.local {
@@ -478,8 +546,8 @@ impl CrosspointRouters {
                 ctr.last_progress = now;
                 continue;
             }
-            if via_link && (ent.arrived <= ent.last || !self.retry.as_ref().expect("links").can_accept(r, j)) {
-                continue; // a retry link takes whole packets, when its transmitter is free
+            if via_link && ((ent.arrived <= ent.last && !unchecked) || !self.retry.as_ref().expect("links").can_accept(r, j)) {
+                continue; // a retry link takes a whole packet (or one arriving, with cut-through), when its transmitter is free
             }
             if j != self.local {
                 // An entry in the next switch's buffer for this packet's output there.
@@ -496,15 +564,22 @@ impl CrosspointRouters {
             }
             self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
             self.fifo_len[q] -= 1;
+            self.queued[wbase + j] -= 1;
             self.rr[wbase + j] = ((c + 1) % n) as u16;
             if now as u32 == ent.ready {
                 self.counters.bypassed += 1;
             } else {
                 self.counters.buffered += 1;
             }
+            if via_link && unchecked {
+                // Cut through: into the link's replay buffer now; the entry stays until
+                // the tail arrives and is checked (`Links::step_links`).
+                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, Some(i));
+                return false;
+            }
             if via_link {
                 // The whole packet goes into the link's replay buffer; its entry is free.
-                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc);
+                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, None);
                 self.held[ru] -= u32::from(ent.last) + 1;
                 self.release_entry(xb, e, ent.in_vc as usize);
                 if i != self.local {
@@ -565,9 +640,10 @@ impl CrosspointRouters {
                     };
                     pkt.route = bits;
                     let (j, down_out) = routing.shift(&mut pkt.route);
+                    let route = pkt.route;
                     let xb = self.xb(ru, local, j);
                     let Some(e) = self.take_entry(xb, vc as usize) else { continue };
-                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay) };
+                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay), route, ghost: false };
                     self.inj_fill[q] = (j * cap + e) as u16;
                     (xb, e)
                 } else {
