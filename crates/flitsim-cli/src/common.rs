@@ -85,9 +85,17 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
     let t = Instant::now();
     let threads = threads.unwrap_or_else(|| flitsim_core::sim::parallel::auto_threads(&spec));
     let mut sim = Simulation::new(spec).map_err(|e| e.to_string())?;
-    let used = sim.set_threads(threads).map_err(|e| e.to_string())?;
-    if progress && used < threads {
-        eprintln!("note: running on one thread: {}", sim.serial_reason(threads).unwrap_or("not partitioned"));
+    if crate::ranks::launched() > 1 {
+        // Under mpirun: this process steps its partition of the run (threads are the
+        // processes); process 0 reports.
+        if let Some(why) = sim.set_peers(crate::ranks::peers()?).map_err(|e| e.to_string())? {
+            eprintln!("note: every process runs the whole simulation: {why}");
+        }
+    } else {
+        let used = sim.set_threads(threads).map_err(|e| e.to_string())?;
+        if progress && used < threads {
+            eprintln!("note: running on one thread: {}", sim.serial_reason(threads).unwrap_or("not partitioned"));
+        }
     }
     let r = sim.run(&mut |p| bar.update(p));
     bar.finish();
@@ -98,7 +106,11 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
 /// `flitsim run`.
 pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Option<usize>) -> CliResult<ExitCode> {
     let spec = load_spec(args)?;
+    let quiet = quiet || crate::ranks::rank() != 0;
     let (report, secs) = run_spec(spec, !quiet, threads)?;
+    if crate::ranks::rank() != 0 {
+        return Ok(ExitCode::SUCCESS); // process 0 reports a run across processes
+    }
     if !quiet {
         print!("{}", summary::report_text(&report, Some(secs)));
     }

@@ -5,6 +5,7 @@ mod aging_params;
 mod bench;
 mod common;
 mod plot;
+mod ranks;
 mod report;
 mod reproduce;
 mod routes;

@@ -118,6 +118,9 @@ pub struct Endpoints {
     /// The endpoints this structure steps, `[lo, hi)`: all, or one partition's
     /// ([`crate::sim::parallel`]); the others' state stays here unused.
     own: (u32, u32),
+    /// Refused packets of endpoints stepped by other processes, added at the end of a
+    /// run across processes ([`Endpoints::add_totals`]).
+    unroutable_elsewhere: (u64, u64),
 }
 
 /// A probe packet reached its destination.
@@ -188,6 +191,7 @@ impl Endpoints {
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
             own: (0, n),
+            unroutable_elsewhere: (0, 0),
         }
     }
 
@@ -204,7 +208,17 @@ impl Endpoints {
     /// Packets the sources did not inject because failures left the destination
     /// unreachable: `(all, of which to failed nodes)`.
     pub fn unroutable(&self) -> (u64, u64) {
-        self.owned().iter().map(|nic| nic.src_state.unroutable()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        self.owned().iter().map(|nic| nic.src_state.unroutable()).fold(self.unroutable_elsewhere, |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// Add the totals of endpoints another process stepped (a run across processes):
+    /// flits ejected per phase and refused packets.
+    pub fn add_totals(&mut self, phase_flits: &[u64], unroutable: (u64, u64)) {
+        for (a, b) in self.phase_flits.iter_mut().zip(phase_flits) {
+            *a += b;
+        }
+        self.unroutable_elsewhere.0 += unroutable.0;
+        self.unroutable_elsewhere.1 += unroutable.1;
     }
 
     /// Will no source create another packet (see [`Workload::exhausted`])?

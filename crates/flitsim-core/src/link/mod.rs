@@ -15,7 +15,7 @@ pub use ring::{Ring, RingPool, Slot};
 
 /// A flit record: which packet and which flit of it. Head = `idx == 0`, tail = `idx == last`.
 /// The header fields a router reads (destination, ...) are in the packet, in the arena.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Flit {
     /// Packet id (index into the packet arena).
     pub pid: u32,
@@ -44,7 +44,7 @@ impl Flit {
 }
 
 /// A flit in flight on a channel (16 bytes: a 4-slot delay line is one cache line).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InFlight {
     /// Cycle at which it arrives at the receiver, modulo 2^32 (see [`InFlight::arrived`]).
     pub arrive: u32,
@@ -81,7 +81,7 @@ impl Slot for InFlight {
 }
 
 /// A credit in flight: arrival cycle modulo 2^24 in the upper 24 bits, VC in the low 8.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CreditWire(pub u32);
 
 impl CreditWire {

@@ -27,7 +27,7 @@ pub trait Slot: Copy {
 
 /// Where one ring's slots are in its pool: what a sender or receiver that uses the ring
 /// every cycle keeps at hand ([`RingPool::ring`]) instead of looking it up each time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ring {
     /// First slot of the ring's storage in `data`.
     base: u32,

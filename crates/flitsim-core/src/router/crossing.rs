@@ -20,7 +20,7 @@ use crate::link::{CreditWire, InFlight, Ring};
 use crate::sim::packet::{Packet, PacketArena};
 
 /// A flit leaving for a router of another partition.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CrossFlit {
     /// Cycle it arrives.
     pub arrive: u64,
@@ -38,7 +38,7 @@ pub struct CrossFlit {
 }
 
 /// A credit going back to a router of another partition.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CrossCredit {
     /// Cycle it arrives.
     pub arrive: u64,

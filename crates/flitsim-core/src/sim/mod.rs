@@ -7,8 +7,10 @@
 
 pub mod check;
 pub mod deadlock;
+pub mod distributed;
 pub mod packet;
 pub mod parallel;
+pub mod peers;
 pub mod rng;
 
 use crate::config::Spec;
@@ -78,6 +80,8 @@ pub struct Simulation {
     /// ([`Simulation::set_threads`]); the fields above are then partition 0's, except
     /// `counters`, which sum all partitions'.
     parallel: Option<parallel::Parallel>,
+    /// Across processes: this process's share ([`distributed`]).
+    distributed: Option<distributed::Distributed>,
 }
 
 impl Simulation {
@@ -203,6 +207,7 @@ impl Simulation {
             queue_at_window_start: 0,
             queue_at_window_end: 0,
             parallel: None,
+            distributed: None,
             spec,
         })
     }
@@ -222,8 +227,8 @@ impl Simulation {
     /// bit, whatever the count. Returns the threads used: 1 when the network is not
     /// partitioned ([`Simulation::serial_reason`]).
     pub fn set_threads(&mut self, threads: usize) -> Result<usize> {
-        if self.now != 0 || self.parallel.is_some() {
-            return Err(Error::Config { path: "threads".into(), message: "the thread count is set before the first cycle, once".into() });
+        if self.now != 0 || self.parallel.is_some() || self.distributed.is_some() {
+            return Err(Error::Config { path: "threads".into(), message: "the thread count is set before the first cycle, once, and not with processes".into() });
         }
         if threads == 0 {
             return Err(Error::Config { path: "threads".into(), message: "0 threads: give at least 1".into() });
@@ -234,6 +239,27 @@ impl Simulation {
         let p = parallel::Parallel::new(threads, &self.spec, &mut self.routers, &self.channels, &mut self.endpoints, &self.stats)?;
         self.parallel = Some(p);
         Ok(threads)
+    }
+
+    /// Share the run with other processes (MPI ranks, [`distributed`]), before the first
+    /// cycle: this process steps its partition and exchanges crossings with the others
+    /// through `peers`; process 0's report is the one-process report, bit for bit.
+    /// Returns why the run is not split (every process then simulates it whole; process
+    /// 0's report is the same), or `None` if it is.
+    pub fn set_peers(&mut self, peers: Box<dyn peers::Peers>) -> Result<Option<&'static str>> {
+        if self.now != 0 || self.parallel.is_some() || self.distributed.is_some() {
+            return Err(Error::Config { path: "processes".into(), message: "processes are set before the first cycle, once, and not with threads".into() });
+        }
+        if let Some(why) = distributed::whole_reason(&self.spec, &self.routers, peers.size()) {
+            return Ok(Some(why));
+        }
+        self.distributed = Some(distributed::Distributed::new(peers, &self.spec, &mut self.routers, &mut self.endpoints));
+        Ok(None)
+    }
+
+    /// Processes sharing the run (1 unless [`Simulation::set_peers`] split it).
+    pub fn processes(&self) -> usize {
+        self.distributed.as_ref().map_or(1, |d| d.processes())
     }
 
     /// Why this network would run on one thread with `threads` asked for (`None`: it is
@@ -249,12 +275,13 @@ impl Simulation {
 
     /// Flits that crossed from one partition to another so far (0 on one thread).
     pub fn crossed_flits(&self) -> u64 {
-        self.parallel.as_ref().map_or(0, |p| p.crossed_flits())
+        self.parallel.as_ref().map_or(0, |p| p.crossed_flits()) + self.distributed.as_ref().map_or(0, |d| d.crossed_flits())
     }
 
     /// Packets waiting in every source queue.
     fn queued(&self) -> u64 {
-        self.endpoints.queued() + self.parallel.as_ref().map_or(0, |p| p.queued())
+        let here = self.endpoints.queued() + self.parallel.as_ref().map_or(0, |p| p.queued());
+        self.distributed.as_ref().map_or(here, |d| d.total(here))
     }
 
     /// Current cycle (the next one to be simulated).
@@ -310,7 +337,13 @@ impl Simulation {
                 _ => crate::endpoint::Throttle::Open,
             },
         };
-        if let Some(par) = &mut self.parallel {
+        if let Some(d) = &mut self.distributed {
+            debug_assert!(matches!(throttle, crate::endpoint::Throttle::Open), "throttled networks are not distributed");
+            self.counters = d.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats);
+            if self.stats.in_window(now) {
+                self.measured_created += self.counters.packets_created - created_before;
+            }
+        } else if let Some(par) = &mut self.parallel {
             debug_assert!(matches!(throttle, crate::endpoint::Throttle::Open), "throttled networks are not partitioned");
             self.counters = par.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats);
             if self.stats.in_window(now) {
@@ -336,7 +369,7 @@ impl Simulation {
         }
         // A deadlock among some VCs while others still move: once per watchdog period,
         // a cycle of waiting input VCs whose front flits have not changed in a period.
-        if now > 0 && now.is_multiple_of(watchdog) {
+        if now > 0 && now.is_multiple_of(watchdog) && self.distributed.is_none() {
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
             }
@@ -413,13 +446,15 @@ impl Simulation {
 
     /// Packets alive in every partition.
     fn live_packets(&self) -> u64 {
-        self.packets.live() + self.parallel.as_ref().map_or(0, |p| p.live_packets())
+        let here = self.packets.live() + self.parallel.as_ref().map_or(0, |p| p.live_packets());
+        self.distributed.as_ref().map_or(here, |d| d.total(here))
     }
 
     /// Will no source create another packet?
     fn exhausted(&self) -> bool {
         let (w, phase) = (&self.spec.workload, self.spec.workload.phase_at(self.now));
-        self.endpoints.exhausted(self.now, w, phase) && self.parallel.as_ref().is_none_or(|p| p.exhausted(self.now, w, phase))
+        let here = self.endpoints.exhausted(self.now, w, phase) && self.parallel.as_ref().is_none_or(|p| p.exhausted(self.now, w, phase));
+        self.distributed.as_ref().map_or(here, |d| d.all(here))
     }
 
     fn measured_outstanding(&self) -> u64 {
@@ -429,6 +464,9 @@ impl Simulation {
     fn finish(mut self, info: FinishInfo) -> Report {
         if let Some(p) = self.parallel.take() {
             p.finish(&mut self.routers, &mut self.endpoints, &mut self.stats);
+        }
+        if let Some(d) = self.distributed.take() {
+            d.finish(&mut self.endpoints, &mut self.stats);
         }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);

@@ -2,7 +2,7 @@
 //! Packet state carries what a real header carries plus the bookkeeping the stats need.
 
 /// One packet in flight (or waiting in a source queue).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Packet {
     /// Source endpoint.
     pub src: u32,
@@ -114,36 +114,29 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// The event counts, in a fixed order ([`Counters::from_parts`]).
+    pub fn counts(&self) -> [u64; 11] {
+        let c = self;
+        [c.packets_created, c.packets_suppressed, c.packets_delivered, c.flits_injected, c.flits_ejected, c.flit_traversals, c.measured_delivered, c.packets_lost, c.flits_lost, c.measured_lost, c.packets_reordered]
+    }
+
+    /// The last-event cycles, `[last_progress, last_delivery]`.
+    pub fn last(&self) -> [u64; 2] {
+        [self.last_progress, self.last_delivery]
+    }
+
+    /// Counters from [`Counters::counts`] and [`Counters::last`].
+    pub fn from_parts(counts: [u64; 11], last: [u64; 2]) -> Counters {
+        let [packets_created, packets_suppressed, packets_delivered, flits_injected, flits_ejected, flit_traversals, measured_delivered, packets_lost, flits_lost, measured_lost, packets_reordered] = counts;
+        let [last_progress, last_delivery] = last;
+        Counters { packets_created, packets_suppressed, packets_delivered, flits_injected, flits_ejected, flit_traversals, measured_delivered, last_progress, last_delivery, packets_lost, flits_lost, measured_lost, packets_reordered }
+    }
+
     /// Add another partition's counters: event counts add, the last-event cycles take
     /// the later of the two.
     pub fn merge(&mut self, o: &Counters) {
-        let Counters {
-            packets_created,
-            packets_suppressed,
-            packets_delivered,
-            flits_injected,
-            flits_ejected,
-            flit_traversals,
-            measured_delivered,
-            last_progress,
-            last_delivery,
-            packets_lost,
-            flits_lost,
-            measured_lost,
-            packets_reordered,
-        } = *o;
-        self.packets_created += packets_created;
-        self.packets_suppressed += packets_suppressed;
-        self.packets_delivered += packets_delivered;
-        self.flits_injected += flits_injected;
-        self.flits_ejected += flits_ejected;
-        self.flit_traversals += flit_traversals;
-        self.measured_delivered += measured_delivered;
-        self.last_progress = self.last_progress.max(last_progress);
-        self.last_delivery = self.last_delivery.max(last_delivery);
-        self.packets_lost += packets_lost;
-        self.flits_lost += flits_lost;
-        self.measured_lost += measured_lost;
-        self.packets_reordered += packets_reordered;
+        let (a, b) = (self.counts(), o.counts());
+        let (x, y) = (self.last(), o.last());
+        *self = Counters::from_parts(std::array::from_fn(|k| a[k] + b[k]), [x[0].max(y[0]), x[1].max(y[1])]);
     }
 }

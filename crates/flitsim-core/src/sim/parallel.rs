@@ -47,18 +47,18 @@ struct Part {
 }
 
 /// The state one partition steps, borrowed for a cycle.
-struct PartMut<'a> {
-    routers: &'a mut Routers,
-    channels: &'a mut Channels,
-    endpoints: &'a mut Endpoints,
-    packets: &'a mut PacketArena,
-    stats: &'a mut Collector,
-    counters: &'a mut Counters,
+pub(super) struct PartMut<'a> {
+    pub routers: &'a mut Routers,
+    pub channels: &'a mut Channels,
+    pub endpoints: &'a mut Endpoints,
+    pub packets: &'a mut PacketArena,
+    pub stats: &'a mut Collector,
+    pub counters: &'a mut Counters,
 }
 
 impl PartMut<'_> {
     /// One cycle of this partition: its endpoints, then its routers.
-    fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec) {
+    pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec) {
         let view = NicView { routing: &spec.routing };
         self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, Throttle::Open, view);
         self.routers.step_all(now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
@@ -126,12 +126,7 @@ impl Parallel {
     /// Split the network into `threads` partitions (at cycle 0: nothing in flight).
     /// Partition 0 keeps the given state (narrowed to its range); the others get copies.
     pub fn new(threads: usize, spec: &Spec, routers: &mut Routers, channels: &Channels, endpoints: &mut Endpoints, stats: &Collector) -> crate::error::Result<Parallel> {
-        let topo = &spec.topology;
-        let (r_n, n, c) = (topo.num_routers as u64, topo.num_nodes as u64, topo.concentration as u64);
-        let span = |k: usize| {
-            let (lo, hi) = (r_n * k as u64 / threads as u64, r_n * (k as u64 + 1) / threads as u64);
-            ((lo as u32, hi as u32), ((lo * c).min(n) as u32, (hi * c).min(n) as u32))
-        };
+        let span = |k: usize| span(spec, threads, k);
         let mut parts = Vec::with_capacity(threads - 1);
         for k in 1..threads {
             let ((lo, hi), (nlo, nhi)) = span(k);
@@ -276,8 +271,17 @@ impl Parallel {
     }
 }
 
+/// Partition `k` of `parts`: its routers `[lo, hi)` and its endpoints `[lo, hi)`
+/// (contiguous ranges: slabs of a torus along its slowest dimension).
+pub(super) fn span(spec: &Spec, parts: usize, k: usize) -> ((u32, u32), (u32, u32)) {
+    let topo = &spec.topology;
+    let (r_n, n, c) = (topo.num_routers as u64, topo.num_nodes as u64, topo.concentration as u64);
+    let (lo, hi) = (r_n * k as u64 / parts as u64, r_n * (k as u64 + 1) / parts as u64);
+    ((lo as u32, hi as u32), ((lo * c).min(n) as u32, (hi * c).min(n) as u32))
+}
+
 /// Make `r` step only routers `[lo, hi)`.
-fn partition(r: &mut Routers, lo: u32, hi: u32) {
+pub(super) fn partition(r: &mut Routers, lo: u32, hi: u32) {
     match r {
         Routers::Iq(x) => x.partition(lo, hi),
         Routers::Buffered(x) => x.partition(lo, hi),
@@ -295,7 +299,7 @@ fn span_of(r: &Routers) -> (u32, u32) {
 }
 
 /// A partition's outbox of this cycle.
-fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
+pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
     match r {
         Routers::Iq(x) => x.take_crossings(spare),
         Routers::Buffered(x) => x.take_crossings(spare),
@@ -304,7 +308,7 @@ fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
 }
 
 /// Receive another partition's outbox.
-fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
+pub(super) fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
     match r {
         Routers::Iq(x) => x.receive_crossings(b, ch, packets),
         Routers::Buffered(x) => x.receive_crossings(b, ch, packets),

@@ -63,7 +63,7 @@ pub struct LatencyStats {
 /// Accumulates latencies (cycles) one at a time. Recording is O(1) and allocates only
 /// when a latency exceeds every earlier one by enough to grow the buffers (amortised, a
 /// logarithmic number of times over a run).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LatencyRecorder {
     count: u64,
     sum: u128,
@@ -73,7 +73,29 @@ pub struct LatencyRecorder {
     bin: u64,
     /// Exact counts: `bins[i]` counts latencies in `[i·bin, (i+1)·bin)`.
     bins: Vec<u64>,
+    #[serde(with = "hdr_counts")]
     hdr: hdrhistogram::Histogram<u64>,
+}
+
+/// A histogram as its non-empty buckets, `(value, count)`: enough to rebuild one whose
+/// every bucket, and so every quantile, is the same (to send a recorder between
+/// processes, [`crate::sim::distributed`]).
+mod hdr_counts {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &hdrhistogram::Histogram<u64>, s: S) -> Result<S::Ok, S::Error> {
+        let buckets: Vec<(u64, u64)> = h.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())).collect();
+        buckets.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<hdrhistogram::Histogram<u64>, D::Error> {
+        let buckets = Vec::<(u64, u64)>::deserialize(d)?;
+        let mut h = hdrhistogram::Histogram::new(super::PERCENTILE_SIGNIFICANT_DIGITS).map_err(serde::de::Error::custom)?;
+        for (v, n) in buckets {
+            h.record_n(v, n).map_err(serde::de::Error::custom)?;
+        }
+        Ok(h)
+    }
 }
 
 impl LatencyRecorder {

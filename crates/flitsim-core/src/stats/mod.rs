@@ -189,7 +189,7 @@ pub struct StatsReport {
 /// The hooks are O(1) and allocation-free (latency recording allocates only when a new
 /// largest latency needs more histogram room, a logarithmic number of times per run).
 /// Node, channel and VC ids are indices; out-of-range ids panic.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Collector {
     cfg: StatsConfig,
     start: u64,

@@ -1,0 +1,66 @@
+//! One run across MPI processes (issue 9): `mpirun -np 2 flitsim run CONFIG` writes the
+//! report of the one-process run, bit for bit. Built with `--features mpi` (the test
+//! command does), these start real Open MPI processes; without the feature, a tool
+//! started by `mpirun` must refuse and say how to build it.
+
+use std::path::Path;
+use std::process::Command;
+
+fn flitsim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flitsim"))
+}
+
+/// The report in `path`, without the version field.
+#[allow(dead_code)]
+fn report(path: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("version");
+    v
+}
+
+#[cfg(feature = "mpi")]
+fn same_with_two_processes(name: &str, toml: &str) {
+    let dir = std::env::temp_dir().join(format!("flitsim-mpi-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("run.toml");
+    std::fs::write(&cfg, toml).unwrap();
+    let (one, two) = (dir.join("one.json"), dir.join("two.json"));
+    let out = flitsim().args(["run", cfg.to_str().unwrap(), "-q", "-j", "1", "-o", one.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", two.to_str().unwrap()])
+        .output()
+        .expect("mpirun (Open MPI) is installed by ./test.sh");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}: mpirun failed: {stderr}");
+    assert!(!stderr.contains("runs the whole simulation"), "{name}: the run was not split: {stderr}");
+    assert_eq!(report(&one), report(&two), "{name}: two processes differ from one");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn a_torus_across_two_processes_reports_the_one_process_run() {
+    same_with_two_processes("torus", "seed = 4\n[topology]\ntype = \"torus\"\ndims = [8, 6]\nconcentration = 2\n[traffic]\nload = 0.3\npacket_size = 4\n[sim]\nwarmup = 300\nmeasure = 2000\n");
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn a_mesh_with_faults_and_a_finite_workload_across_two_processes() {
+    same_with_two_processes(
+        "mesh",
+        "seed = 5\n[topology]\ntype = \"mesh\"\ndims = [6, 6]\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[faults]\nlinks = [[7, 0], [20, 1]]\n\
+         [router]\nvcs = 2\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\nload = 0.3\npackets_per_source = 60\npacket_size = { sizes = [1, 5], weights = [1, 1] }\n\
+         [sim]\nwarmup = 100\nmeasure = 5000\n",
+    );
+}
+
+/// A tool built without MPI, started as one of several processes, refuses with the fix.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn without_the_mpi_feature_a_run_under_mpirun_is_refused() {
+    let out = flitsim().args(["run", "-q"]).env("OMPI_COMM_WORLD_SIZE", "2").env("OMPI_COMM_WORLD_RANK", "0").output().unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("built without MPI") && e.contains("--features mpi"), "{e}");
+}

@@ -1,0 +1,179 @@
+//! The partitioned engine across processes (MPI ranks): issue 9's second step, on the
+//! same partitions as the threads of [`super::parallel`].
+//!
+//! Every process builds the whole simulation from the same config (so every index is
+//! the same everywhere), then narrows it to its partition: process `k` of `P` steps the
+//! routers and endpoints of partition `k` of `P` ([`super::parallel::span`]), with its own
+//! packet arena, collector and counters. Each cycle it steps its partition, serializes
+//! its outbox of crossing flits and credits ([`crate::router::crossing`]), exchanges the
+//! outboxes with every other process ([`Peers::exchange`]) and receives them in process
+//! order: the order the threads engine hands them over in, so the receivers see the
+//! same arrivals in the same order as one thread does. Every crossing delay is at least
+//! one cycle, so one exchange per cycle is the synchronisation window.
+//!
+//! What the engine decides from global state (the watchdog's progress, the end of a
+//! finite workload, the drain) it decides from values reduced over the processes every
+//! cycle: the counters (sums, and maxima for the last-progress cycles), the packets
+//! alive, whether every source is exhausted. So every process takes the same branch in
+//! the same cycle. At the end process 0 gathers the other processes' collectors and
+//! endpoint totals and merges them as the threads engine does; its report is the
+//! one-thread report, bit for bit.
+//!
+//! Not distributed (the run stays whole on every process, and process 0 reports it):
+//! whatever [`super::parallel::serial_reason`] keeps on one thread, and the
+//! buffered-crossbar router (its performance counters are not gathered across
+//! processes yet). The periodic search for a partial deadlock (a cycle of waiting VCs
+//! while others still move) needs every router's state and is skipped; a network that
+//! stops altogether still trips the watchdog, on every process at once.
+
+use serde::{Deserialize, Serialize};
+
+use super::parallel::{partition, receive_crossings, span, take_crossings, PartMut};
+use super::peers::Peers;
+use crate::config::Spec;
+use crate::endpoint::Endpoints;
+use crate::link::Channels;
+use crate::router::crossing::{CrossCredit, CrossFlit, Crossings};
+use crate::router::Routers;
+use crate::sim::packet::{Counters, PacketArena};
+use crate::stats::Collector;
+
+/// One outbox on the wire.
+#[derive(Serialize)]
+struct WireOut<'a> {
+    flits: &'a [CrossFlit],
+    credits: &'a [CrossCredit],
+}
+
+#[derive(Deserialize)]
+struct WireIn {
+    flits: Vec<CrossFlit>,
+    credits: Vec<CrossCredit>,
+}
+
+/// What process 0 gathers at the end.
+#[derive(Serialize, Deserialize)]
+struct Finish {
+    stats: Collector,
+    phase_flits: Vec<u64>,
+    unroutable: (u64, u64),
+}
+
+/// This process's share of a run across processes.
+pub struct Distributed {
+    peers: Box<dyn Peers>,
+    /// This process's own counters (the simulation's `counters` hold the whole run's).
+    local: Counters,
+    spare: Crossings,
+    out: Vec<u8>,
+    inbox: Vec<Vec<u8>>,
+    crossed: u64,
+}
+
+/// Why a run is not split across `processes` processes, or `None` if it is.
+pub fn whole_reason(spec: &Spec, routers: &Routers, processes: usize) -> Option<&'static str> {
+    if let Routers::Buffered(_) = routers {
+        return Some("the buffered-crossbar router's performance counters are not gathered across processes yet");
+    }
+    super::parallel::serial_reason(spec, routers, processes)
+}
+
+impl Distributed {
+    /// Narrow the simulation's state to this process's partition (before the first cycle).
+    pub fn new(peers: Box<dyn Peers>, spec: &Spec, routers: &mut Routers, endpoints: &mut Endpoints) -> Distributed {
+        let (size, rank) = (peers.size(), peers.rank());
+        let ((lo, hi), (nlo, nhi)) = span(spec, size, rank);
+        partition(routers, lo, hi);
+        endpoints.partition(nlo, nhi);
+        Distributed { peers, local: Counters::default(), spare: Crossings::default(), out: Vec::new(), inbox: vec![Vec::new(); size], crossed: 0 }
+    }
+
+    /// Processes sharing the run.
+    pub fn processes(&self) -> usize {
+        self.peers.size()
+    }
+
+    /// This process's index.
+    pub fn rank(&self) -> usize {
+        self.peers.rank()
+    }
+
+    /// Flits this process received from the others so far.
+    pub fn crossed_flits(&self) -> u64 {
+        self.crossed
+    }
+
+    /// One cycle of this partition, the exchange of the crossings, and the whole run's
+    /// counters.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        now: u64,
+        phase: Option<usize>,
+        spec: &Spec,
+        routers: &mut Routers,
+        channels: &mut Channels,
+        endpoints: &mut Endpoints,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+    ) -> Counters {
+        PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec);
+        let outbox = take_crossings(routers, std::mem::take(&mut self.spare));
+        self.out.clear();
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.peers.exchange(&self.out, &mut self.inbox);
+        let rank = self.peers.rank();
+        for (k, bytes) in self.inbox.iter().enumerate() {
+            if k == rank || bytes.is_empty() {
+                continue;
+            }
+            let w: WireIn = postcard::from_bytes(bytes).expect("an outbox from another process deserializes");
+            if w.flits.is_empty() && w.credits.is_empty() {
+                continue;
+            }
+            self.crossed += w.flits.len() as u64;
+            let b = Crossings { flits: w.flits, credits: w.credits, xlate: Vec::new() };
+            receive_crossings(routers, &b, channels, packets);
+        }
+        self.spare = outbox;
+        self.reduce_counters()
+    }
+
+    /// The counters of the whole run: sums, and the latest progress anywhere.
+    fn reduce_counters(&self) -> Counters {
+        let (mut counts, mut last) = (self.local.counts(), self.local.last());
+        self.peers.sum(&mut counts);
+        self.peers.max(&mut last);
+        Counters::from_parts(counts, last)
+    }
+
+    /// Sum of `v` over the processes.
+    pub fn total(&self, v: u64) -> u64 {
+        let mut a = [v];
+        self.peers.sum(&mut a);
+        a[0]
+    }
+
+    /// True on every process if `b` is true on every process.
+    pub fn all(&self, b: bool) -> bool {
+        let mut a = [u64::from(!b)];
+        self.peers.max(&mut a);
+        a[0] == 0
+    }
+
+    /// End of the run: process 0 merges every other process's measurements and endpoint
+    /// totals into its own; the others keep theirs (their report is not used).
+    pub fn finish(self, endpoints: &mut Endpoints, stats: &mut Collector) {
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable() };
+        let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
+        let Some(all) = self.peers.gather(&bytes) else { return };
+        for (k, b) in all.iter().enumerate() {
+            if k == self.peers.rank() {
+                continue;
+            }
+            let f: Finish = postcard::from_bytes(b).expect("a collector from another process deserializes");
+            stats.merge(&f.stats);
+            endpoints.add_totals(&f.phase_flits, f.unroutable);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The partitioned engine across processes ([`flitsim_core::sim::distributed`]), with the
+//! processes played by threads that share nothing but a mailbox (an in-process
+//! implementation of [`Peers`] written here): each builds its own simulation from the
+//! config, steps its partition and exchanges serialized outboxes and reductions, as MPI
+//! ranks do. Process 0's report must be the one-process report, bit for bit (the whole
+//! JSON); the run must really be split (flits cross between processes). The MPI
+//! transport itself is tested by the command-line tool's tests (`mpirun -np 2`).
+
+use std::sync::{Arc, Barrier, Mutex};
+
+use flitsim_core::config::Config;
+use flitsim_core::sim::peers::Peers;
+use flitsim_core::sim::Simulation;
+
+/// `size` processes meeting at a barrier around a shared slot per process.
+struct Mailbox {
+    barrier: Barrier,
+    slots: Mutex<Vec<Vec<u8>>>,
+    words: Mutex<Vec<Vec<u64>>>,
+}
+
+struct ThreadPeers {
+    rank: usize,
+    size: usize,
+    mail: Arc<Mailbox>,
+}
+
+impl ThreadPeers {
+    fn reduce(&self, v: &mut [u64], op: fn(u64, u64) -> u64) {
+        self.mail.words.lock().unwrap()[self.rank] = v.to_vec();
+        self.mail.barrier.wait();
+        {
+            let all = self.mail.words.lock().unwrap();
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = all.iter().map(|w| w[i]).reduce(op).unwrap();
+            }
+        }
+        self.mail.barrier.wait();
+    }
+}
+
+impl Peers for ThreadPeers {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn exchange(&self, mine: &[u8], from: &mut [Vec<u8>]) {
+        self.mail.slots.lock().unwrap()[self.rank] = mine.to_vec();
+        self.mail.barrier.wait();
+        {
+            let all = self.mail.slots.lock().unwrap();
+            for (k, f) in from.iter_mut().enumerate() {
+                f.clear();
+                if k != self.rank {
+                    f.extend_from_slice(&all[k]);
+                }
+            }
+        }
+        self.mail.barrier.wait();
+    }
+    fn sum(&self, v: &mut [u64]) {
+        self.reduce(v, |a, b| a + b);
+    }
+    fn max(&self, v: &mut [u64]) {
+        self.reduce(v, u64::max);
+    }
+    fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.mail.slots.lock().unwrap()[self.rank] = mine.to_vec();
+        self.mail.barrier.wait();
+        let out = (self.rank == 0).then(|| self.mail.slots.lock().unwrap().clone());
+        self.mail.barrier.wait();
+        out
+    }
+}
+
+/// Process 0's report of `toml` run by `size` processes (the version field removed), and
+/// the flits that crossed into each process.
+fn report(toml: &str, size: usize) -> (serde_json::Value, Vec<u64>) {
+    let mail = Arc::new(Mailbox { barrier: Barrier::new(size), slots: Mutex::new(vec![Vec::new(); size]), words: Mutex::new(vec![Vec::new(); size]) });
+    let handles: Vec<_> = (0..size)
+        .map(|rank| {
+            let (toml, mail) = (toml.to_string(), Arc::clone(&mail));
+            std::thread::spawn(move || {
+                let spec = Config::from_toml(&toml, &[]).unwrap().validate().unwrap();
+                let mut sim = Simulation::new(spec).unwrap();
+                if size > 1 {
+                    assert_eq!(sim.set_peers(Box::new(ThreadPeers { rank, size, mail })).unwrap(), None, "the run is split");
+                    assert_eq!(sim.processes(), size);
+                }
+                sim.run_cycles(150).unwrap();
+                let crossed = sim.crossed_flits();
+                let mut v = serde_json::to_value(sim.run(&mut |_| {}).unwrap()).unwrap();
+                v.as_object_mut().unwrap().remove("version");
+                (v, crossed)
+            })
+        })
+        .collect();
+    let mut out: Vec<(serde_json::Value, u64)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let crossed = out.iter().map(|o| o.1).collect();
+    (out.swap_remove(0).0, crossed)
+}
+
+fn same_across_processes(name: &str, toml: &str) {
+    let (one, _) = report(toml, 1);
+    assert!(one["counters"]["packets_delivered"].as_u64().unwrap() > 0, "{name}: nothing delivered");
+    for size in [2, 3] {
+        let (many, crossed) = report(toml, size);
+        assert!(crossed.iter().all(|&c| c > 0), "{name}: flits crossed into every one of {size} processes: {crossed:?}");
+        assert_eq!(one, many, "{name}: {size} processes differ from one");
+    }
+}
+
+#[test]
+fn torus_across_processes() {
+    same_across_processes(
+        "torus",
+        "seed = 3\n[topology]\ntype = \"torus\"\ndims = [4, 3, 5]\nconcentration = 2\n[router]\nallocator = \"islip\"\n\
+         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
+#[test]
+fn mesh_with_faults_and_a_finite_workload_across_processes() {
+    same_across_processes(
+        "mesh, faults, finite",
+        "seed = 5\n[topology]\ntype = \"mesh\"\ndims = [6, 6]\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[faults]\nlinks = [[7, 0], [20, 1]]\n\
+         [router]\nvcs = 2\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\nload = 0.3\npackets_per_source = 60\npacket_size = { sizes = [1, 5], weights = [1, 1] }\n\
+         [sim]\nwarmup = 100\nmeasure = 5000\n",
+    );
+}
+
+#[test]
+fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
+    let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";
+    let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+    let mut sim = Simulation::new(spec).unwrap();
+    let mail = Arc::new(Mailbox { barrier: Barrier::new(1), slots: Mutex::new(vec![Vec::new(); 2]), words: Mutex::new(vec![Vec::new(); 2]) });
+    let why = sim.set_peers(Box::new(ThreadPeers { rank: 0, size: 2, mail })).unwrap();
+    assert!(why.is_some_and(|w| w.contains("check mode")), "{why:?}");
+    assert_eq!(sim.processes(), 1);
+}
