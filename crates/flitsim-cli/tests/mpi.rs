@@ -55,6 +55,16 @@ fn a_mesh_with_faults_and_a_finite_workload_across_two_processes() {
     );
 }
 
+#[cfg(feature = "mpi")]
+#[test]
+fn seastar_routers_across_two_processes() {
+    same_with_two_processes(
+        "seastar",
+        "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\nage_clock_period = 8\n[routing]\nclasses = 2\n\
+         [traffic]\nload = 0.3\npacket_size = 9\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
 /// A tool built without MPI, started as one of several processes, refuses with the fix.
 #[cfg(not(feature = "mpi"))]
 #[test]

@@ -131,6 +131,18 @@ fn mesh_with_faults_and_a_finite_workload_across_processes() {
     );
 }
 
+/// SeaStar routers: age clocks per partition, and the performance counters (in the
+/// report) gathered from every process.
+#[test]
+fn seastar_routers_across_processes() {
+    same_across_processes(
+        "seastar",
+        "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
+         age_rr_select = \"0xf0f0f0f0f0f0f0f0\"\nage_clock_period = 8\nreq_age_bias = [3, 2, 1]\n[routing]\nclasses = 2\n\
+         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

@@ -15,14 +15,12 @@
 //! finite workload, the drain) it decides from values reduced over the processes every
 //! cycle: the counters (sums, and maxima for the last-progress cycles), the packets
 //! alive, whether every source is exhausted. So every process takes the same branch in
-//! the same cycle. At the end process 0 gathers the other processes' collectors and
-//! endpoint totals and merges them as the threads engine does; its report is the
+//! the same cycle. At the end process 0 gathers the other processes' collectors,
+//! endpoint totals and (buffered-crossbar routers) performance counters and merges them as the threads engine does; its report is the
 //! one-thread report, bit for bit.
 //!
 //! Not distributed (the run stays whole on every process, and process 0 reports it):
-//! whatever [`super::parallel::serial_reason`] keeps on one thread, and the
-//! buffered-crossbar router (its performance counters are not gathered across
-//! processes yet). The periodic search for a partial deadlock (a cycle of waiting VCs
+//! whatever [`super::parallel::serial_reason`] keeps on one thread. The periodic search for a partial deadlock (a cycle of waiting VCs
 //! while others still move) needs every router's state and is skipped; a network that
 //! stops altogether still trips the watchdog, on every process at once.
 
@@ -57,6 +55,8 @@ struct Finish {
     stats: Collector,
     phase_flits: Vec<u64>,
     unroutable: (u64, u64),
+    /// The buffered-crossbar routers' performance counters.
+    perf: Option<crate::stats::router_counters::PerfCounters>,
 }
 
 /// This process's share of a run across processes.
@@ -72,9 +72,6 @@ pub struct Distributed {
 
 /// Why a run is not split across `processes` processes, or `None` if it is.
 pub fn whole_reason(spec: &Spec, routers: &Routers, processes: usize) -> Option<&'static str> {
-    if let Routers::Buffered(_) = routers {
-        return Some("the buffered-crossbar router's performance counters are not gathered across processes yet");
-    }
     super::parallel::serial_reason(spec, routers, processes)
 }
 
@@ -163,8 +160,12 @@ impl Distributed {
 
     /// End of the run: process 0 merges every other process's measurements and endpoint
     /// totals into its own; the others keep theirs (their report is not used).
-    pub fn finish(self, endpoints: &mut Endpoints, stats: &mut Collector) {
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable() };
+    pub fn finish(self, routers: &mut Routers, endpoints: &mut Endpoints, stats: &mut Collector) {
+        let perf = match &*routers {
+            Routers::Buffered(b) => Some(b.counters.clone()),
+            _ => None,
+        };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -174,6 +175,9 @@ impl Distributed {
             let f: Finish = postcard::from_bytes(b).expect("a collector from another process deserializes");
             stats.merge(&f.stats);
             endpoints.add_totals(&f.phase_flits, f.unroutable);
+            if let (Routers::Buffered(b), Some(p)) = (&mut *routers, &f.perf) {
+                b.counters.merge(p);
+            }
         }
     }
 }

@@ -466,7 +466,7 @@ impl Simulation {
             p.finish(&mut self.routers, &mut self.endpoints, &mut self.stats);
         }
         if let Some(d) = self.distributed.take() {
-            d.finish(&mut self.endpoints, &mut self.stats);
+            d.finish(&mut self.routers, &mut self.endpoints, &mut self.stats);
         }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);

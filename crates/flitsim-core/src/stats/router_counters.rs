@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::topology::dim_name;
 
 /// Raw counters of every router.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PerfCounters {
     ports: u32,
     vcs: u32,
