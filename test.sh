@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 # and mpirun (Debian's Open MPI) and, to build the bindings, libclang: installed when
 # missing and we are root; otherwise the MPI tests are left out and say why.
 have_mpi() {
-    command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 && ldconfig -p 2>/dev/null | grep -q 'libclang\(-[0-9.]*\)\?\.so'
+    # (the unversioned libclang*.so link comes with libclang-dev, as do the headers bindgen needs)
+    command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 && ldconfig -p 2>/dev/null | grep -q 'libclang[-0-9.]*\.so ('
 }
 if ! have_mpi && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "== installing Open MPI and libclang (runs across processes) =="
