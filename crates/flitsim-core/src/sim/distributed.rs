@@ -12,9 +12,10 @@
 //! one cycle, so one exchange per cycle is the synchronisation window.
 //!
 //! What the engine decides from global state (the watchdog's progress, the end of a
-//! finite workload, the drain) it decides from values reduced over the processes every
-//! cycle: the counters (sums, and maxima for the last-progress cycles), the packets
-//! alive, whether every source is exhausted. So every process takes the same branch in
+//! finite workload, the drain) it decides from values reduced over the processes: the
+//! counters every cycle (each outbox carries its sender's; sums, and maxima for the
+//! last-progress cycles, so one exchange per cycle is the only collective), and where
+//! the run may stop, the packets alive and whether every source is exhausted. So every process takes the same branch in
 //! the same cycle. At the end process 0 gathers the other processes' collectors,
 //! endpoint totals and (buffered-crossbar routers) performance counters and merges them as the threads engine does; its report is the
 //! one-thread report, bit for bit.
@@ -36,17 +37,22 @@ use crate::router::Routers;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 
-/// One outbox on the wire.
+/// One outbox on the wire, with the sender's counters (so that one exchange per cycle
+/// also reduces them).
 #[derive(Serialize)]
 struct WireOut<'a> {
     flits: &'a [CrossFlit],
     credits: &'a [CrossCredit],
+    counts: [u64; 11],
+    last: [u64; 2],
 }
 
 #[derive(Deserialize)]
 struct WireIn {
     flits: Vec<CrossFlit>,
     credits: Vec<CrossCredit>,
+    counts: [u64; 11],
+    last: [u64; 2],
 }
 
 /// What process 0 gathers at the end.
@@ -117,14 +123,23 @@ impl Distributed {
         PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec);
         let outbox = take_crossings(routers, std::mem::take(&mut self.spare));
         self.out.clear();
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        let (mut counts, mut last) = (self.local.counts(), self.local.last());
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
-            if k == rank || bytes.is_empty() {
+            if k == rank {
                 continue;
             }
             let w: WireIn = postcard::from_bytes(bytes).expect("an outbox from another process deserializes");
+            // The whole run's counters: sums, and the latest progress anywhere (the same
+            // on every process: integer sums and maxima do not depend on the order).
+            for (a, b) in counts.iter_mut().zip(w.counts) {
+                *a += b;
+            }
+            for (a, b) in last.iter_mut().zip(w.last) {
+                *a = (*a).max(b);
+            }
             if w.flits.is_empty() && w.credits.is_empty() {
                 continue;
             }
@@ -133,14 +148,6 @@ impl Distributed {
             receive_crossings(routers, &b, channels, packets);
         }
         self.spare = outbox;
-        self.reduce_counters()
-    }
-
-    /// The counters of the whole run: sums, and the latest progress anywhere.
-    fn reduce_counters(&self) -> Counters {
-        let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.peers.sum(&mut counts);
-        self.peers.max(&mut last);
         Counters::from_parts(counts, last)
     }
 

@@ -19,6 +19,8 @@
 //! endpoints' state is gathered into partition 0, so the report is the one-thread
 //! report. The per-component RNG streams are the same whoever steps the component.
 //!
+//! The same partitions also run as processes ([`super::distributed`], MPI ranks).
+//!
 //! What is partitioned today: the input-queued router with its arrival calendar and the
 //! buffered-crossbar (SeaStar) router with its age clocks and performance counters, on
 //! every topology and destination or source routing function they run, with faults
