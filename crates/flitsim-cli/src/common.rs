@@ -83,13 +83,19 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
     let planned = spec.config.sim.warmup + spec.config.sim.measure;
     let mut bar = LazyBar::new(planned, progress);
     let t = Instant::now();
+    let asked = threads;
     let threads = threads.unwrap_or_else(|| flitsim_core::sim::parallel::auto_threads(&spec));
     let mut sim = Simulation::new(spec).map_err(|e| e.to_string())?;
     if crate::ranks::launched() > 1 {
         // Under mpirun: this process steps its partition of the run (threads are the
         // processes); process 0 reports.
+        if asked.is_some_and(|t| t > 1) && crate::ranks::rank() == 0 {
+            eprintln!("note: under mpirun the processes are the partitions; --threads is ignored");
+        }
         if let Some(why) = sim.set_peers(crate::ranks::peers()?).map_err(|e| e.to_string())? {
-            eprintln!("note: every process runs the whole simulation: {why}");
+            if crate::ranks::rank() == 0 {
+                eprintln!("note: every process runs the whole simulation: {why}");
+            }
         }
     } else {
         let used = sim.set_threads(threads).map_err(|e| e.to_string())?;

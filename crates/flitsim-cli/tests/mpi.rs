@@ -18,6 +18,15 @@ fn report(path: &Path) -> serde_json::Value {
     v
 }
 
+/// `flitsim run CFG -q -o OUT` on two MPI processes.
+#[cfg(feature = "mpi")]
+fn mpirun_two(cfg: &Path, out: &Path) -> std::process::Output {
+    Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", out.to_str().unwrap()])
+        .output()
+        .expect("mpirun (Open MPI) is installed by ./test.sh")
+}
+
 #[cfg(feature = "mpi")]
 fn same_with_two_processes(name: &str, toml: &str) {
     let dir = std::env::temp_dir().join(format!("flitsim-mpi-{}-{name}", std::process::id()));
@@ -27,13 +36,11 @@ fn same_with_two_processes(name: &str, toml: &str) {
     let (one, two) = (dir.join("one.json"), dir.join("two.json"));
     let out = flitsim().args(["run", cfg.to_str().unwrap(), "-q", "-j", "1", "-o", one.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", two.to_str().unwrap()])
-        .output()
-        .expect("mpirun (Open MPI) is installed by ./test.sh");
+    let out = mpirun_two(&cfg, &two);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name}: mpirun failed: {stderr}");
     assert!(!stderr.contains("runs the whole simulation"), "{name}: the run was not split: {stderr}");
+    assert!(!stderr.contains("note:"), "{name}: {stderr}");
     assert_eq!(report(&one), report(&two), "{name}: two processes differ from one");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -63,6 +70,26 @@ fn seastar_routers_across_two_processes() {
         "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\nage_clock_period = 8\n[routing]\nclasses = 2\n\
          [traffic]\nload = 0.3\npacket_size = 9\n[sim]\nwarmup = 300\nmeasure = 1500\n",
     );
+}
+
+/// A run that cannot be split (check mode verifies the whole network every cycle) is
+/// simulated whole by every process; process 0 says so once and writes the same report.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_run_that_cannot_be_split_is_run_whole_and_said_once() {
+    let dir = std::env::temp_dir().join(format!("flitsim-mpi-{}-whole", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("run.toml");
+    std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 500\n").unwrap();
+    let (one, two) = (dir.join("one.json"), dir.join("two.json"));
+    assert!(flitsim().args(["run", cfg.to_str().unwrap(), "-q", "-o", one.to_str().unwrap()]).status().unwrap().success());
+    let out = mpirun_two(&cfg, &two);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("runs the whole simulation").count(), 1, "{stderr}");
+    assert!(stderr.contains("check mode"), "{stderr}");
+    assert_eq!(report(&one), report(&two));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A tool built without MPI, started as one of several processes, refuses with the fix.
