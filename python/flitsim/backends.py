@@ -133,7 +133,11 @@ class RayBackend:
         if not tasks:
             return
         ray = self.connect()
-        remote = ray.remote(num_cpus=1, max_retries=0)(_outcome)
+        # A task whose worker dies (a node lost, or the worker a previous sweep's early
+        # exit force-cancelled and Ray reuses while it exits) is run again: a point's
+        # result depends only on its config, so a retry changes nothing. The engine's
+        # own errors come back as outcomes, never as worker deaths.
+        remote = ray.remote(num_cpus=1, max_retries=3)(_outcome)
         pending: dict[Any, str] = {remote.remote(toml): key for key, toml in tasks}
         try:
             while pending:
