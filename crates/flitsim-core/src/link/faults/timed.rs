@@ -25,7 +25,10 @@
 //!   its head reaches the source switch: discarded there, counted lost. Packets the dead
 //!   switch held for its own processor and had not begun to deliver are discarded, counted
 //!   lost (`retry.packets_at_failed_nodes`); the paper's node is one chip, switch and
-//!   processors together, so they die together.
+//!   processors together, so they die together. The routes around it are the shortest
+//!   of the graph without it (section 6.3 reconfigures around nodes removed for DIMM
+//!   failures; section 5: "a link or node failure ... increases the diameter by just
+//!   1").
 //! - **Deadlock freedom.** Old and new routes share the network for a while. The node-order
 //!   VCs (section 4.2) are deadlock-free for *any* set of routes whose decrements fit in
 //!   the VCs: within one VC a packet never passes a node higher than both its route
