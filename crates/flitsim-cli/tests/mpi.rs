@@ -72,6 +72,18 @@ fn seastar_routers_across_two_processes() {
     );
 }
 
+/// Central-arbiter routers with Disha and the self-tuned threshold: the side-band count
+/// is summed over the ranks (an MPI reduction) and the recovery token passes between them.
+#[cfg(feature = "mpi")]
+#[test]
+fn central_routers_with_disha_and_tuning_across_two_processes() {
+    same_with_two_processes(
+        "central",
+        "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\n\
+         [congestion]\npolicy = \"tune\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n",
+    );
+}
+
 /// A run that cannot be split (check mode verifies the whole network every cycle) is
 /// simulated whole by every process; process 0 says so once and writes the same report.
 #[cfg(feature = "mpi")]

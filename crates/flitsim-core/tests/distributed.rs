@@ -143,6 +143,18 @@ fn seastar_routers_across_processes() {
     );
 }
 
+/// Central-arbiter routers with Disha and the self-tuned threshold: the side-band count
+/// reduced over the processes, the controller replicated on each, and the recovery token
+/// handed between them.
+#[test]
+fn central_routers_with_disha_and_tuning_across_processes() {
+    same_across_processes(
+        "central",
+        "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\n\
+         [congestion]\npolicy = \"tune\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

@@ -139,6 +139,41 @@ fn seastar_routers_with_table_routing_around_faults() {
     );
 }
 
+/// The central-arbiter network of the self-tuned congestion-control paper with `extra`
+/// (deadlock handling and congestion policy) beyond saturation, on an 8x8 torus.
+fn central(extra: &str) -> String {
+    format!(
+        "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n\
+         [routing]\ntype = \"adaptive\"\n{extra}\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n\
+         [sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n"
+    )
+}
+
+#[test]
+fn central_routers_with_escape_vcs_and_the_self_tuned_threshold() {
+    // Duato avoidance, the side-band estimate summed over the partitions and the hill
+    // climber's decision reaching every partition's sources.
+    let toml = central("deadlock = \"avoidance\"\n[congestion]\npolicy = \"tune\"");
+    let (one, _) = report(&toml, 1);
+    assert!(one["congestion"]["cycles_throttled"].as_u64().unwrap() > 0, "the threshold never throttled");
+    same_on_any_thread_count("central + tune", &toml);
+}
+
+#[test]
+fn central_routers_with_disha_recovery_and_a_static_threshold() {
+    // Disha: the token copied in every partition, captured and released across them.
+    let toml = central("deadlock = \"recovery\"\ntimeout = 8\n[congestion]\npolicy = \"static\"\nthreshold = 40");
+    let (one, _) = report(&toml, 1);
+    assert!(one["central"]["recoveries"].as_u64().unwrap() > 5, "too few recoveries to test the token: {}", one["central"]);
+    assert!(one["congestion"]["cycles_throttled"].as_u64().unwrap() > 0, "the threshold never throttled");
+    same_on_any_thread_count("central + disha", &toml);
+}
+
+#[test]
+fn central_routers_with_alo() {
+    same_on_any_thread_count("central + alo", &central("deadlock = \"recovery\"\n[congestion]\npolicy = \"alo\""));
+}
+
 #[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
@@ -148,6 +183,12 @@ fn networks_that_are_not_partitioned_say_why() {
     let mut polling = Simulation::new(spec("[channel]\nlatency = 70\n")).unwrap();
     assert_eq!(polling.set_threads(2).unwrap(), 1);
     assert!(polling.serial_reason(2).unwrap().contains("calendar"));
+    let mut meta = Simulation::new(spec(
+        "[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\n[traffic]\npacket_size = 16\n[congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"\n",
+    ))
+    .unwrap();
+    assert_eq!(meta.set_threads(2).unwrap(), 1);
+    assert!(meta.serial_reason(2).unwrap().contains("metapackets"));
     let mut too_many = Simulation::new(spec("")).unwrap();
     assert_eq!(too_many.set_threads(17).unwrap(), 1);
     assert!(too_many.serial_reason(17).unwrap().contains("fewer routers"));

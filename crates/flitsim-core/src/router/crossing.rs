@@ -63,12 +63,16 @@ pub struct Crossings {
     /// partition's routers on a crossing channel: this partition's id of the packet
     /// whose flits are arriving on it. Empty when the network is not partitioned.
     pub(crate) xlate: Vec<u32>,
+    /// Central-arbiter routers with Disha: the recovery token's state after a capture,
+    /// a wait or a release this partition decided this cycle (every partition takes it;
+    /// see [`crate::router::central::disha`]).
+    pub token: Option<crate::router::central::disha::Token>,
 }
 
 impl Crossings {
     /// Nothing waiting to be handed over?
     pub fn is_empty(&self) -> bool {
-        self.flits.is_empty() && self.credits.is_empty()
+        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none()
     }
 
     /// Flit `entry` leaves on `ring` for a router of another partition (row `row`,
@@ -89,6 +93,7 @@ impl Crossings {
     pub fn take(&mut self, mut spare: Crossings) -> Crossings {
         spare.flits.clear();
         spare.credits.clear();
+        spare.token = None;
         spare.xlate = std::mem::take(&mut self.xlate);
         std::mem::replace(self, spare)
     }

@@ -15,14 +15,34 @@ pub(crate) struct Wiring {
     pub in_credits: Ring,
     /// Router upstream of this input port, or NONE (endpoint or unconnected).
     pub up_router: u32,
+    /// Its output port feeding this input port (when `up_router` is a router).
+    pub up_port: u8,
     /// Flits leaving this output port.
     pub out_flits: Ring,
     /// Credits arriving for this output port.
     pub out_credits: Ring,
     /// Router downstream of this output port, or NONE.
     pub down_router: u32,
+    /// Its input port this output port feeds (when `down_router` is a router).
+    pub down_port: u8,
     /// `out_delay` + the channel latency of this output.
     pub flit_delay: u32,
+    /// Partitioned engine ([`crate::router::crossing`]): the downstream router is
+    /// another partition's (flits leave through the outbox).
+    pub cross_out: bool,
+    /// The upstream router is another partition's (credits leave through the outbox).
+    pub cross_in: bool,
+}
+
+/// Mark the ports of routers `[lo, hi)` whose channels cross to routers outside the
+/// range (one partition of the partitioned engine).
+pub(crate) fn partition(wiring: &mut [Wiring], ports: u32, lo: u32, hi: u32) {
+    let crosses = |router: u32| router != NONE && !(lo..hi).contains(&router);
+    let p = ports as usize;
+    for w in &mut wiring[lo as usize * p..hi as usize * p] {
+        w.cross_out = crosses(w.down_router);
+        w.cross_in = crosses(w.up_router);
+    }
 }
 
 /// The wiring of every `(router, port)` of `topo` over `ch`, `[router * ports + port]`;
@@ -43,23 +63,27 @@ pub(crate) fn build(topo: &Topology, ch: &Channels, out_delay: u32) -> Vec<Wirin
                     (d.src_router * p_n + d.src_port) as usize
                 })
             };
-            let up_router = match c_in.map(|c| ch.src[c]) {
-                Some(End::Router { router, .. }) => router,
-                _ => NONE,
+            let (up_router, up_port) = match c_in.map(|c| ch.src[c]) {
+                Some(End::Router { router, port }) => (router, port as u8),
+                _ => (NONE, 0),
             };
-            let down_router = match ch.dst[c_out] {
-                End::Router { router, .. } => router,
-                _ => NONE,
+            let (down_router, down_port) = match ch.dst[c_out] {
+                End::Router { router, port } => (router, port as u8),
+                _ => (NONE, 0),
             };
             let c_in = c_in.unwrap_or(c_out);
             wiring.push(Wiring {
                 in_flits: ch.flits.ring(c_in),
                 in_credits: ch.credits.ring(c_in),
                 up_router,
+                up_port,
                 out_flits: ch.flits.ring(c_out),
                 out_credits: ch.credits.ring(c_out),
                 down_router,
+                down_port,
                 flit_delay: out_delay + ch.latency[c_out],
+                cross_out: false,
+                cross_in: false,
             });
         }
     }

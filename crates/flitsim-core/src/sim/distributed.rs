@@ -15,7 +15,11 @@
 //! finite workload, the drain) it decides from values reduced over the processes: the
 //! counters every cycle (each outbox carries its sender's; sums, and maxima for the
 //! last-progress cycles, so one exchange per cycle is the only collective), and where
-//! the run may stop, the packets alive and whether every source is exhausted. So every process takes the same branch in
+//! the run may stop, the packets alive and whether every source is exhausted; the
+//! congestion controller, replicated on every process, samples the sum of the processes'
+//! counts of full buffers (a reduction in the cycles it samples), so every process
+//! throttles its sources alike. Disha's token state travels with the outbox of the
+//! process that decided it ([`crate::router::central::disha`]). So every process takes the same branch in
 //! the same cycle. At the end process 0 gathers the other processes' collectors,
 //! endpoint totals and (buffered-crossbar routers) performance counters and merges them as the threads engine does; its report is the
 //! one-thread report, bit for bit.
@@ -32,6 +36,8 @@ use super::peers::Peers;
 use crate::config::Spec;
 use crate::endpoint::Endpoints;
 use crate::link::Channels;
+use crate::endpoint::Throttle;
+use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings};
 use crate::router::Routers;
 use crate::sim::packet::{Counters, PacketArena};
@@ -43,6 +49,7 @@ use crate::stats::Collector;
 struct WireOut<'a> {
     flits: &'a [CrossFlit],
     credits: &'a [CrossCredit],
+    token: Option<Token>,
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -51,6 +58,7 @@ struct WireOut<'a> {
 struct WireIn {
     flits: Vec<CrossFlit>,
     credits: Vec<CrossCredit>,
+    token: Option<Token>,
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -63,6 +71,8 @@ struct Finish {
     unroutable: (u64, u64),
     /// The buffered-crossbar routers' performance counters.
     perf: Option<crate::stats::router_counters::PerfCounters>,
+    /// The central-arbiter routers' event counts.
+    central: Option<crate::router::central::CentralCounters>,
 }
 
 /// This process's share of a run across processes.
@@ -119,12 +129,13 @@ impl Distributed {
         endpoints: &mut Endpoints,
         packets: &mut PacketArena,
         stats: &mut Collector,
+        throttle: Throttle,
     ) -> Counters {
-        PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec);
+        PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec, throttle);
         let outbox = take_crossings(routers, std::mem::take(&mut self.spare));
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
@@ -140,11 +151,11 @@ impl Distributed {
             for (a, b) in last.iter_mut().zip(w.last) {
                 *a = (*a).max(b);
             }
-            if w.flits.is_empty() && w.credits.is_empty() {
+            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() {
                 continue;
             }
             self.crossed += w.flits.len() as u64;
-            let b = Crossings { flits: w.flits, credits: w.credits, xlate: Vec::new() };
+            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, xlate: Vec::new() };
             receive_crossings(routers, &b, channels, packets);
         }
         self.spare = outbox;
@@ -172,7 +183,11 @@ impl Distributed {
             Routers::Buffered(b) => Some(b.counters.clone()),
             _ => None,
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf };
+        let central = match &*routers {
+            Routers::Central(c) => Some(c.counters),
+            _ => None,
+        };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -182,8 +197,10 @@ impl Distributed {
             let f: Finish = postcard::from_bytes(b).expect("a collector from another process deserializes");
             stats.merge(&f.stats);
             endpoints.add_totals(&f.phase_flits, f.unroutable);
-            if let (Routers::Buffered(b), Some(p)) = (&mut *routers, &f.perf) {
-                b.counters.merge(p);
+            match (&mut *routers, &f.perf, &f.central) {
+                (Routers::Buffered(b), Some(p), _) => b.counters.merge(p),
+                (Routers::Central(c), _, Some(x)) => c.counters.merge(x),
+                _ => {}
             }
         }
     }

@@ -328,7 +328,10 @@ impl Simulation {
             (Some(c), Routers::Central(r)) => {
                 if c.sample_due(now) {
                     let occupied = self.spec.config.congestion.count == crate::congestion::Count::Occupied;
-                    c.on_sample(now, r.count_buffers(occupied), self.counters.flits_ejected);
+                    // The count over every partition (and process).
+                    let here = r.count_buffers(occupied) + self.parallel.as_ref().map_or(0, |p| p.count_buffers(occupied));
+                    let full = self.distributed.as_ref().map_or(here as u64, |d| d.total(here as u64));
+                    c.on_sample(now, full as u32, self.counters.flits_ejected);
                 }
                 crate::endpoint::Throttle::Global(c.throttled(now))
             }
@@ -338,14 +341,12 @@ impl Simulation {
             },
         };
         if let Some(d) = &mut self.distributed {
-            debug_assert!(matches!(throttle, crate::endpoint::Throttle::Open), "throttled networks are not distributed");
-            self.counters = d.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats);
+            self.counters = d.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
             }
         } else if let Some(par) = &mut self.parallel {
-            debug_assert!(matches!(throttle, crate::endpoint::Throttle::Open), "throttled networks are not partitioned");
-            self.counters = par.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats);
+            self.counters = par.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
             }

@@ -21,13 +21,20 @@
 //!
 //! The same partitions also run as processes ([`super::distributed`], MPI ranks).
 //!
-//! What is partitioned today: the input-queued router with its arrival calendar and the
-//! buffered-crossbar (SeaStar) router with its age clocks and performance counters, on
-//! every topology and destination or source routing function they run, with faults
-//! fixed before the run, packet-level traffic. The central-arbiter (adaptive,
-//! throttling) and crosspoint (Kautz, link-level retry) routers, message reassembly, NIC
-//! dispersion and check mode run on one thread ([`serial_reason`] says why a network is
-//! not partitioned).
+//! Global mechanisms: the congestion controller (static or self-tuned threshold, on the
+//! side-band) stays with the simulation; its count of full buffers is the sum of the
+//! partitions' counts taken before the cycle, and its decision reaches every partition's
+//! sources. Disha's recovery token is copied in every partition, and the one partition
+//! that decides a capture or release in a cycle hands the new state over with its
+//! outbox ([`crate::router::central::disha`]).
+//!
+//! What is partitioned today: the input-queued router with its arrival calendar, the
+//! buffered-crossbar (SeaStar) router with its age clocks and performance counters, and
+//! the central-arbiter router (adaptive routing, Duato or Disha, side-band throttling
+//! and ALO), on every topology and destination or source routing function they run,
+//! with faults fixed before the run, packet-level traffic. The crosspoint (Kautz,
+//! link-level retry) router, metapackets, message reassembly, NIC dispersion and check
+//! mode run on one thread ([`serial_reason`] says why a network is not partitioned).
 
 use crate::config::Spec;
 use crate::endpoint::{Endpoints, NicView, Throttle};
@@ -59,10 +66,11 @@ pub(super) struct PartMut<'a> {
 }
 
 impl PartMut<'_> {
-    /// One cycle of this partition: its endpoints, then its routers.
-    pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec) {
+    /// One cycle of this partition: its endpoints (held back by `throttle`), then its
+    /// routers.
+    pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec, throttle: Throttle) {
         let view = NicView { routing: &spec.routing };
-        self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, Throttle::Open, view);
+        self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, throttle, view);
         self.routers.step_all(now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
     }
 }
@@ -104,8 +112,9 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     }
     match routers {
         Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
-        Routers::Iq(_) | Routers::Buffered(_) => {}
-        Routers::Central(_) | Routers::Crosspoint(_) => return Some("the central-arbiter and crosspoint routers are not partitioned yet"),
+        Routers::Central(c) if c.meta.is_some() => return Some("metapackets (the congestion estimate gathered in-band) are not partitioned"),
+        Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) => {}
+        Routers::Crosspoint(_) => return Some("the crosspoint router is not partitioned yet"),
     }
     if (spec.topology.num_routers as usize) < threads {
         return Some("fewer routers than threads");
@@ -167,6 +176,7 @@ impl Parallel {
         endpoints: &mut Endpoints,
         packets: &mut PacketArena,
         stats: &mut Collector,
+        throttle: Throttle,
     ) -> Counters {
         let Parallel { pool, parts, counters0, boxes, spare, crossed } = self;
         let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
@@ -174,10 +184,10 @@ impl Parallel {
             for p in parts.iter_mut() {
                 s.spawn(move |_| {
                     let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
-                    m.step(now, phase, spec);
+                    m.step(now, phase, spec, throttle);
                 });
             }
-            first.step(now, phase, spec);
+            first.step(now, phase, spec, throttle);
         });
         // Hand over the outboxes, in partition order.
         boxes.push(take_crossings(first.routers, spare.pop().unwrap_or_default()));
@@ -206,6 +216,18 @@ impl Parallel {
             total.merge(&p.counters);
         }
         total
+    }
+
+    /// The congestion estimate's count of full (or occupied) VC buffers in the
+    /// partitions after the first (central-arbiter routers).
+    pub fn count_buffers(&self, occupied: bool) -> u32 {
+        self.parts
+            .iter()
+            .map(|p| match &p.routers {
+                Routers::Central(c) => c.count_buffers(occupied),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Flits handed from one partition to another so far.
@@ -243,6 +265,7 @@ impl Parallel {
             match (&mut *routers, &p.routers) {
                 (Routers::Iq(into), Routers::Iq(x)) => into.copy_span_from(x),
                 (Routers::Buffered(into), Routers::Buffered(x)) => into.copy_span_from(x),
+                (Routers::Central(into), Routers::Central(x)) => into.copy_span_from(x),
                 _ => unreachable!("partitions have the routers of the network"),
             }
         }
@@ -266,8 +289,10 @@ impl Parallel {
         for p in &self.parts {
             stats.merge(&p.stats);
             endpoints.absorb(&p.endpoints);
-            if let (Routers::Buffered(into), Routers::Buffered(x)) = (&mut *routers, &p.routers) {
-                into.merge_counters(x);
+            match (&mut *routers, &p.routers) {
+                (Routers::Buffered(into), Routers::Buffered(x)) => into.merge_counters(x),
+                (Routers::Central(into), Routers::Central(x)) => into.merge_counters(x),
+                _ => {}
             }
         }
     }
@@ -287,6 +312,7 @@ pub(super) fn partition(r: &mut Routers, lo: u32, hi: u32) {
     match r {
         Routers::Iq(x) => x.partition(lo, hi),
         Routers::Buffered(x) => x.partition(lo, hi),
+        Routers::Central(x) => x.partition(lo, hi),
         _ => unreachable!("checked by serial_reason"),
     }
 }
@@ -296,6 +322,7 @@ fn span_of(r: &Routers) -> (u32, u32) {
     match r {
         Routers::Iq(x) => x.span(),
         Routers::Buffered(x) => x.span(),
+        Routers::Central(x) => x.span(),
         _ => unreachable!("checked by serial_reason"),
     }
 }
@@ -305,6 +332,7 @@ pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
     match r {
         Routers::Iq(x) => x.take_crossings(spare),
         Routers::Buffered(x) => x.take_crossings(spare),
+        Routers::Central(x) => x.take_crossings(spare),
         _ => unreachable!("checked by serial_reason"),
     }
 }
@@ -314,6 +342,7 @@ pub(super) fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channel
     match r {
         Routers::Iq(x) => x.receive_crossings(b, ch, packets),
         Routers::Buffered(x) => x.receive_crossings(b, ch, packets),
+        Routers::Central(x) => x.receive_crossings(b, ch, packets),
         _ => unreachable!("checked by serial_reason"),
     }
 }

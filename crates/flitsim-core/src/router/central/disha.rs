@@ -16,6 +16,15 @@
 //!   Deadlock-buffer flits take the switch and the link before any other flit.
 //! - **Release**: when the recovering packet's tail enters its destination's delivery
 //!   channel the token resumes its circuit from the router after the one that captured it.
+//!
+//! Partitioned ([`crate::router::crossing`]): every partition holds a copy of the token
+//! and moves it on as every other does. Only the partition owning the router it is at
+//! decides a capture (or that it waits there), and only the partition delivering the
+//! recovering packet releases it; that partition sends the token's new state with its
+//! outbox, and every other takes it before the next cycle. At most one partition decides
+//! anything about the token in a cycle (one packet holds it at a time, and a capture and
+//! a release in the same cycle happen at the same router), so the copies stay the
+//! one-partition token.
 
 use super::{state, CentralRouters, FREE};
 use crate::routing::adaptive::Adaptive;
@@ -23,7 +32,7 @@ use crate::sim::packet::PacketArena;
 use crate::topology::Topology;
 
 /// The recovery token.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Token {
     /// Router it is at (free) or was captured at (held).
     pub at: u32,
@@ -54,7 +63,8 @@ impl CentralRouters {
             return;
         }
         let r = self.token.at;
-        if let Some(li) = self.deadlocked_header(r, now, routing.timeout) {
+        let here = (self.span.0..self.span.1).contains(&r);
+        if let Some(li) = here.then(|| self.deadlocked_header(r, now, routing.timeout)).flatten() {
             let (p_n, l_n, depth) = (self.ports as usize, self.lanes as usize, self.depth as usize);
             let base = r as usize * p_n * l_n;
             let st = self.ivc[base + li];
@@ -68,12 +78,12 @@ impl CentralRouters {
             let db = self.vcs as usize;
             // The previous recovering packet's credits may still be returning: the token
             // waits here until the lane is free.
-            if self.out[base + o as usize * l_n + db].owner != FREE {
-                return;
+            if self.out[base + o as usize * l_n + db].owner == FREE {
+                self.grant(r, li, o as usize, db);
+                self.token.held = true;
+                self.counters.recoveries += 1;
             }
-            self.grant(r, li, o as usize, db);
-            self.token.held = true;
-            self.counters.recoveries += 1;
+            self.crossing.token = Some(self.token);
             return;
         }
         if now >= self.token.next_move {

@@ -33,12 +33,14 @@
 //! a router once, this holds exactly what a central per-router buffer holds.
 
 pub mod config;
+mod crossing;
 pub mod disha;
 
 pub use config::CentralConfig;
 
 use crate::congestion::metapacket::{Agg, MetaNet};
 use crate::link::{Channels, CreditWire, Flit, InFlight};
+use crate::router::crossing::{CrossCredit, Crossings};
 use crate::routing::adaptive::{Adaptive, DeadlockHandling};
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -87,7 +89,7 @@ struct OutputVc {
 
 
 /// Disha and arbiter event counts.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct CentralCounters {
     /// Headers granted the central arbiter.
     pub arbiter_grants: u64,
@@ -143,6 +145,21 @@ pub struct CentralRouters {
     pub token: disha::Token,
     /// Event counts.
     pub counters: CentralCounters,
+    /// The routers this structure steps, `[lo, hi)`: all of them unless partitioned.
+    span: (u32, u32),
+    /// Flits, credits and token events for other partitions.
+    crossing: Crossings,
+}
+
+impl CentralCounters {
+    /// Add another partition's counts.
+    pub fn merge(&mut self, o: &CentralCounters) {
+        self.arbiter_grants += o.arbiter_grants;
+        self.arbiter_failures += o.arbiter_failures;
+        self.escape_allocations += o.escape_allocations;
+        self.recoveries += o.recoveries;
+        self.deadlock_buffer_flits += o.deadlock_buffer_flits;
+    }
 }
 
 impl CentralRouters {
@@ -176,6 +193,8 @@ impl CentralRouters {
             meta_link_priority: false,
             token: disha::Token { routers: r_n, ..disha::Token::default() },
             counters: CentralCounters::default(),
+            span: (0, r_n),
+            crossing: Crossings::default(),
         }
     }
 
@@ -212,13 +231,14 @@ impl CentralRouters {
     /// (`occupied = true`): the congestion estimate's count.
     pub fn count_buffers(&self, occupied: bool) -> u32 {
         let (p_n, l_n) = (self.ports as usize, self.lanes as usize);
+        let (lo, hi) = (self.span.0 as usize, self.span.1 as usize);
         let mut n = 0;
-        for (i, st) in self.ivc.iter().enumerate() {
-            let (p, l) = ((i / l_n) % p_n, i % l_n);
-            if p as u32 >= self.network_ports || l as u32 >= self.vcs {
-                continue;
+        for r in lo..hi {
+            for p in 0..self.network_ports as usize {
+                for st in &self.ivc[(r * p_n + p) * l_n..][..self.vcs as usize] {
+                    n += if occupied { (st.len > 0) as u32 } else { (st.len as u32 == self.depth) as u32 };
+                }
             }
-            n += if occupied { (st.len > 0) as u32 } else { (st.len as u32 == self.depth) as u32 };
         }
         n
     }
@@ -296,7 +316,7 @@ impl CentralRouters {
                 self.meta.as_mut().expect("metapackets").launch(r, now, local);
             }
         }
-        for r in 0..topo.num_routers {
+        for r in self.span.0..self.span.1 {
             if self.busy(r as usize) {
                 self.step(r, now, topo, routing, ch, packets, stats, ctr);
             }
@@ -467,22 +487,33 @@ impl CentralRouters {
                 }
             }
             let arrive = now + w.flit_delay as u64;
-            ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, w_out as u8));
-            if w.down_router != NONE {
-                self.pending[w.down_router as usize] += 1;
+            let entry = InFlight::new(arrive, f, w_out as u8);
+            if w.cross_out {
+                self.crossing.send_flit(w.out_flits, w.down_router, w.down_port, arrive, entry, packets);
+            } else {
+                ch.flits.push_in(w.out_flits, arrive, entry);
+                if w.down_router != NONE {
+                    self.pending[w.down_router as usize] += 1;
+                }
             }
             stats.on_channel_flit(wbase + o, w_out as u32, now);
             // The credit for the freed slot goes upstream.
             let wi = self.wiring[wbase + p];
             let arrive = now + self.cfg.credit_delay as u64;
-            ch.credits.push_in(wi.in_credits, arrive, CreditWire::new(arrive, lane as u32));
-            if wi.up_router != NONE {
-                self.pending[wi.up_router as usize] += 1;
+            let credit = CreditWire::new(arrive, lane as u32);
+            if wi.cross_in {
+                self.crossing.credits.push(CrossCredit { arrive, ring: wi.in_credits, row: wi.up_router, port: wi.up_port, entry: credit });
+            } else {
+                ch.credits.push_in(wi.in_credits, arrive, credit);
+                if wi.up_router != NONE {
+                    self.pending[wi.up_router as usize] += 1;
+                }
             }
             if w_out as u32 == self.vcs {
                 self.counters.deadlock_buffer_flits += 1;
                 if tail && local {
                     self.token.release(now, self.cfg.token_hop);
+                    self.crossing.token = Some(self.token);
                 }
             }
             moved += 1;

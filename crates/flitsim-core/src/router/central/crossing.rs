@@ -1,0 +1,81 @@
+//! The central-arbiter routers' side of partitioning ([`crate::router::crossing`]):
+//! which ports cross, receiving another partition's outbox (counted as pending work of
+//! the receiving router, as a local arrival is, and taking the Disha token's new state),
+//! and gathering the partitions' state for deadlock reports.
+//!
+//! A packet's header is written only by the router holding its head (its hop count, when
+//! the head reaches the front of an input lane), before the head leaves: so the copy a
+//! crossing head carries is the header the next router would have read. The congestion
+//! estimate's count ([`CentralRouters::count_buffers`]) covers the partition's own
+//! routers; the engine sums it over the partitions.
+
+use super::CentralRouters;
+use crate::link::Channels;
+use crate::router::crossing::Crossings;
+use crate::sim::packet::PacketArena;
+
+impl CentralRouters {
+    /// Step only routers `[lo, hi)` (one partition); channels to and from other routers
+    /// cross. The other routers' state stays here, unused, so every index is the same as
+    /// in the whole network.
+    pub fn partition(&mut self, lo: u32, hi: u32) {
+        crate::router::wiring::partition(&mut self.wiring, self.ports, lo, hi);
+        self.span = (lo, hi);
+        self.crossing.xlate = vec![u32::MAX; self.ivc.len()];
+    }
+
+    /// The routers this structure steps, `[lo, hi)`.
+    pub fn span(&self) -> (u32, u32) {
+        self.span
+    }
+
+    /// Take this cycle's outbox ([`Crossings::take`]).
+    pub fn take_crossings(&mut self, spare: Crossings) -> Crossings {
+        self.crossing.take(spare)
+    }
+
+    /// Receive the entries of another partition's outbox that are for routers of this
+    /// one into this partition's copy of the rings, and the token's new state if it
+    /// decided one.
+    pub fn receive_crossings(&mut self, from: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
+        let (lo, hi) = self.span;
+        let (p_n, l_n) = (self.ports, self.lanes);
+        for x in &from.flits {
+            if !(lo..hi).contains(&x.row) {
+                continue;
+            }
+            let mut entry = x.entry;
+            let key = ((x.row * p_n + x.port as u32) * l_n + entry.vc as u32) as usize;
+            entry.flit.pid = self.crossing.receive_id(x, key, packets);
+            ch.flits.push_in(x.ring, x.arrive, entry);
+            self.pending[x.row as usize] += 1;
+        }
+        for c in &from.credits {
+            if (lo..hi).contains(&c.row) {
+                ch.credits.push_in(c.ring, c.arrive, c.entry);
+                self.pending[c.row as usize] += 1;
+            }
+        }
+        if let Some(t) = from.token {
+            self.token = t;
+        }
+    }
+
+    /// Copy the state of the routers `other` steps (another partition) into this
+    /// structure (deadlock reports). Flits keep their partition's packet ids.
+    pub fn copy_span_from(&mut self, other: &CentralRouters) {
+        let (lo, hi) = (other.span.0 as usize, other.span.1 as usize);
+        let pl = (self.ports * self.lanes) as usize;
+        let d = self.depth as usize;
+        self.ivc[lo * pl..hi * pl].copy_from_slice(&other.ivc[lo * pl..hi * pl]);
+        self.out[lo * pl..hi * pl].copy_from_slice(&other.out[lo * pl..hi * pl]);
+        self.buf[lo * pl * d..hi * pl * d].copy_from_slice(&other.buf[lo * pl * d..hi * pl * d]);
+        self.held[lo..hi].copy_from_slice(&other.held[lo..hi]);
+        self.waiting[lo..hi].copy_from_slice(&other.waiting[lo..hi]);
+    }
+
+    /// Add the event counts of another partition's routers (at the end of a run).
+    pub fn merge_counters(&mut self, other: &CentralRouters) {
+        self.counters.merge(&other.counters);
+    }
+}
