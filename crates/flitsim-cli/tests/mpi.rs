@@ -84,6 +84,17 @@ fn central_routers_with_disha_and_tuning_across_two_processes() {
     );
 }
 
+/// SiCortex crosspoint switches on a Kautz graph with multi-rail routes.
+#[cfg(feature = "mpi")]
+#[test]
+fn sicortex_crosspoint_switches_across_two_processes() {
+    same_with_two_processes(
+        "crosspoint",
+        "seed = 9\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\nrails = 3\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = 6\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
 /// A run that cannot be split (check mode verifies the whole network every cycle) is
 /// simulated whole by every process; process 0 says so once and writes the same report.
 #[cfg(feature = "mpi")]

@@ -155,6 +155,17 @@ fn central_routers_with_disha_and_tuning_across_processes() {
     );
 }
 
+/// SiCortex crosspoint switches with multi-rail routes: entry credits cross back, and
+/// the switches' event counts are gathered from every process.
+#[test]
+fn sicortex_crosspoint_switches_across_processes() {
+    same_across_processes(
+        "crosspoint",
+        "seed = 9\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\nrails = 3\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = 6\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

@@ -175,6 +175,19 @@ fn central_routers_with_alo() {
 }
 
 #[test]
+fn sicortex_crosspoint_switches_with_multi_rail_around_failed_links() {
+    // The crosspoint switch: whole-packet crosspoint entries allocated by the
+    // transmitter (their credits cross back), cut-through, VCs by node order, messages
+    // split over the disjoint routes that avoid the failed links.
+    same_on_any_thread_count(
+        "crosspoint",
+        "seed = 9\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\nrails = 3\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = { sizes = [1, 6], weights = [1, 1] }\n\
+         [sim]\nwarmup = 300\nmeasure = 1500\n[faults]\nlinks = [[5, 1], [40, 0]]\n",
+    );
+}
+
+#[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
     let mut check = Simulation::new(spec("[sim]\ncheck = true\n")).unwrap();
@@ -189,6 +202,16 @@ fn networks_that_are_not_partitioned_say_why() {
     .unwrap();
     assert_eq!(meta.set_threads(2).unwrap(), 1);
     assert!(meta.serial_reason(2).unwrap().contains("metapackets"));
+    let retry = Config::from_toml(
+        "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n[router]\ntype = \"crosspoint\"\n[channel.retry]\n",
+        &[],
+    )
+    .unwrap()
+    .validate()
+    .unwrap();
+    let mut retry = Simulation::new(retry).unwrap();
+    assert_eq!(retry.set_threads(2).unwrap(), 1);
+    assert!(retry.serial_reason(2).unwrap().contains("retry"));
     let mut too_many = Simulation::new(spec("")).unwrap();
     assert_eq!(too_many.set_threads(17).unwrap(), 1);
     assert!(too_many.serial_reason(17).unwrap().contains("fewer routers"));

@@ -73,6 +73,8 @@ struct Finish {
     perf: Option<crate::stats::router_counters::PerfCounters>,
     /// The central-arbiter routers' event counts.
     central: Option<crate::router::central::CentralCounters>,
+    /// The crosspoint switches' event counts.
+    crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
 }
 
 /// This process's share of a run across processes.
@@ -187,7 +189,11 @@ impl Distributed {
             Routers::Central(c) => Some(c.counters),
             _ => None,
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central };
+        let crosspoint = match &*routers {
+            Routers::Crosspoint(c) => Some(c.counters),
+            _ => None,
+        };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -197,10 +203,11 @@ impl Distributed {
             let f: Finish = postcard::from_bytes(b).expect("a collector from another process deserializes");
             stats.merge(&f.stats);
             endpoints.add_totals(&f.phase_flits, f.unroutable);
-            match (&mut *routers, &f.perf, &f.central) {
-                (Routers::Buffered(b), Some(p), _) => b.counters.merge(p),
-                (Routers::Central(c), _, Some(x)) => c.counters.merge(x),
-                _ => {}
+            match &mut *routers {
+                Routers::Buffered(b) => b.counters.merge(f.perf.as_ref().expect("the same routers on every process")),
+                Routers::Central(c) => c.counters.merge(f.central.as_ref().expect("the same routers on every process")),
+                Routers::Crosspoint(c) => c.counters.merge(f.crosspoint.as_ref().expect("the same routers on every process")),
+                Routers::Iq(_) => {}
             }
         }
     }

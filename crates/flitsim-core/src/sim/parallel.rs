@@ -113,8 +113,10 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     match routers {
         Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
         Routers::Central(c) if c.meta.is_some() => return Some("metapackets (the congestion estimate gathered in-band) are not partitioned"),
-        Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) => {}
-        Routers::Crosspoint(_) => return Some("the crosspoint router is not partitioned yet"),
+        Routers::Crosspoint(_) if cfg.channel.retry.is_some() => {
+            return Some("link-level retry (both ends of a retry link share its protocol state every cycle) is not partitioned")
+        }
+        Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => {}
     }
     if (spec.topology.num_routers as usize) < threads {
         return Some("fewer routers than threads");
@@ -266,6 +268,7 @@ impl Parallel {
                 (Routers::Iq(into), Routers::Iq(x)) => into.copy_span_from(x),
                 (Routers::Buffered(into), Routers::Buffered(x)) => into.copy_span_from(x),
                 (Routers::Central(into), Routers::Central(x)) => into.copy_span_from(x),
+                (Routers::Crosspoint(into), Routers::Crosspoint(x)) => into.copy_span_from(x),
                 _ => unreachable!("partitions have the routers of the network"),
             }
         }
@@ -292,6 +295,7 @@ impl Parallel {
             match (&mut *routers, &p.routers) {
                 (Routers::Buffered(into), Routers::Buffered(x)) => into.merge_counters(x),
                 (Routers::Central(into), Routers::Central(x)) => into.merge_counters(x),
+                (Routers::Crosspoint(into), Routers::Crosspoint(x)) => into.merge_counters(x),
                 _ => {}
             }
         }
@@ -313,7 +317,7 @@ pub(super) fn partition(r: &mut Routers, lo: u32, hi: u32) {
         Routers::Iq(x) => x.partition(lo, hi),
         Routers::Buffered(x) => x.partition(lo, hi),
         Routers::Central(x) => x.partition(lo, hi),
-        _ => unreachable!("checked by serial_reason"),
+        Routers::Crosspoint(x) => x.partition(lo, hi),
     }
 }
 
@@ -323,7 +327,7 @@ fn span_of(r: &Routers) -> (u32, u32) {
         Routers::Iq(x) => x.span(),
         Routers::Buffered(x) => x.span(),
         Routers::Central(x) => x.span(),
-        _ => unreachable!("checked by serial_reason"),
+        Routers::Crosspoint(x) => x.span(),
     }
 }
 
@@ -333,7 +337,7 @@ pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
         Routers::Iq(x) => x.take_crossings(spare),
         Routers::Buffered(x) => x.take_crossings(spare),
         Routers::Central(x) => x.take_crossings(spare),
-        _ => unreachable!("checked by serial_reason"),
+        Routers::Crosspoint(x) => x.take_crossings(spare),
     }
 }
 
@@ -343,6 +347,6 @@ pub(super) fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channel
         Routers::Iq(x) => x.receive_crossings(b, ch, packets),
         Routers::Buffered(x) => x.receive_crossings(b, ch, packets),
         Routers::Central(x) => x.receive_crossings(b, ch, packets),
-        _ => unreachable!("checked by serial_reason"),
+        Routers::Crosspoint(x) => x.receive_crossings(b, ch, packets),
     }
 }

@@ -36,6 +36,7 @@
 //!   there is free.
 
 pub mod config;
+mod crossing;
 mod links;
 mod rails;
 
@@ -43,6 +44,7 @@ pub use config::CrosspointConfig;
 pub use links::RetryReport;
 
 use crate::link::{Channels, CreditWire, Flit, InFlight};
+use crate::router::crossing::{CrossCredit, Crossings};
 use crate::routing::source::SourceRouting;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -85,7 +87,7 @@ fn can_take(used_v: u8, shared: u8, shared_cap: u8) -> bool {
 }
 
 /// Switch event counts.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct CrosspointCounters {
     /// Packets that left a crosspoint buffer with no wait beyond the bypass delay.
     pub bypassed: u64,
@@ -165,6 +167,21 @@ pub struct CrosspointRouters {
     rails: Option<Rails>,
     /// Event counts.
     pub counters: CrosspointCounters,
+    /// The switches this structure steps, `[lo, hi)`: all of them unless partitioned.
+    span: (u32, u32),
+    /// Flits and entry credits for other partitions.
+    crossing: Crossings,
+}
+
+impl CrosspointCounters {
+    /// Add another partition's counts.
+    pub fn merge(&mut self, o: &CrosspointCounters) {
+        self.bypassed += o.bypassed;
+        self.buffered += o.buffered;
+        self.vc_decrements += o.vc_decrements;
+        self.poisoned_copies += o.poisoned_copies;
+        self.copies_dropped += o.copies_dropped;
+    }
 }
 
 impl CrosspointRouters {
@@ -210,6 +227,8 @@ impl CrosspointRouters {
             retry: None,
             rails: None,
             counters: CrosspointCounters::default(),
+            span: (0, r_n as u32),
+            crossing: Crossings::default(),
         }
     }
 
@@ -272,7 +291,7 @@ impl CrosspointRouters {
         if retry {
             self.step_links(now, topo, routing, packets, ctr);
         }
-        for r in 0..topo.num_routers {
+        for r in self.span.0..self.span.1 {
             if retry || self.busy(r as usize) {
                 self.step(r, now, topo, routing, ch, packets, stats, ctr);
             }
@@ -390,9 +409,14 @@ impl CrosspointRouters {
             self.held[ru] -= 1;
             let w = self.wiring[wbase + j];
             let arrive = now + u64::from(w.flit_delay);
-            ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, ent.out_vc));
-            if w.down_router != NONE {
-                self.pending[w.down_router as usize] += 1;
+            let entry = InFlight::new(arrive, f, ent.out_vc);
+            if w.cross_out {
+                self.crossing.send_flit(w.out_flits, w.down_router, w.down_port, arrive, entry, packets);
+            } else {
+                ch.flits.push_in(w.out_flits, arrive, entry);
+                if w.down_router != NONE {
+                    self.pending[w.down_router as usize] += 1;
+                }
             }
             stats.on_channel_flit(wbase + j, u32::from(ent.out_vc), now);
             moved += 1;
@@ -421,9 +445,14 @@ impl CrosspointRouters {
             let (j, v) = (k / v_n, k % v_n);
             let wi = self.wiring[wbase + i];
             let at = now + u64::from(self.cfg.credit_delay);
-            ch.credits.push_in(wi.in_credits, at, CreditWire::new(at, (j * 16 + v) as u32));
-            if wi.up_router != NONE {
-                self.pending[wi.up_router as usize] += 1;
+            let credit = CreditWire::new(at, (j * 16 + v) as u32);
+            if wi.cross_in {
+                self.crossing.credits.push(CrossCredit { arrive: at, ring: wi.in_credits, row: wi.up_router, port: wi.up_port, entry: credit });
+            } else {
+                ch.credits.push_in(wi.in_credits, at, credit);
+                if wi.up_router != NONE {
+                    self.pending[wi.up_router as usize] += 1;
+                }
             }
         }
         if moved != 0 {
