@@ -381,8 +381,9 @@ impl super::CrosspointRouters {
                         let m = *links.meta[id].front().expect("an arriving packet has a record");
                         debug_assert_eq!(m.pid, a.id);
                         let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: a.id, idx: 0, last: a.flits - 1 }, a.received, now, routing, m.route);
-                        let k = self.xb(y as usize, i, j) * cap + e;
-                        self.entries[k].ghost = m.ghost;
+                        // Whether it is a poisoned copy is not known here: the mark
+                        // travels in its tail (and the switch before may not have
+                        // checked its own copy yet); it is read at delivery.
                         links.placed[id] = Some(Placed { pid: a.id, j: j as u8, e: e as u8, pushed_early: false });
                     }
                     Some(p) => {
