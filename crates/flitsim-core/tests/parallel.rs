@@ -187,6 +187,44 @@ fn sicortex_crosspoint_switches_with_multi_rail_around_failed_links() {
     );
 }
 
+/// K(3, 4) crosspoint switches with link-level retry on every link (`errors` under
+/// `[channel.retry.errors]`), cut-through (poisoned copies) or store and forward, and
+/// `extra` (failures during the run).
+fn sicortex_retry(errors: &str, cut_through: bool, extra: &str) -> String {
+    format!(
+        "seed = 17\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\ncut_through = {cut_through}\n[channel]\nlatency = 2\n[channel.retry]\nwindow = 15\n\
+         [channel.retry.errors]\n{errors}\n[traffic]\nload = 0.35\npacket_size = {{ sizes = [1, 4, 12], weights = [1, 1, 1] }}\n\
+         [sim]\nwarmup = 300\nmeasure = 1500\n{extra}"
+    )
+}
+
+#[test]
+fn sicortex_retry_links_with_bit_errors_and_poisoned_copies() {
+    // Errors judged in both copies of a crossing link alike; packets sent on before
+    // their CRC is checked, poisoned copies dropped further on, across partitions.
+    let toml = sicortex_retry("ber = 3e-4\nctrl_loss = 0.1", true, "");
+    let (one, _) = report(&toml, 1);
+    assert!(one["crosspoint"]["poisoned_copies"].as_u64().unwrap() > 20, "too few poisoned copies: {}", one["crosspoint"]);
+    assert!(one["retry"]["totals"]["replays"].as_u64().unwrap() > 50, "too few replays: {}", one["retry"]);
+    same_on_any_thread_count("retry + errors", &toml);
+}
+
+#[test]
+fn sicortex_retry_links_with_bursts_and_store_and_forward() {
+    same_on_any_thread_count("retry + bursts", &sicortex_retry("burst = { mean_gap = 2000.0, mean_len = 20.0, ber = 0.01 }", false, ""));
+}
+
+#[test]
+fn sicortex_retry_links_and_nodes_failing_during_the_run() {
+    // A link and a node fail mid-run: stranded packets counted lost by the partition of
+    // the link's transmitter, copies voided at the receiver's.
+    let toml = sicortex_retry("ber = 1e-4", true, "[[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n[[faults.at]]\ncycle = 1100\nnodes = [40]\n");
+    let (one, _) = report(&toml, 1);
+    assert!(one["counters"]["packets_lost"].as_u64().unwrap() > 0, "nothing lost to the failures: {}", one["counters"]);
+    same_on_any_thread_count("retry + failures", &toml);
+}
+
 #[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
@@ -202,16 +240,6 @@ fn networks_that_are_not_partitioned_say_why() {
     .unwrap();
     assert_eq!(meta.set_threads(2).unwrap(), 1);
     assert!(meta.serial_reason(2).unwrap().contains("metapackets"));
-    let retry = Config::from_toml(
-        "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n[router]\ntype = \"crosspoint\"\n[channel.retry]\n",
-        &[],
-    )
-    .unwrap()
-    .validate()
-    .unwrap();
-    let mut retry = Simulation::new(retry).unwrap();
-    assert_eq!(retry.set_threads(2).unwrap(), 1);
-    assert!(retry.serial_reason(2).unwrap().contains("retry"));
     let mut too_many = Simulation::new(spec("")).unwrap();
     assert_eq!(too_many.set_threads(17).unwrap(), 1);
     assert!(too_many.serial_reason(17).unwrap().contains("fewer routers"));

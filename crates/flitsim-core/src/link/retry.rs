@@ -252,7 +252,7 @@ pub enum PushError {
 }
 
 /// Counters of one link.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetryStats {
     /// Packets accepted by `tx_push`, and their flits.
     pub pushed: u64,

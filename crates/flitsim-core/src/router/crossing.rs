@@ -67,12 +67,22 @@ pub struct Crossings {
     /// a wait or a release this partition decided this cycle (every partition takes it;
     /// see [`crate::router::central::disha`]).
     pub token: Option<crate::router::central::disha::Token>,
+    /// Crosspoint switches with link-level retry: what this partition's switches did to
+    /// retry links into or out of other partitions this cycle.
+    pub retry: Vec<crate::router::crosspoint::RetryEvent>,
 }
 
 impl Crossings {
+    /// Flits this outbox hands to other partitions: crossing flits, and the packets
+    /// handed to retry links into other partitions.
+    pub fn flits_crossing(&self) -> u64 {
+        let pushed: u64 = self.retry.iter().map(|e| if let crate::router::crosspoint::RetryEvent::Push { flits, .. } = e { u64::from(*flits) } else { 0 }).sum();
+        self.flits.len() as u64 + pushed
+    }
+
     /// Nothing waiting to be handed over?
     pub fn is_empty(&self) -> bool {
-        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none()
+        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none() && self.retry.is_empty()
     }
 
     /// Flit `entry` leaves on `ring` for a router of another partition (row `row`,
@@ -94,6 +104,7 @@ impl Crossings {
         spare.flits.clear();
         spare.credits.clear();
         spare.token = None;
+        spare.retry.clear();
         spare.xlate = std::mem::take(&mut self.xlate);
         std::mem::replace(self, spare)
     }

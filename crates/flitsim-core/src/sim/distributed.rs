@@ -39,6 +39,7 @@ use crate::link::Channels;
 use crate::endpoint::Throttle;
 use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings};
+use crate::router::crosspoint::{RetryEvent, RetryPart};
 use crate::router::Routers;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -50,6 +51,7 @@ struct WireOut<'a> {
     flits: &'a [CrossFlit],
     credits: &'a [CrossCredit],
     token: Option<Token>,
+    retry: &'a [RetryEvent],
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -59,6 +61,7 @@ struct WireIn {
     flits: Vec<CrossFlit>,
     credits: Vec<CrossCredit>,
     token: Option<Token>,
+    retry: Vec<RetryEvent>,
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -75,6 +78,8 @@ struct Finish {
     central: Option<crate::router::central::CentralCounters>,
     /// The crosspoint switches' event counts.
     crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
+    /// The retry links' totals (each link counted by its transmitter's process).
+    retry: Option<RetryPart>,
 }
 
 /// This process's share of a run across processes.
@@ -137,7 +142,7 @@ impl Distributed {
         let outbox = take_crossings(routers, std::mem::take(&mut self.spare));
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
@@ -153,11 +158,11 @@ impl Distributed {
             for (a, b) in last.iter_mut().zip(w.last) {
                 *a = (*a).max(b);
             }
-            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() {
+            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() {
                 continue;
             }
-            self.crossed += w.flits.len() as u64;
-            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, xlate: Vec::new() };
+            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, xlate: Vec::new() };
+            self.crossed += b.flits_crossing();
             receive_crossings(routers, &b, channels, packets);
         }
         self.spare = outbox;
@@ -189,11 +194,11 @@ impl Distributed {
             Routers::Central(c) => Some(c.counters),
             _ => None,
         };
-        let crosspoint = match &*routers {
-            Routers::Crosspoint(c) => Some(c.counters),
-            _ => None,
+        let (crosspoint, retry) = match &*routers {
+            Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
+            _ => (None, None),
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -206,7 +211,12 @@ impl Distributed {
             match &mut *routers {
                 Routers::Buffered(b) => b.counters.merge(f.perf.as_ref().expect("the same routers on every process")),
                 Routers::Central(c) => c.counters.merge(f.central.as_ref().expect("the same routers on every process")),
-                Routers::Crosspoint(c) => c.counters.merge(f.crosspoint.as_ref().expect("the same routers on every process")),
+                Routers::Crosspoint(c) => {
+                    c.counters.merge(f.crosspoint.as_ref().expect("the same routers on every process"));
+                    if let Some(p) = &f.retry {
+                        c.absorb_retry(p);
+                    }
+                }
                 Routers::Iq(_) => {}
             }
         }

@@ -113,9 +113,6 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     match routers {
         Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
         Routers::Central(c) if c.meta.is_some() => return Some("metapackets (the congestion estimate gathered in-band) are not partitioned"),
-        Routers::Crosspoint(_) if cfg.channel.retry.is_some() => {
-            return Some("link-level retry (both ends of a retry link share its protocol state every cycle) is not partitioned")
-        }
         Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => {}
     }
     if (spec.topology.num_routers as usize) < threads {
@@ -196,7 +193,7 @@ impl Parallel {
         for p in parts.iter_mut() {
             boxes.push(take_crossings(&mut p.routers, spare.pop().unwrap_or_default()));
         }
-        *crossed += boxes.iter().map(|b| b.flits.len() as u64).sum::<u64>();
+        *crossed += boxes.iter().map(Crossings::flits_crossing).sum::<u64>();
         if boxes.iter().any(|b| !b.is_empty()) {
             for (k, b) in boxes.iter().enumerate() {
                 if b.is_empty() {

@@ -7,9 +7,25 @@
 //! written only by the switch holding its head, when the head arrives there, before the
 //! head leaves: so the copy a crossing head carries is the header the next switch would
 //! have read. An entry credit ("entry freed", the control packets' report) crosses back
-//! like any credit. Networks with link-level retry are not partitioned: a retry link's
-//! two ends share its protocol state every cycle ([`crate::sim::parallel::serial_reason`]).
+//! like any credit.
+//!
+//! **Retry links that cross** (`[channel.retry]`): both partitions hold a copy of the
+//! link ([`RetryLink`](crate::link::retry::RetryLink): transmitter, receiver, both wires,
+//! the error streams) and step it alike every cycle, so every protocol event (a flit hit
+//! by an error, a lost control packet, a replay, a failure) happens in both copies in the
+//! same cycle. What only one end's switch does to the link goes to the other partition
+//! with the outbox ([`RetryEvent`]), which does it to its copy before the next cycle:
+//! the transmitter handing over a packet (with a copy of its header), the receiver
+//! sending an arriving packet on before its tail, the transmitter resolving a packet it
+//! had sent on early. Each is on the side of the link its switch owns, and the other
+//! side reads it a cycle or more later (a poisoned mark travels in the tail, which
+//! arrives at least two cycles after the switch before checked its own copy), so the
+//! copies take the same steps as the one-partition link. The receiving partition takes
+//! the deliveries into its switch; the transmitting one counts the packets a failed link
+//! loses and releases its packet once delivered; each link's counters are reported by
+//! the partition of its transmitter.
 
+use super::links::{RetryEvent, RX, TX};
 use super::CrosspointRouters;
 use crate::link::Channels;
 use crate::router::crossing::Crossings;
@@ -23,6 +39,9 @@ impl CrosspointRouters {
         crate::router::wiring::partition(&mut self.wiring, self.ports, lo, hi);
         self.span = (lo, hi);
         self.crossing.xlate = vec![u32::MAX; (self.held.len() as u32 * self.ports * self.vcs) as usize];
+        if let Some(links) = self.retry.as_mut() {
+            links.partition(lo, hi);
+        }
     }
 
     /// The switches this structure steps, `[lo, hi)`.
@@ -32,7 +51,11 @@ impl CrosspointRouters {
 
     /// Take this cycle's outbox ([`Crossings::take`]).
     pub fn take_crossings(&mut self, spare: Crossings) -> Crossings {
-        self.crossing.take(spare)
+        let mut out = self.crossing.take(spare);
+        if let Some(links) = self.retry.as_mut() {
+            std::mem::swap(&mut out.retry, &mut links.events);
+        }
+        out
     }
 
     /// Receive the entries of another partition's outbox that are for switches of this
@@ -56,6 +79,11 @@ impl CrosspointRouters {
                 self.pending[c.row as usize] += 1;
             }
         }
+        if let Some(links) = self.retry.as_mut() {
+            for ev in &from.retry {
+                links.apply(ev, packets);
+            }
+        }
     }
 
     /// Copy the DMA queues of the switches `other` steps (another partition) into this
@@ -70,8 +98,77 @@ impl CrosspointRouters {
         self.held[lo..hi].copy_from_slice(&other.held[lo..hi]);
     }
 
-    /// Add the event counts of another partition's switches (at the end of a run).
+    /// Add the event counts of another partition's switches, and its retry links'
+    /// totals (at the end of a run).
     pub fn merge_counters(&mut self, other: &CrosspointRouters) {
         self.counters.merge(&other.counters);
+        if let Some(p) = other.retry_part() {
+            self.absorb_retry(&p);
+        }
+    }
+}
+
+impl super::links::Links {
+    /// Step only the ends of links at switches `[lo, hi)`; links with neither end there
+    /// are not stepped at all. Flits inside links are no longer counted ([`Self::in_links`]
+    /// serves check mode, which is not partitioned).
+    pub(super) fn partition(&mut self, lo: u32, hi: u32) {
+        let ports = self.ports;
+        for (at, &id) in self.of_port.iter().enumerate() {
+            if id == crate::topology::NONE {
+                continue;
+            }
+            let (src, dst) = ((at / ports) as u32, self.dst[id as usize].0);
+            self.role[id as usize] = if (lo..hi).contains(&src) { TX } else { 0 } | if (lo..hi).contains(&dst) { RX } else { 0 };
+        }
+        self.whole = false;
+        self.in_links = 0;
+    }
+
+    /// Do to this partition's copy of a link what the other end's partition did to its
+    /// copy in the cycle just stepped.
+    fn apply(&mut self, ev: &RetryEvent, packets: &mut PacketArena) {
+        match *ev {
+            RetryEvent::Push { link, pid, flits, vc, route, early, from, header } => {
+                if self.role[link as usize] == RX {
+                    let here = packets.alloc(header);
+                    self.push_copy(link as usize, pid, flits, vc, route, early, from, here);
+                }
+            }
+            RetryEvent::ForwardEarly { link } => {
+                if self.role[link as usize] == TX {
+                    let forwarded = self.links[link as usize].rx_forward_early();
+                    debug_assert!(forwarded, "the other copy had a packet arriving");
+                }
+            }
+            RetryEvent::Resolve { link, pid, from, ghost, hops } => {
+                if self.role[link as usize] == RX {
+                    if let Some(here) = self.resolve_in(link as usize, pid, from, ghost) {
+                        if !ghost {
+                            packets.get_mut(here).hops = hops;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Add another partition's totals (at the end of a partitioned run).
+    pub(super) fn absorb(&mut self, p: &super::links::RetryPart) {
+        self.absorbed.add(p);
+    }
+}
+
+impl CrosspointRouters {
+    /// This partition's retry-link totals, for the report of a partitioned run.
+    pub fn retry_part(&self) -> Option<super::links::RetryPart> {
+        self.retry.as_ref().map(|l| l.part())
+    }
+
+    /// Add another partition's retry-link totals (at the end of a partitioned run).
+    pub fn absorb_retry(&mut self, p: &super::links::RetryPart) {
+        if let Some(l) = self.retry.as_mut() {
+            l.absorb(p);
+        }
     }
 }

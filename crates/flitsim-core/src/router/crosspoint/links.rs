@@ -72,8 +72,15 @@ pub struct RetryReport {
 /// What the switches know of a packet in a link: the copy's routing string and VC for
 /// the next switch, and whether it is a poisoned copy.
 #[derive(Clone, Copy, Debug)]
-struct Meta {
+pub(super) struct Meta {
+    /// Its id in the link (the transmitting partition's packet id).
     pid: u32,
+    /// Its id in this partition's packet arena (`pid` unless the link crosses into this
+    /// partition: then the copy of the header made when it was handed to the link).
+    here: u32,
+    /// The transmitting switch's input it came from, when sent on early (the key, with
+    /// `pid`, by which its switch resolves it).
+    from: u8,
     /// The routing string as the next switch receives it.
     route: u64,
     vc: u8,
@@ -89,6 +96,8 @@ struct Meta {
 #[derive(Clone, Copy, Debug)]
 struct Placed {
     pid: u32,
+    /// Its id in this partition's packet arena.
+    here: u32,
     /// Its output there and its entry in the crosspoint buffer of (input, output).
     j: u8,
     e: u8,
@@ -99,21 +108,24 @@ struct Placed {
 /// The retry links of a network.
 #[derive(Clone, Debug)]
 pub struct Links {
-    links: Vec<RetryLink>,
+    pub(super) links: Vec<RetryLink>,
     /// Per (router, output port): the link (channel id), or NONE.
-    of_port: Vec<u32>,
+    pub(super) of_port: Vec<u32>,
     /// Per (router, input port): the link arriving there, or NONE.
     of_in: Vec<u32>,
     /// Per link: the receiving (router, input port).
-    dst: Vec<(u32, u32)>,
+    pub(super) dst: Vec<(u32, u32)>,
     /// Per link: the packets in it, in order.
     meta: Vec<VecDeque<Meta>>,
     /// Per link: the packet being taken in at the receiving switch (cut-through only).
     placed: Vec<Option<Placed>>,
     cut_through: bool,
-    ports: usize,
-    /// Flits inside links (handed over, not yet delivered or lost).
+    pub(super) ports: usize,
+    /// Flits inside links (handed over, not yet delivered or lost); kept only while the
+    /// network is not partitioned (`whole`), for check mode.
     pub in_links: u64,
+    /// Not partitioned: this structure steps both ends of every link.
+    pub(super) whole: bool,
     lost: u64,
     /// Packets discarded before a failed link ([`Links::lose_at_failed`]).
     at_failed: u64,
@@ -121,6 +133,54 @@ pub struct Links {
     dies: Vec<u64>,
     /// Packets discarded at failed nodes ([`Links::lose_at_dead`]).
     at_dead: u64,
+    /// Per link: which of its ends this partition steps ([`TX`], [`RX`]; both unless
+    /// partitioned, [`crate::router::crosspoint::crossing`]).
+    pub(super) role: Vec<u8>,
+    /// What this partition did to links whose other end another partition steps.
+    pub(super) events: Vec<RetryEvent>,
+    /// Other partitions' totals, added at the end of a partitioned run.
+    pub(super) absorbed: RetryPart,
+}
+
+/// This partition steps the transmitting end of the link.
+pub(super) const TX: u8 = 1;
+/// This partition steps the receiving end of the link.
+pub(super) const RX: u8 = 2;
+
+/// A change one end of a retry link makes that the partition stepping the other end (a
+/// copy of the same link) must make too, after the cycle ([`crate::router::crossing`]).
+/// A link's two copies step alike (the same state, the same error streams), so these
+/// are all they need to stay equal.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub enum RetryEvent {
+    /// The transmitting switch handed a packet to the link ([`Links::push`]), with a copy
+    /// of its header for the receiving partition.
+    Push { link: u32, pid: u32, flits: u16, vc: u8, route: u64, early: bool, from: u8, header: crate::sim::packet::Packet },
+    /// The receiving switch sent the arriving packet on before its tail.
+    ForwardEarly { link: u32 },
+    /// The transmitting switch checked the tail of a packet it had sent on early: good
+    /// (with its hop count, final only now) or poisoned.
+    Resolve { link: u32, pid: u32, from: u8, ghost: bool, hops: u32 },
+}
+
+/// The retry links' totals of one partition (each link counted by the partition that
+/// steps its transmitter), for the report of a partitioned run.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct RetryPart {
+    totals: RetryStats,
+    lost: u64,
+    at_failed: u64,
+    at_dead: u64,
+}
+
+impl RetryPart {
+    /// `self += p`.
+    pub(super) fn add(&mut self, p: &RetryPart) {
+        add(&mut self.totals, &p.totals);
+        self.lost += p.lost;
+        self.at_failed += p.at_failed;
+        self.at_dead += p.at_dead;
+    }
 }
 
 impl Links {
@@ -163,6 +223,10 @@ impl Links {
             at_failed: 0,
             dies: vec![u64::MAX; topo.num_routers as usize],
             at_dead: 0,
+            role: vec![TX | RX; n],
+            whole: true,
+            events: Vec::new(),
+            absorbed: RetryPart::default(),
         })
     }
 
@@ -202,46 +266,90 @@ impl Links {
     /// [`Links::can_accept`].) `early`: its tail has not arrived through input `input` of
     /// the switch yet (cut-through); it stays counted in that link until it is checked.
     #[allow(clippy::too_many_arguments)]
-    pub fn push(&mut self, r: u32, port: usize, pid: u32, flits: u16, vc: u8, route: u64, early: Option<usize>) {
+    pub fn push(&mut self, r: u32, port: usize, pid: u32, flits: u16, vc: u8, route: u64, early: Option<usize>, packets: &mut PacketArena) {
         let id = self.of_port[r as usize * self.ports + port] as usize;
         self.links[id].tx_push(PacketRef { id: pid, flits }).expect("the link accepts a packet after can_accept");
-        self.meta[id].push_back(Meta { pid, route, vc, ghost: false, unresolved: early.is_some() });
+        let from = early.unwrap_or(0) as u8;
+        self.meta[id].push_back(Meta { pid, here: pid, from, route, vc, ghost: false, unresolved: early.is_some() });
+        if self.role[id] != TX | RX {
+            // Handed to a link into another partition: it gets a copy of the header.
+            let header = *packets.get(pid);
+            self.events.push(RetryEvent::Push { link: id as u32, pid, flits, vc, route, early: early.is_some(), from, header });
+        }
         match early {
-            None => self.in_links += u64::from(flits),
+            None if self.whole => self.in_links += u64::from(flits),
+            None => {}
             Some(input) => {
                 let up = self.of_in[r as usize * self.ports + input] as usize;
                 let forwarded = self.links[up].rx_forward_early();
                 debug_assert!(forwarded, "the packet sent on early is the one arriving");
+                if self.role[up] != TX | RX {
+                    self.events.push(RetryEvent::ForwardEarly { link: up as u32 });
+                }
                 let p = self.placed[up].as_mut().expect("an early packet was placed");
-                debug_assert_eq!(p.pid, pid);
+                debug_assert_eq!(p.here, pid);
                 p.pushed_early = true;
             }
         }
     }
 
-    /// The switch `r` checked the tail of packet `pid`, which it had sent on early
-    /// through output `port`: good (`ghost` false) or poisoned. False if the copy is no
-    /// longer in that link (the link failed with it).
-    fn resolve(&mut self, r: u32, port: usize, pid: u32, ghost: bool) -> bool {
+    /// The switch `r` checked the tail of packet `pid` arriving on input `from`, which it
+    /// had sent on early through output `port`: good (`ghost` false) or poisoned. False
+    /// if the copy is no longer in that link (the link failed with it).
+    fn resolve(&mut self, r: u32, port: usize, pid: u32, from: usize, ghost: bool, packets: &PacketArena) -> bool {
         let id = self.of_port[r as usize * self.ports + port] as usize;
-        match self.meta[id].iter_mut().find(|m| m.pid == pid && m.unresolved) {
-            Some(m) => {
-                m.unresolved = false;
-                m.ghost = ghost;
-                true
-            }
-            None => false,
+        let found = self.resolve_in(id, pid, from as u8, ghost);
+        if found.is_some() && self.role[id] != TX | RX {
+            let hops = if ghost { 0 } else { packets.get(pid).hops };
+            self.events.push(RetryEvent::Resolve { link: id as u32, pid, from: from as u8, ghost, hops });
         }
+        found.is_some()
     }
 
-    /// Totals for the report.
-    pub fn report(&self) -> RetryReport {
-        let mut t = RetryStats::default();
-        for l in &self.links {
-            add(&mut t, l.stats());
+    /// Resolve the copy `pid` sent on early from input `from` in link `id`; its id in
+    /// this partition's arena, if it is still in the link.
+    pub(super) fn resolve_in(&mut self, id: usize, pid: u32, from: u8, ghost: bool) -> Option<u32> {
+        let m = self.meta[id].iter_mut().find(|m| m.pid == pid && m.unresolved && m.from == from)?;
+        m.unresolved = false;
+        m.ghost = ghost;
+        Some(m.here)
+    }
+
+    /// Apply another partition's `Push` to this partition's copy of the link: `here` is
+    /// the packet's id in this partition's arena (a copy of its header).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_copy(&mut self, id: usize, pid: u32, flits: u16, vc: u8, route: u64, early: bool, from: u8, here: u32) {
+        self.links[id].tx_push(PacketRef { id: pid, flits }).expect("the link's other copy accepted it");
+        self.meta[id].push_back(Meta { pid, here, from, route, vc, ghost: false, unresolved: early });
+    }
+
+    /// This partition's totals: the links whose transmitter it steps (all of them unless
+    /// partitioned), and what it counted.
+    pub(super) fn part(&self) -> RetryPart {
+        let mut totals = RetryStats::default();
+        for (l, &role) in self.links.iter().zip(&self.role) {
+            if role & TX != 0 {
+                add(&mut totals, l.stats());
+            }
         }
+        RetryPart { totals, lost: self.lost, at_failed: self.at_failed, at_dead: self.at_dead }
+    }
+
+    /// Totals for the report (with the other partitions' once they are absorbed).
+    pub fn report(&self) -> RetryReport {
+        let mine = self.part();
+        let a = &self.absorbed;
+        let mut t = mine.totals;
+        add(&mut t, &a.totals);
         let wire_overhead = if t.flits_pushed == 0 { 1.0 } else { t.wire_flits as f64 / t.flits_pushed as f64 };
-        RetryReport { links: self.links.len() as u32, totals: t, wire_overhead, packets_lost: self.lost, packets_at_failed_links: self.at_failed, packets_at_failed_nodes: self.at_dead }
+        RetryReport {
+            links: self.links.len() as u32,
+            totals: t,
+            wire_overhead,
+            packets_lost: mine.lost + a.lost,
+            packets_at_failed_links: mine.at_failed + a.at_failed,
+            packets_at_failed_nodes: mine.at_dead + a.at_dead,
+        }
     }
 }
 
@@ -272,10 +380,21 @@ impl super::CrosspointRouters {
     /// Step every link, then hand each delivered packet to its next switch's crosspoint
     /// entry (with cut-through, also the flits of the packet arriving), resolve the
     /// packets sent on early, and count the packets a failed link lost.
+    ///
+    /// Partitioned, a partition steps the links of which it steps an end ([`TX`],
+    /// [`RX`]); both partitions of a crossing link step their copies of it alike. The
+    /// receiving end's partition takes the deliveries into its switch; the transmitting
+    /// end's keeps its copy's records in step, releases its packet once delivered, and
+    /// counts the packets the link loses.
     pub(super) fn step_links(&mut self, now: u64, _topo: &Topology, routing: &SourceRouting, packets: &mut PacketArena, ctr: &mut Counters) {
         let mut links = self.retry.take().expect("links");
         let cap = self.cap as usize;
         for id in 0..links.links.len() {
+            let role = links.role[id];
+            let (tx, rx) = (role & TX != 0, role & RX != 0);
+            if role == 0 {
+                continue;
+            }
             let l = &mut links.links[id];
             if l.is_quiescent() && l.fail_at() != Some(now) {
                 continue;
@@ -284,6 +403,9 @@ impl super::CrosspointRouters {
             let (y, i) = (links.dst[id].0, links.dst[id].1 as usize);
             while let Some(d) = links.links[id].rx_pop() {
                 if d.dropped || d.poisoned {
+                    if !rx {
+                        continue;
+                    }
                     // What this switch stored of it is void; the replay refills the entry.
                     let Some(p) = links.placed[id].as_mut() else {
                         // A one-flit packet is taken in and checked in the same cycle.
@@ -296,8 +418,8 @@ impl super::CrosspointRouters {
                     if p.pushed_early {
                         // Poisoned: the copy sent on is marked at its tail.
                         p.pushed_early = false;
-                        let (j, e) = (p.j as usize, p.e as usize);
-                        if links.resolve(y, j, d.id, true) {
+                        let (j, e, here) = (p.j as usize, p.e as usize, p.here);
+                        if links.resolve(y, j, here, i, true, packets) {
                             self.counters.poisoned_copies += 1;
                         }
                         self.requeue_front(xb, e);
@@ -306,10 +428,20 @@ impl super::CrosspointRouters {
                 }
                 let m = links.meta[id].pop_front().expect("a record per packet in the link");
                 debug_assert!(m.pid == d.id && !m.unresolved, "link {id}: {m:?} delivered as {d:?}");
+                if !rx {
+                    // The transmitting partition's copy of a packet now in another
+                    // partition's switch.
+                    if !m.ghost {
+                        packets.release(m.here);
+                    }
+                    continue;
+                }
                 let (j, e, early) = match links.placed[id].take() {
                     Some(p) => (p.j as usize, p.e as usize, p.pushed_early),
                     None => {
-                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: d.id, idx: 0, last: d.flits - 1 }, d.flits, now, routing, m.route);
+                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: m.here, idx: 0, last: d.flits - 1 }, d.flits, now, routing, m.route);
+                        let xb = self.xb(y as usize, i, j);
+                        self.entries[xb * cap + e].own = !tx;
                         (j, e, false)
                     }
                 };
@@ -318,7 +450,10 @@ impl super::CrosspointRouters {
                 if m.ghost {
                     // A poisoned copy, whole here: dropped, or marked again further on.
                     if early {
-                        links.resolve(y, j, d.id, true);
+                        links.resolve(y, j, m.here, i, true, packets);
+                        if self.entries[k].own {
+                            packets.release(m.here);
+                        }
                         self.free_entry(y as usize, i, j, e);
                     } else {
                         self.entries[k].arrived = d.flits;
@@ -328,23 +463,27 @@ impl super::CrosspointRouters {
                 }
                 // A good packet, checked at this switch.
                 let ent = self.entries[k];
-                packets.get_mut(d.id).hops += 1;
+                packets.get_mut(m.here).hops += 1;
                 if j != self.local {
                     self.counters.vc_decrements += u64::from(ent.in_vc - ent.out_vc);
                 }
                 ctr.flit_traversals += u64::from(d.flits);
                 if early {
-                    if !links.resolve(y, j, d.id, false) {
+                    if !links.resolve(y, j, m.here, i, false, packets) {
                         // The next link failed with the copy it had: this packet is lost.
-                        links.in_links -= u64::from(d.flits);
+                        if links.whole {
+                            links.in_links -= u64::from(d.flits);
+                        }
                         links.lost += 1;
-                        count_lost(d.id, d.flits, packets, ctr);
+                        count_lost(m.here, d.flits, packets, ctr);
                     }
                     self.free_entry(y as usize, i, j, e);
                 } else {
                     self.entries[k].arrived = d.flits;
                     self.held[y as usize] += u32::from(d.flits);
-                    links.in_links -= u64::from(d.flits);
+                    if links.whole {
+                        links.in_links -= u64::from(d.flits);
+                    }
                 }
             }
             while let Some(s) = links.links[id].tx_pop_stranded() {
@@ -357,22 +496,33 @@ impl super::CrosspointRouters {
                 let pid = s.packet.id;
                 let at = links.meta[id].iter().position(|m| m.pid == pid).expect("a stranded packet has a record");
                 let m = links.meta[id].remove(at).expect("found");
-                if let Some(p) = links.placed[id].filter(|p| p.pid == pid) {
+                let mut placed = false;
+                if let Some(p) = links.placed[id].filter(|p| p.pid == pid && rx) {
                     let k = self.xb(y as usize, i, p.j as usize) * cap + p.e as usize;
                     self.entries[k].ghost = true;
                     self.entries[k].arrived = self.entries[k].last + 1;
                     links.placed[id] = None;
+                    placed = true;
+                }
+                if !tx {
+                    // The receiving partition's copy goes (with its entry, if it has one).
+                    if !placed {
+                        packets.release(m.here);
+                    }
+                    continue;
                 }
                 if m.ghost || m.unresolved {
                     // A poisoned copy vanishes; an unresolved one is lost when its switch
                     // checks its tail and finds the copy gone.
                     continue;
                 }
-                links.in_links -= u64::from(s.packet.flits);
+                if links.whole {
+                    links.in_links -= u64::from(s.packet.flits);
+                }
                 links.lost += 1;
-                count_lost(pid, s.packet.flits, packets, ctr);
+                count_lost(m.here, s.packet.flits, packets, ctr);
             }
-            if !links.cut_through {
+            if !links.cut_through || !rx {
                 continue;
             }
             if let Some(a) = links.links[id].rx_arriving() {
@@ -380,11 +530,13 @@ impl super::CrosspointRouters {
                     None => {
                         let m = *links.meta[id].front().expect("an arriving packet has a record");
                         debug_assert_eq!(m.pid, a.id);
-                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: a.id, idx: 0, last: a.flits - 1 }, a.received, now, routing, m.route);
+                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: m.here, idx: 0, last: a.flits - 1 }, a.received, now, routing, m.route);
                         // Whether it is a poisoned copy is not known here: the mark
                         // travels in its tail (and the switch before may not have
                         // checked its own copy yet); it is read at delivery.
-                        links.placed[id] = Some(Placed { pid: a.id, j: j as u8, e: e as u8, pushed_early: false });
+                        let xb = self.xb(y as usize, i, j);
+                        self.entries[xb * cap + e].own = !tx;
+                        links.placed[id] = Some(Placed { pid: a.id, here: m.here, j: j as u8, e: e as u8, pushed_early: false });
                     }
                     Some(p) => {
                         debug_assert_eq!(p.pid, a.id, "link {id}: the replay brings the packet whose entry waits");

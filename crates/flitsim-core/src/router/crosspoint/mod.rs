@@ -41,7 +41,7 @@ mod links;
 mod rails;
 
 pub use config::CrosspointConfig;
-pub use links::RetryReport;
+pub use links::{RetryEvent, RetryPart, RetryReport};
 
 use crate::link::{Channels, CreditWire, Flit, InFlight};
 use crate::router::crossing::{CrossCredit, Crossings};
@@ -76,6 +76,10 @@ struct Entry {
     route: u64,
     /// A poisoned copy (or one whose link failed): dropped once whole, never delivered.
     ghost: bool,
+    /// Partitioned: the packet record is this partition's copy, made when the packet was
+    /// handed to the link from another partition; released if the entry ends as a
+    /// poisoned copy.
+    own: bool,
 }
 
 
@@ -473,7 +477,7 @@ impl CrosspointRouters {
         let xb = self.xb(r as usize, p, j);
         let e = self.take_entry(xb, v).expect("the transmitter allocated this crosspoint entry");
         let ready = (now as u32).wrapping_add(self.cfg.xb_delay);
-        self.entries[xb * self.cap as usize + e] = Entry { pid: head.pid, arrived, sent: 0, last: head.last, in_vc: v as u8, out_vc: out_vc as u8, down_out: down_out as u8, ready, route, ghost: false };
+        self.entries[xb * self.cap as usize + e] = Entry { pid: head.pid, arrived, sent: 0, last: head.last, in_vc: v as u8, out_vc: out_vc as u8, down_out: down_out as u8, ready, route, ghost: false, own: false };
         (j, e)
     }
 
@@ -539,6 +543,9 @@ impl CrosspointRouters {
                     self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
                     self.fifo_len[q] -= 1;
                     self.queued[wbase + j] -= 1;
+                    if ent.own {
+                        packets.release(ent.pid);
+                    }
                     self.free_entry(ru, i, j, e);
                     self.counters.copies_dropped += 1;
                     ctr.last_progress = now;
@@ -603,12 +610,12 @@ impl CrosspointRouters {
             if via_link && unchecked {
                 // Cut through: into the link's replay buffer now; the entry stays until
                 // the tail arrives and is checked (`Links::step_links`).
-                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, Some(i));
+                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, Some(i), packets);
                 return false;
             }
             if via_link {
                 // The whole packet goes into the link's replay buffer; its entry is free.
-                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, None);
+                self.retry.as_mut().expect("links").push(r, j, ent.pid, ent.last + 1, ent.out_vc, ent.route, None, packets);
                 self.held[ru] -= u32::from(ent.last) + 1;
                 self.release_entry(xb, e, ent.in_vc as usize);
                 if i != self.local {
@@ -672,7 +679,7 @@ impl CrosspointRouters {
                     let route = pkt.route;
                     let xb = self.xb(ru, local, j);
                     let Some(e) = self.take_entry(xb, vc as usize) else { continue };
-                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay), route, ghost: false };
+                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay), route, ghost: false, own: false };
                     self.inj_fill[q] = (j * cap + e) as u16;
                     (xb, e)
                 } else {
