@@ -95,6 +95,19 @@ fn sicortex_crosspoint_switches_across_two_processes() {
     );
 }
 
+/// SiCortex retry links with bit errors, poisoned copies and a link failing mid-run.
+#[cfg(feature = "mpi")]
+#[test]
+fn sicortex_retry_links_across_two_processes() {
+    same_with_two_processes(
+        "retry",
+        "seed = 17\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\n[channel]\nlatency = 2\n[channel.retry]\nwindow = 15\n[channel.retry.errors]\nber = 3e-4\n\
+         [traffic]\nload = 0.35\npacket_size = { sizes = [1, 4, 12], weights = [1, 1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n\
+         [[faults.at]]\ncycle = 700\nlinks = [[20, 1]]\n",
+    );
+}
+
 /// A run that cannot be split (check mode verifies the whole network every cycle) is
 /// simulated whole by every process; process 0 says so once and writes the same report.
 #[cfg(feature = "mpi")]

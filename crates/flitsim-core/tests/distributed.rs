@@ -166,6 +166,19 @@ fn sicortex_crosspoint_switches_across_processes() {
     );
 }
 
+/// SiCortex retry links with bit errors, cut-through (poisoned copies) and a link
+/// failing mid-run: the links' events and each link's counters cross between processes.
+#[test]
+fn sicortex_retry_links_with_errors_and_a_failure_across_processes() {
+    same_across_processes(
+        "retry",
+        "seed = 17\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 4\n[channel]\nlatency = 2\n[channel.retry]\nwindow = 15\n[channel.retry.errors]\nber = 3e-4\nctrl_loss = 0.1\n\
+         [traffic]\nload = 0.35\npacket_size = { sizes = [1, 4, 12], weights = [1, 1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n\
+         [[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

@@ -226,6 +226,24 @@ fn sicortex_retry_links_and_nodes_failing_during_the_run() {
 }
 
 #[test]
+fn sicortex_retry_finite_workload_with_failures_stops_at_the_same_cycle() {
+    // The run ends once every packet record in every partition is gone: a copy a
+    // partition kept after a crossing link delivered, stranded or poisoned it would keep
+    // this run going past the cycle one thread stops at.
+    let toml = sicortex_retry(
+        "ber = 3e-4",
+        true,
+        "until_done = true\n[[faults.at]]\ncycle = 400\nlinks = [[20, 1], [75, 0], [101, 2]]\n",
+    )
+    .replace("load = 0.35", "load = 0.5\npackets_per_source = 30")
+    .replace("measure = 1500", "measure = 100000");
+    let (one, _) = report(&toml, 1);
+    assert!(one["cycles"].as_u64().unwrap() < 20_000, "the finite workload did not finish: {}", one["cycles"]);
+    assert!(one["retry"]["packets_lost"].as_u64().unwrap() > 0, "no packet stranded: {}", one["retry"]);
+    same_on_any_thread_count("retry + finite", &toml);
+}
+
+#[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
     let mut check = Simulation::new(spec("[sim]\ncheck = true\n")).unwrap();
