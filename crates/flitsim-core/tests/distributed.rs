@@ -179,6 +179,19 @@ fn sicortex_retry_links_with_errors_and_a_failure_across_processes() {
     );
 }
 
+/// Messages over a Clos with probing adaptive dispersion: reassembly totals gathered
+/// from every process, probe answers sent back across processes.
+#[test]
+fn clos_messages_with_probing_dispersion_across_processes() {
+    same_across_processes(
+        "clos + probing",
+        "seed = 11\n[topology]\ntype = \"clos\"\nradix = 16\nstages = 3\nnodes = 64\n\
+         [router]\nvcs = 1\nbuffer_depth = 16\nrouting_delay = 0\nvc_alloc_delay = 0\n[routing]\ntype = \"updown\"\nselection = \"probing\"\n\
+         [channel]\nflit_bytes = 16\n[traffic]\npattern = { type = \"random_bisection\", index = 2 }\ninjection = { type = \"backlogged\" }\n\
+         message = { bytes = 8192, mtu = 256, per_source = 4 }\n[sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

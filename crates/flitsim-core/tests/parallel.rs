@@ -243,6 +243,32 @@ fn sicortex_retry_finite_workload_with_failures_stops_at_the_same_cycle() {
     same_on_any_thread_count("retry + finite", &toml);
 }
 
+/// A Clos of 16-port Myrinet-like crossbars streaming 8 KiB messages over a random
+/// bisection with NIC routing scheme `selection` (messages reassembled at receivers of
+/// every partition, probe answers handed back to sources in other partitions).
+fn clos_messages(selection: &str) -> String {
+    format!(
+        "seed = 11\n[topology]\ntype = \"clos\"\nradix = 16\nstages = 3\nnodes = 64\n\
+         [router]\nvcs = 1\nbuffer_depth = 16\nrouting_delay = 0\nvc_alloc_delay = 0\n[routing]\ntype = \"updown\"\nselection = \"{selection}\"\n\
+         [channel]\nflit_bytes = 16\n[traffic]\npattern = {{ type = \"random_bisection\", index = 2 }}\ninjection = {{ type = \"backlogged\" }}\n\
+         message = {{ bytes = 8192, mtu = 256, per_source = 4 }}\n[sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n"
+    )
+}
+
+#[test]
+fn clos_messages_with_probing_adaptive_dispersion() {
+    let toml = clos_messages("probing");
+    let (one, _) = report(&toml, 1);
+    assert!(one["dispersion"]["probes"].as_u64().unwrap() > 10, "too few probes: {}", one["dispersion"]);
+    assert_eq!(one["messages"]["delivered"].as_u64().unwrap(), 64 * 4);
+    same_on_any_thread_count("clos + probing", &toml);
+}
+
+#[test]
+fn clos_messages_with_adaptive_dispersion() {
+    same_on_any_thread_count("clos + adaptive", &clos_messages("adaptive"));
+}
+
 #[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();

@@ -115,7 +115,7 @@ pub enum Action {
 }
 
 /// Counters of the dispersive schemes, over all NICs and the whole run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct DispersionCounters {
     /// Packets the NICs sent whose sending flow control stopped at least once.
     pub blocked_packets: u64,
@@ -129,6 +129,18 @@ pub struct DispersionCounters {
     pub forced: u64,
     /// Cycle of the last route change (0 if none): how long the scheme took to settle.
     pub last_change: u64,
+}
+
+impl DispersionCounters {
+    /// Add another partition's counts (the last change: the later one).
+    pub fn merge(&mut self, o: &DispersionCounters) {
+        self.blocked_packets += o.blocked_packets;
+        self.route_changes += o.route_changes;
+        self.probes += o.probes;
+        self.probes_free += o.probes_free;
+        self.forced += o.forced;
+        self.last_change = self.last_change.max(o.last_change);
+    }
 }
 
 /// One NIC's routes, per destination it has sent to.

@@ -115,12 +115,25 @@ pub struct Endpoints {
     probe_timing: (u64, u64, u64),
     /// Probes that reached their destination this cycle (reused buffer).
     probe_arrivals: Vec<ProbeArrival>,
+    /// Answers of this cycle for sources of other partitions.
+    pub probes_out: Vec<ProbeAnswer>,
     /// The endpoints this structure steps, `[lo, hi)`: all, or one partition's
     /// ([`crate::sim::parallel`]); the others' state stays here unused.
     own: (u32, u32),
     /// Refused packets of endpoints stepped by other processes, added at the end of a
     /// run across processes ([`Endpoints::add_totals`]).
     unroutable_elsewhere: (u64, u64),
+}
+
+/// A probe's answer for a source another partition steps (the partitioned engine hands
+/// it over after the cycle; it is used `zero_load` cycles later, so in time).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ProbeAnswer {
+    src: u32,
+    dst: u32,
+    route: u32,
+    free: bool,
+    at: u64,
 }
 
 /// A probe packet reached its destination.
@@ -190,6 +203,7 @@ impl Endpoints {
             dispersion: dispersion::DispersionCounters::default(),
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
+            probes_out: Vec::new(),
             own: (0, n),
             unroutable_elsewhere: (0, 0),
         }
@@ -237,6 +251,29 @@ impl Endpoints {
         &self.nics[self.own.0 as usize..self.own.1 as usize]
     }
 
+    /// Answers another partition's endpoints sent to sources of this one.
+    pub fn receive_probe_answers(&mut self, answers: &[ProbeAnswer]) {
+        for a in answers {
+            if (self.own.0..self.own.1).contains(&a.src) {
+                self.nics[a.src as usize].routes.probe_answer(a.dst, a.route, a.free, a.at);
+            }
+        }
+    }
+
+    /// Message reassembly and dispersion totals of this partition's endpoints (at the
+    /// end of a partitioned run).
+    pub fn nic_totals(&self) -> (Option<reassembly::ReassemblyPart>, dispersion::DispersionCounters) {
+        (self.reassembly.as_ref().map(|r| r.part(self.own)), self.dispersion)
+    }
+
+    /// Add another partition's [`Endpoints::nic_totals`].
+    pub fn add_nic_totals(&mut self, (reassembly, dispersion): &(Option<reassembly::ReassemblyPart>, dispersion::DispersionCounters)) {
+        if let (Some(r), Some(p)) = (self.reassembly.as_mut(), reassembly) {
+            r.absorb(p);
+        }
+        self.dispersion.merge(dispersion);
+    }
+
     /// Step only endpoints `[lo, hi)` (one partition's).
     pub fn partition(&mut self, lo: u32, hi: u32) {
         self.own = (lo, hi);
@@ -246,6 +283,7 @@ impl Endpoints {
     /// NICs and injection credits, and add its per-phase flit counts (at the end of a run,
     /// so that this structure reports for the whole network).
     pub fn absorb(&mut self, other: &Endpoints) {
+        self.add_nic_totals(&other.nic_totals());
         let (lo, hi) = (other.own.0 as usize, other.own.1 as usize);
         let v = self.vcs as usize;
         self.nics[lo..hi].clone_from_slice(&other.nics[lo..hi]);
@@ -285,7 +323,7 @@ impl Endpoints {
         };
         let timing = self.probe_timing;
         let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
-        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, probes_out, .. } = self;
         for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate().take(hi).skip(lo) {
             let ctx = (now, phase, workload, sending, throttle);
             let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
@@ -299,7 +337,13 @@ impl Endpoints {
         for a in probe_arrivals.drain(..) {
             let zero_load = timing.0 + timing.1 * a.hops as u64;
             let free = a.latency.saturating_add(timing.2) <= zero_load;
-            nics[a.src as usize].routes.probe_answer(a.dst, a.route, free, a.now + zero_load);
+            if (lo..hi).contains(&(a.src as usize)) {
+                nics[a.src as usize].routes.probe_answer(a.dst, a.route, free, a.now + zero_load);
+            } else {
+                // (Answers of one source concern different destinations: their order
+                // does not matter.)
+                probes_out.push(ProbeAnswer { src: a.src, dst: a.dst, route: a.route, free, at: a.now + zero_load });
+            }
         }
     }
 

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::traffic::Message;
 
 /// A message partly received.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Open {
     src: u32,
     msg: u64,
@@ -23,7 +23,7 @@ struct Open {
 }
 
 /// One flow's delivered messages.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Flow {
     /// Messages completed.
     messages: u64,
@@ -31,6 +31,17 @@ struct Flow {
     first_create: u64,
     /// Cycle the last message completed.
     last_done: u64,
+}
+
+/// One partition's receivers' reassembly state ([`Reassembly::part`]).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ReassemblyPart {
+    open: Vec<(u32, Vec<Open>)>,
+    flows: Vec<((u32, u32), Flow)>,
+    delivered: u64,
+    latency_sum: u128,
+    latency_min: u64,
+    latency_max: u64,
 }
 
 /// Reassembly state of every endpoint, and message totals.
@@ -88,6 +99,32 @@ impl Reassembly {
         f.messages += 1;
         f.first_create = f.first_create.min(create);
         f.last_done = f.last_done.max(now);
+    }
+
+    /// The state of receivers `[lo, hi)` (one partition's, at the end of a partitioned
+    /// run), to be merged into another partition's with [`Reassembly::absorb`].
+    pub fn part(&self, (lo, hi): (u32, u32)) -> ReassemblyPart {
+        ReassemblyPart {
+            open: (lo..hi).filter(|&d| !self.open[d as usize].is_empty()).map(|d| (d, self.open[d as usize].clone())).collect(),
+            flows: self.flows.iter().map(|(&k, &f)| (k, f)).collect(),
+            delivered: self.delivered,
+            latency_sum: self.latency_sum,
+            latency_min: self.latency_min,
+            latency_max: self.latency_max,
+        }
+    }
+
+    /// Add another partition's receivers (their flows are other destinations than this
+    /// partition's: the maps are disjoint).
+    pub fn absorb(&mut self, p: &ReassemblyPart) {
+        for (d, open) in &p.open {
+            self.open[*d as usize] = open.clone();
+        }
+        self.flows.extend(p.flows.iter().copied());
+        self.delivered += p.delivered;
+        self.latency_sum += p.latency_sum;
+        self.latency_min = self.latency_min.min(p.latency_min);
+        self.latency_max = self.latency_max.max(p.latency_max);
     }
 
     /// Messages some but not all of whose packets arrived.

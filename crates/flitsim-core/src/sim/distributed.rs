@@ -31,12 +31,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::parallel::{partition, receive_crossings, span, take_crossings, PartMut};
+use super::parallel::{partition, receive_outbox, span, take_outbox, PartMut};
 use super::peers::Peers;
 use crate::config::Spec;
 use crate::endpoint::Endpoints;
 use crate::link::Channels;
-use crate::endpoint::Throttle;
+use crate::endpoint::{ProbeAnswer, Throttle};
 use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings};
 use crate::router::crosspoint::{RetryEvent, RetryPart};
@@ -52,6 +52,7 @@ struct WireOut<'a> {
     credits: &'a [CrossCredit],
     token: Option<Token>,
     retry: &'a [RetryEvent],
+    probes: &'a [ProbeAnswer],
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -62,6 +63,7 @@ struct WireIn {
     credits: Vec<CrossCredit>,
     token: Option<Token>,
     retry: Vec<RetryEvent>,
+    probes: Vec<ProbeAnswer>,
     counts: [u64; 11],
     last: [u64; 2],
 }
@@ -80,6 +82,8 @@ struct Finish {
     crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
     /// The retry links' totals (each link counted by its transmitter's process).
     retry: Option<RetryPart>,
+    /// Message reassembly and NIC dispersion totals.
+    nic: (Option<crate::endpoint::reassembly::ReassemblyPart>, crate::endpoint::dispersion::DispersionCounters),
 }
 
 /// This process's share of a run across processes.
@@ -139,10 +143,10 @@ impl Distributed {
         throttle: Throttle,
     ) -> Counters {
         PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec, throttle);
-        let outbox = take_crossings(routers, std::mem::take(&mut self.spare));
+        let outbox = take_outbox(routers, endpoints, std::mem::take(&mut self.spare));
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
@@ -158,12 +162,12 @@ impl Distributed {
             for (a, b) in last.iter_mut().zip(w.last) {
                 *a = (*a).max(b);
             }
-            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() {
+            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.probes.is_empty() {
                 continue;
             }
-            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, xlate: Vec::new() };
+            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, probes: w.probes, xlate: Vec::new() };
             self.crossed += b.flits_crossing();
-            receive_crossings(routers, &b, channels, packets);
+            receive_outbox(routers, endpoints, &b, channels, packets);
         }
         self.spare = outbox;
         Counters::from_parts(counts, last)
@@ -198,7 +202,7 @@ impl Distributed {
             Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
             _ => (None, None),
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry, nic: endpoints.nic_totals() };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -208,6 +212,7 @@ impl Distributed {
             let f: Finish = postcard::from_bytes(b).expect("a collector from another process deserializes");
             stats.merge(&f.stats);
             endpoints.add_totals(&f.phase_flits, f.unroutable);
+            endpoints.add_nic_totals(&f.nic);
             match &mut *routers {
                 Routers::Buffered(b) => b.counters.merge(f.perf.as_ref().expect("the same routers on every process")),
                 Routers::Central(c) => c.counters.merge(f.central.as_ref().expect("the same routers on every process")),

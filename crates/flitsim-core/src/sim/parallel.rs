@@ -121,14 +121,6 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     if cfg.sim.check {
         return Some("check mode verifies the whole network every cycle on one thread");
     }
-    if spec.workload.message().is_some() {
-        return Some("message reassembly is not partitioned");
-    }
-    if let crate::routing::RoutingFunction::UpDown(u) = &spec.routing {
-        if u.dispersion().is_some() {
-            return Some("NIC dispersion (probes answered across the network) is not partitioned");
-        }
-    }
     None
 }
 
@@ -189,9 +181,9 @@ impl Parallel {
             first.step(now, phase, spec, throttle);
         });
         // Hand over the outboxes, in partition order.
-        boxes.push(take_crossings(first.routers, spare.pop().unwrap_or_default()));
+        boxes.push(take_outbox(first.routers, first.endpoints, spare.pop().unwrap_or_default()));
         for p in parts.iter_mut() {
-            boxes.push(take_crossings(&mut p.routers, spare.pop().unwrap_or_default()));
+            boxes.push(take_outbox(&mut p.routers, &mut p.endpoints, spare.pop().unwrap_or_default()));
         }
         *crossed += boxes.iter().map(Crossings::flits_crossing).sum::<u64>();
         if boxes.iter().any(|b| !b.is_empty()) {
@@ -200,11 +192,11 @@ impl Parallel {
                     continue;
                 }
                 if k != 0 {
-                    receive_crossings(first.routers, b, first.channels, first.packets);
+                    receive_outbox(first.routers, first.endpoints, b, first.channels, first.packets);
                 }
                 for (j, p) in parts.iter_mut().enumerate() {
                     if j + 1 != k {
-                        receive_crossings(&mut p.routers, b, &mut p.channels, &mut p.packets);
+                        receive_outbox(&mut p.routers, &mut p.endpoints, b, &mut p.channels, &mut p.packets);
                     }
                 }
             }
@@ -336,6 +328,20 @@ pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
         Routers::Central(x) => x.take_crossings(spare),
         Routers::Crosspoint(x) => x.take_crossings(spare),
     }
+}
+
+/// A partition's outbox of this cycle: its routers' crossings and its endpoints' probe
+/// answers for other partitions.
+pub(super) fn take_outbox(r: &mut Routers, e: &mut Endpoints, spare: Crossings) -> Crossings {
+    let mut b = take_crossings(r, spare);
+    std::mem::swap(&mut b.probes, &mut e.probes_out);
+    b
+}
+
+/// Receive another partition's outbox ([`take_outbox`]).
+pub(super) fn receive_outbox(r: &mut Routers, e: &mut Endpoints, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
+    receive_crossings(r, b, ch, packets);
+    e.receive_probe_answers(&b.probes);
 }
 
 /// Receive another partition's outbox.
