@@ -19,10 +19,13 @@
 //! congestion controller, replicated on every process, samples the sum of the processes'
 //! counts of full buffers (a reduction in the cycles it samples), so every process
 //! throttles its sources alike. Disha's token state travels with the outbox of the
-//! process that decided it ([`crate::router::central::disha`]). So every process takes the same branch in
-//! the same cycle. At the end process 0 gathers the other processes' collectors,
-//! endpoint totals and (buffered-crossbar routers) performance counters and merges them as the threads engine does; its report is the
-//! one-thread report, bit for bit.
+//! process that decided it ([`crate::router::central::disha`]), and so do the events of
+//! retry links whose ends are in two processes and the probe answers of NIC dispersion.
+//! So every process takes the same branch in the same cycle. At the end process 0
+//! gathers the other processes' collectors, endpoint totals (message reassembly,
+//! dispersion counts), router performance and event counters and retry-link totals,
+//! and merges them as the threads engine does; its report is the one-thread report,
+//! bit for bit.
 //!
 //! Not distributed (the run stays whole on every process, and process 0 reports it):
 //! whatever [`super::parallel::serial_reason`] keeps on one thread. The periodic search for a partial deadlock (a cycle of waiting VCs

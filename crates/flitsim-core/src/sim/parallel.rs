@@ -26,15 +26,18 @@
 //! partitions' counts taken before the cycle, and its decision reaches every partition's
 //! sources. Disha's recovery token is copied in every partition, and the one partition
 //! that decides a capture or release in a cycle hands the new state over with its
-//! outbox ([`crate::router::central::disha`]).
+//! outbox ([`crate::router::central::disha`]). A retry link whose ends are in different
+//! partitions is held and stepped by both ([`crate::router::crosspoint`]'s `crossing`).
+//! A probe's answer for a source of another partition goes in the outbox too.
 //!
-//! What is partitioned today: the input-queued router with its arrival calendar, the
-//! buffered-crossbar (SeaStar) router with its age clocks and performance counters, and
-//! the central-arbiter router (adaptive routing, Duato or Disha, side-band throttling
-//! and ALO), on every topology and destination or source routing function they run,
-//! with faults fixed before the run, packet-level traffic. The crosspoint (Kautz,
-//! link-level retry) router, metapackets, message reassembly, NIC dispersion and check
-//! mode run on one thread ([`serial_reason`] says why a network is not partitioned).
+//! What is partitioned: every router microarchitecture (input-queued with its arrival
+//! calendar, buffered-crossbar with its age clocks and performance counters,
+//! central-arbiter with Duato or Disha, side-band throttling and ALO, crosspoint with
+//! link-level retry, errors, poisoned copies and failures during the run), on every
+//! topology and routing function, with faults, packet- and message-level traffic and
+//! NIC dispersion. On one thread: metapackets (the congestion estimate gathered
+//! in-band), check mode, and input-queued networks with delays of 64 cycles or more
+//! ([`serial_reason`] says why).
 
 use crate::config::Spec;
 use crate::endpoint::{Endpoints, NicView, Throttle};
