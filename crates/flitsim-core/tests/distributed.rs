@@ -192,6 +192,16 @@ fn clos_messages_with_probing_dispersion_across_processes() {
     );
 }
 
+/// Lookahead windows across processes: one exchange per 4 cycles.
+#[test]
+fn long_channels_exchange_once_per_lookahead_window_across_processes() {
+    same_across_processes(
+        "lookahead 4",
+        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [6, 5]\nconcentration = 2\n[router]\ncredit_delay = 4\n[channel]\nlatency = 3\n\
+         [traffic]\nload = 0.4\npacket_size = 3\n[sim]\nwarmup = 301\nmeasure = 1503\nwatchdog = 499\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

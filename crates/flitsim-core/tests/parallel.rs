@@ -269,6 +269,27 @@ fn clos_messages_with_adaptive_dispersion() {
     same_on_any_thread_count("clos + adaptive", &clos_messages("adaptive"));
 }
 
+/// Longer channels and credit wires: nothing a partition sends arrives within 4 cycles,
+/// so the partitions step 4 cycles between hand-overs; the windows stop where the
+/// measurement window opens and closes (at cycles that are not multiples of 4) and at
+/// the partial-deadlock search.
+#[test]
+fn long_channels_synchronise_once_per_lookahead_window() {
+    let toml = "seed = 5\n[topology]\ntype = \"torus\"\ndims = [6, 5]\nconcentration = 2\n[router]\ncredit_delay = 4\n[channel]\nlatency = 3\n\
+                [traffic]\nload = 0.4\npacket_size = 3\n[sim]\nwarmup = 301\nmeasure = 1503\nwatchdog = 499\n";
+    let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+    let mut sim = Simulation::new(spec).unwrap();
+    assert_eq!(sim.set_threads(2).unwrap(), 2);
+    assert_eq!(sim.lookahead(), 4, "min(credit delay 4, output stage 2 + latency 3)");
+    same_on_any_thread_count("lookahead 4", toml);
+    let seastar = "seed = 6\n[topology]\ntype = \"torus\"\ndims = [4, 4, 3]\n[router]\ntype = \"buffered_crossbar\"\ncredit_delay = 3\nage_clock_period = 8\n\
+                   [channel]\nlatency = 5\n[traffic]\nload = 0.3\npacket_size = 5\n[sim]\nwarmup = 250\nmeasure = 1250\n";
+    let mut sim = Simulation::new(Config::from_toml(seastar, &[]).unwrap().validate().unwrap()).unwrap();
+    sim.set_threads(3).unwrap();
+    assert_eq!(sim.lookahead(), 3);
+    same_on_any_thread_count("seastar lookahead 3", seastar);
+}
+
 #[test]
 fn networks_that_are_not_partitioned_say_why() {
     let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();

@@ -58,6 +58,8 @@ struct WireOut<'a> {
     probes: &'a [ProbeAnswer],
     counts: [u64; 11],
     last: [u64; 2],
+    /// Packets created in the measurement window during the window of cycles.
+    made: u64,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +71,7 @@ struct WireIn {
     probes: Vec<ProbeAnswer>,
     counts: [u64; 11],
     last: [u64; 2],
+    made: u64,
 }
 
 /// What process 0 gathers at the end.
@@ -130,13 +133,14 @@ impl Distributed {
         self.crossed
     }
 
-    /// One cycle of this partition, the exchange of the crossings, and the whole run's
-    /// counters.
+    /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]),
+    /// the exchange of the crossings, and the whole run's counters and packets created in
+    /// the measurement window.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         now: u64,
-        phase: Option<usize>,
+        k: u64,
         spec: &Spec,
         routers: &mut Routers,
         channels: &mut Channels,
@@ -144,12 +148,13 @@ impl Distributed {
         packets: &mut PacketArena,
         stats: &mut Collector,
         throttle: Throttle,
-    ) -> Counters {
-        PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step(now, phase, spec, throttle);
+    ) -> (Counters, u64) {
+        let mut made = PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step_cycles(now, k, spec, throttle);
+        let mine = made;
         let outbox = take_outbox(routers, endpoints, std::mem::take(&mut self.spare));
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, counts, last }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
@@ -165,6 +170,7 @@ impl Distributed {
             for (a, b) in last.iter_mut().zip(w.last) {
                 *a = (*a).max(b);
             }
+            made += w.made;
             if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.probes.is_empty() {
                 continue;
             }
@@ -173,7 +179,7 @@ impl Distributed {
             receive_outbox(routers, endpoints, &b, channels, packets);
         }
         self.spare = outbox;
-        Counters::from_parts(counts, last)
+        (Counters::from_parts(counts, last), made)
     }
 
     /// Sum of `v` over the processes.

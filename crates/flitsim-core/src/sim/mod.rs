@@ -10,6 +10,7 @@ pub mod deadlock;
 pub mod distributed;
 pub mod packet;
 pub mod parallel;
+mod window;
 pub mod peers;
 pub mod rng;
 
@@ -82,6 +83,9 @@ pub struct Simulation {
     parallel: Option<parallel::Parallel>,
     /// Across processes: this process's share ([`distributed`]).
     distributed: Option<distributed::Distributed>,
+    /// Cycles the partitions may step between two hand-overs ([`window`]); 1 when not
+    /// partitioned.
+    window: u64,
 }
 
 impl Simulation {
@@ -208,6 +212,7 @@ impl Simulation {
             queue_at_window_end: 0,
             parallel: None,
             distributed: None,
+            window: 1,
             spec,
         })
     }
@@ -238,6 +243,7 @@ impl Simulation {
         }
         let p = parallel::Parallel::new(threads, &self.spec, &mut self.routers, &self.channels, &mut self.endpoints, &self.stats)?;
         self.parallel = Some(p);
+        self.window = window::lookahead(&self.spec, &self.routers, &self.channels);
         Ok(threads)
     }
 
@@ -254,6 +260,7 @@ impl Simulation {
             return Ok(Some(why));
         }
         self.distributed = Some(distributed::Distributed::new(peers, &self.spec, &mut self.routers, &mut self.endpoints));
+        self.window = window::lookahead(&self.spec, &self.routers, &self.channels);
         Ok(None)
     }
 
@@ -266,6 +273,12 @@ impl Simulation {
     /// partitioned).
     pub fn serial_reason(&self, threads: usize) -> Option<&'static str> {
         parallel::serial_reason(&self.spec, &self.routers, threads)
+    }
+
+    /// Cycles the partitions step between two hand-overs in the measured run (the
+    /// lookahead, [`window`]); 1 when not partitioned.
+    pub fn lookahead(&self) -> u64 {
+        self.window
     }
 
     /// Threads stepping the network.
@@ -341,15 +354,13 @@ impl Simulation {
             },
         };
         if let Some(d) = &mut self.distributed {
-            self.counters = d.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
-            if self.stats.in_window(now) {
-                self.measured_created += self.counters.packets_created - created_before;
-            }
+            let (counters, made) = d.step(now, 1, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
+            self.counters = counters;
+            self.measured_created += made;
         } else if let Some(par) = &mut self.parallel {
-            self.counters = par.step(now, phase, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
-            if self.stats.in_window(now) {
-                self.measured_created += self.counters.packets_created - created_before;
-            }
+            let (counters, made) = par.step(now, 1, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
+            self.counters = counters;
+            self.measured_created += made;
         } else {
             self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing });
             if self.stats.in_window(now) {
@@ -360,16 +371,29 @@ impl Simulation {
         if self.spec.config.sim.check {
             check::verify(self)?;
         }
-        let idle = now.saturating_sub(self.counters.last_progress);
+        self.watch(now, now)?;
+        self.now += 1;
+        Ok(())
+    }
+
+    /// After cycles `first..=last`: the deadlock watchdog (no flit moved for
+    /// `sim.watchdog` cycles while flits are in the network: the error is reported as of
+    /// the cycle it trips in) and, once per watchdog period, the search for a partial
+    /// deadlock.
+    fn watch(&mut self, first: u64, last: u64) -> Result<()> {
         let watchdog = self.spec.config.sim.watchdog;
-        if idle >= watchdog && self.in_network() > 0 {
+        let progress = self.counters.last_progress;
+        if last.saturating_sub(progress) >= watchdog && self.in_network() > 0 {
+            let at = first.max(progress + watchdog);
+            self.now = at;
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
             }
-            return Err(self.deadlock_error(idle));
+            return Err(self.deadlock_error(at - progress));
         }
         // A deadlock among some VCs while others still move: once per watchdog period,
         // a cycle of waiting input VCs whose front flits have not changed in a period.
+        let now = last;
         if now > 0 && now.is_multiple_of(watchdog) && self.distributed.is_none() {
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
@@ -389,7 +413,6 @@ impl Simulation {
                 Err(e) => return Err(e),
             }
         }
-        self.now += 1;
         Ok(())
     }
 
@@ -410,7 +433,10 @@ impl Simulation {
         let end = s.warmup + s.measure;
         let planned = end;
         while self.now < end {
-            self.step()?;
+            match self.window_len(end) {
+                1 => self.step()?,
+                k => self.step_window(k)?,
+            }
             if s.until_done && self.now > s.warmup && self.live_packets() == 0 && self.exhausted() {
                 self.stats.close_window(self.now);
                 if let Some(p) = &mut self.parallel {
@@ -419,7 +445,7 @@ impl Simulation {
                 self.queue_at_window_end = 0;
                 break;
             }
-            if self.now.is_multiple_of(4096) {
+            if self.now.is_multiple_of(window::PROGRESS_EVERY) {
                 let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
                 progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
             }
@@ -430,7 +456,7 @@ impl Simulation {
         let drain_start = self.now.min(end);
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
             self.step()?;
-            if self.now.is_multiple_of(4096) {
+            if self.now.is_multiple_of(window::PROGRESS_EVERY) {
                 progress(&Progress { cycle: self.now, planned, stage: Stage::Drain, in_network: self.in_network() });
             }
         }

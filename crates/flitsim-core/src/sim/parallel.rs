@@ -56,6 +56,8 @@ struct Part {
     packets: PacketArena,
     stats: Collector,
     counters: Counters,
+    /// Packets it created in the measurement window during the last window of cycles.
+    made: u64,
 }
 
 /// The state one partition steps, borrowed for a cycle.
@@ -75,6 +77,20 @@ impl PartMut<'_> {
         let view = NicView { routing: &spec.routing };
         self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, throttle, view);
         self.routers.step_all(now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
+    }
+
+    /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]);
+    /// returns the packets it created in the measurement window.
+    pub fn step_cycles(&mut self, now: u64, k: u64, spec: &Spec, throttle: Throttle) -> u64 {
+        let mut made = 0;
+        for t in now..now + k {
+            let before = self.counters.packets_created;
+            self.step(t, spec.workload.phase_at(t), spec, throttle);
+            if self.stats.in_window(t) {
+                made += self.counters.packets_created - before;
+            }
+        }
+        made
     }
 }
 
@@ -139,7 +155,7 @@ impl Parallel {
             partition(&mut r, lo, hi);
             let mut e = endpoints.clone();
             e.partition(nlo, nhi);
-            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default() });
+            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default(), made: 0 });
         }
         let ((lo, hi), (nlo, nhi)) = span(0);
         partition(routers, lo, hi);
@@ -157,13 +173,16 @@ impl Parallel {
         self.parts.len() + 1
     }
 
-    /// One cycle of every partition, in parallel, then the hand-over of the flits and
-    /// credits that crossed; returns the counters of the whole network.
+    /// Cycles `now .. now + k` of every partition, in parallel (`k` at most the
+    /// lookahead, [`super::window`]; sources held back by `throttle`, which must be
+    /// `Open` for more than one cycle), then the hand-over of the flits, credits and
+    /// events that crossed; returns the counters of the whole network and the packets
+    /// created in the measurement window.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         now: u64,
-        phase: Option<usize>,
+        k: u64,
         spec: &Spec,
         routers: &mut Routers,
         channels: &mut Channels,
@@ -171,17 +190,18 @@ impl Parallel {
         packets: &mut PacketArena,
         stats: &mut Collector,
         throttle: Throttle,
-    ) -> Counters {
+    ) -> (Counters, u64) {
         let Parallel { pool, parts, counters0, boxes, spare, crossed } = self;
         let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
+        let mut made = 0;
         pool.scope(|s| {
             for p in parts.iter_mut() {
                 s.spawn(move |_| {
                     let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
-                    m.step(now, phase, spec, throttle);
+                    p.made = m.step_cycles(now, k, spec, throttle);
                 });
             }
-            first.step(now, phase, spec, throttle);
+            made = first.step_cycles(now, k, spec, throttle);
         });
         // Hand over the outboxes, in partition order.
         boxes.push(take_outbox(first.routers, first.endpoints, spare.pop().unwrap_or_default()));
@@ -208,8 +228,9 @@ impl Parallel {
         let mut total = *first.counters;
         for p in parts.iter() {
             total.merge(&p.counters);
+            made += p.made;
         }
-        total
+        (total, made)
     }
 
     /// The congestion estimate's count of full (or occupied) VC buffers in the
