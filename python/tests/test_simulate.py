@@ -56,6 +56,21 @@ def test_threads_change_no_result(flitsim_bin: Path, small_toml: Path, tmp_path:
         flitsim.simulate(small_toml, threads=0)
 
 
+def test_threads_on_every_router_type() -> None:
+    # The self-tuned congestion network (central routers, side-band throttling, Disha)
+    # and the SiCortex fabric (crosspoint switches, retry links with bit errors) on two
+    # threads report what one thread does.
+    repo = Path(__file__).resolve().parents[2]
+    tpds = str(repo / "presets" / "tpds-adaptive-16x16.toml")
+    over = ["sim.warmup=300", "sim.measure=1500", "routing.deadlock=\"recovery\"", "congestion.policy=\"tune\"", "traffic.load=0.6"]
+    sc = str(repo / "experiments" / "sicortex-kautz" / "sc5832.toml")
+    sc_over = ["sim.warmup=200", "sim.measure=800", "channel.retry.errors.ber=1e-4", "topology.diameter=4"]
+    for config, overrides in [(tpds, over), (sc, sc_over)]:
+        sim = flitsim.Simulation(config, set=overrides, threads=2)
+        assert sim.threads == 2, config
+        assert sim.run(500).finish().json == flitsim.simulate(config, set=overrides, threads=1).json, config
+
+
 def test_no_config_is_the_commands_default(flitsim_bin: Path, tmp_path: Path) -> None:
     # Overrides on the built-in default: `flitsim run --set ...` without a file.
     short = ["sim.warmup=100", "sim.measure=300", "topology.dims=[4, 4]"]
