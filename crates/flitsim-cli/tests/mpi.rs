@@ -84,6 +84,17 @@ fn central_routers_with_disha_and_tuning_across_two_processes() {
     );
 }
 
+/// Metapackets (the estimate gathered in-band) across two ranks.
+#[cfg(feature = "mpi")]
+#[test]
+fn central_routers_with_metapackets_across_two_processes() {
+    same_with_two_processes(
+        "metapackets",
+        "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\n\
+         [congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n",
+    );
+}
+
 /// SiCortex crosspoint switches on a Kautz graph with multi-rail routes.
 #[cfg(feature = "mpi")]
 #[test]

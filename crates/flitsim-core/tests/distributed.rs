@@ -202,6 +202,17 @@ fn long_channels_exchange_once_per_lookahead_window_across_processes() {
     );
 }
 
+/// Metapackets: their sums cross processes, and the rounds finished at every process
+/// reach every process's controller.
+#[test]
+fn central_routers_with_metapackets_across_processes() {
+    same_across_processes(
+        "metapackets",
+        "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\n\
+         [congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n",
+    );
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";

@@ -170,6 +170,19 @@ fn central_routers_with_disha_recovery_and_a_static_threshold() {
 }
 
 #[test]
+fn central_routers_with_metapackets_and_per_router_tuning() {
+    // The estimate gathered in-band: metapackets cross partitions with their sums, every
+    // router's round completes in its own partition, and each router's tuner throttles
+    // its own sources.
+    let toml = central("deadlock = \"recovery\"\n[congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"");
+    let (one, _) = report(&toml, 1);
+    assert!(one["metapackets"]["completed"].as_u64().unwrap() > 1000, "too few rounds: {}", one["metapackets"]);
+    assert!(one["congestion"]["cycles_throttled"].as_u64().unwrap() > 0, "never throttled");
+    same_on_any_thread_count("central + metapackets", &toml);
+    same_on_any_thread_count("metapackets, no tune", &central("deadlock = \"avoidance\"\n[congestion]\ndistribution = \"metapackets\""));
+}
+
+#[test]
 fn central_routers_with_alo() {
     same_on_any_thread_count("central + alo", &central("deadlock = \"recovery\"\n[congestion]\npolicy = \"alo\""));
 }
@@ -299,12 +312,6 @@ fn networks_that_are_not_partitioned_say_why() {
     let mut polling = Simulation::new(spec("[channel]\nlatency = 70\n")).unwrap();
     assert_eq!(polling.set_threads(2).unwrap(), 1);
     assert!(polling.serial_reason(2).unwrap().contains("calendar"));
-    let mut meta = Simulation::new(spec(
-        "[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\n[traffic]\npacket_size = 16\n[congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"\n",
-    ))
-    .unwrap();
-    assert_eq!(meta.set_threads(2).unwrap(), 1);
-    assert!(meta.serial_reason(2).unwrap().contains("metapackets"));
     let mut too_many = Simulation::new(spec("")).unwrap();
     assert_eq!(too_many.set_threads(17).unwrap(), 1);
     assert!(too_many.serial_reason(17).unwrap().contains("fewer routers"));

@@ -55,7 +55,7 @@ const SLOTS: usize = 32;
 const EMPTY: u32 = u32::MAX;
 
 /// Partial sums carried by a metapacket.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Agg {
     /// Full (or occupied) VC buffers.
     pub full: u64,
@@ -70,8 +70,8 @@ impl Agg {
 }
 
 /// A metapacket: its round, the dimension and direction it circles, and its sums.
-#[derive(Clone, Copy, Debug)]
-struct Packet {
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Packet {
     round: u32,
     dim: u8,
     /// 0 = `+` (ppac), 1 = `-` (npac).
@@ -97,7 +97,7 @@ struct Round {
 const EMPTY_ROUND: Round = Round { id: EMPTY, launch: 0, phase: 0, touched: false, contrib: Agg { full: 0, delivered: 0 }, arrived: [[None; 2]; MAX_DIMS] };
 
 /// A round finished at a router: the network-wide sums and when they are usable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Completion {
     /// The router.
     pub router: u32,
@@ -121,7 +121,7 @@ pub struct MetaFlit {
 }
 
 /// What the metapacket gather did, for the report (Fig. 11).
-#[derive(Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct MetaReport {
     /// Cycles between round launches.
     pub interval: u32,
@@ -420,6 +420,56 @@ impl MetaNet {
         self.report.flits_sent += 1;
         self.in_channels += 1;
         Some(MetaFlit { id, idx, last: self.last })
+    }
+
+    /// Partitioned engine: metapacket `id`'s tail left for a router of another partition;
+    /// its contents go along (and its slab entry is free here).
+    pub fn export(&mut self, id: u32) -> Packet {
+        self.free.push(id);
+        self.in_channels -= 1;
+        self.slab[id as usize]
+    }
+
+    /// Partitioned engine: a metapacket flit from another partition is on a link into
+    /// this one; with its tail, its contents, stored here under the returned id.
+    pub fn import(&mut self, pkt: Option<Packet>) -> u32 {
+        self.in_channels += 1;
+        let Some(pkt) = pkt else { return 0 };
+        match self.free.pop() {
+            Some(id) => {
+                self.slab[id as usize] = pkt;
+                id
+            }
+            None => {
+                self.slab.push(pkt);
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Partitioned engine: a head or body flit left for another partition (counted
+    /// there while on the link).
+    pub fn export_flit(&mut self) {
+        self.in_channels -= 1;
+    }
+
+    /// This partition's report counters and its sum of gather times.
+    pub fn report_part(&self) -> (MetaReport, u64) {
+        (self.report.clone(), self.gather_sum)
+    }
+
+    /// Add another partition's [`MetaNet::report_part`] (at the end of a run).
+    pub fn absorb_report(&mut self, (r, sum): &(MetaReport, u64)) {
+        let m = &mut self.report;
+        m.rounds = m.rounds.max(r.rounds);
+        m.completed += r.completed;
+        m.abandoned += r.abandoned;
+        m.flits_sent += r.flits_sent;
+        m.held += r.held;
+        m.gather_min = m.gather_min.min(r.gather_min);
+        m.gather_max = m.gather_max.max(r.gather_max);
+        m.gather_count += r.gather_count;
+        self.gather_sum += sum;
     }
 
     /// The completions usable by cycle `now`, oldest first.

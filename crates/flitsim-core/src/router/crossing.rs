@@ -72,6 +72,25 @@ pub struct Crossings {
     pub retry: Vec<crate::router::crosspoint::RetryEvent>,
     /// NIC dispersion: probe answers for sources of other partitions.
     pub probes: Vec<crate::endpoint::ProbeAnswer>,
+    /// Metapacket flits (the congestion estimate gathered in-band) for routers of other
+    /// partitions.
+    pub meta: Vec<MetaCross>,
+}
+
+/// A metapacket flit leaving for a router of another partition (central-arbiter routers,
+/// [`crate::congestion::metapacket`]): with its tail, the metapacket's contents.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct MetaCross {
+    /// Cycle it arrives.
+    pub arrive: u64,
+    /// The channel's flit ring.
+    pub ring: Ring,
+    /// The receiving router.
+    pub row: u32,
+    /// The flit (its id the sender's slab entry).
+    pub entry: InFlight,
+    /// The metapacket, with the tail.
+    pub pkt: Option<crate::congestion::metapacket::Packet>,
 }
 
 impl Crossings {
@@ -84,7 +103,7 @@ impl Crossings {
 
     /// Nothing waiting to be handed over?
     pub fn is_empty(&self) -> bool {
-        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none() && self.retry.is_empty() && self.probes.is_empty()
+        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none() && self.retry.is_empty() && self.probes.is_empty() && self.meta.is_empty()
     }
 
     /// Flit `entry` leaves on `ring` for a router of another partition (row `row`,
@@ -108,6 +127,7 @@ impl Crossings {
         spare.token = None;
         spare.retry.clear();
         spare.probes.clear();
+        spare.meta.clear();
         spare.xlate = std::mem::take(&mut self.xlate);
         std::mem::replace(self, spare)
     }

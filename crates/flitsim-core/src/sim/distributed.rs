@@ -20,7 +20,8 @@
 //! counts of full buffers (a reduction in the cycles it samples), so every process
 //! throttles its sources alike. Disha's token state travels with the outbox of the
 //! process that decided it ([`crate::router::central::disha`]), and so do the events of
-//! retry links whose ends are in two processes and the probe answers of NIC dispersion.
+//! retry links whose ends are in two processes, the probe answers of NIC dispersion, and
+//! metapackets' sums and finished rounds (every process's controller sees all rounds).
 //! So every process takes the same branch in the same cycle. At the end process 0
 //! gathers the other processes' collectors, endpoint totals (message reassembly,
 //! dispersion counts), router performance and event counters and retry-link totals,
@@ -41,7 +42,8 @@ use crate::endpoint::Endpoints;
 use crate::link::Channels;
 use crate::endpoint::{ProbeAnswer, Throttle};
 use crate::router::central::disha::Token;
-use crate::router::crossing::{CrossCredit, CrossFlit, Crossings};
+use crate::congestion::metapacket::{Completion, MetaReport};
+use crate::router::crossing::{CrossCredit, CrossFlit, Crossings, MetaCross};
 use crate::router::crosspoint::{RetryEvent, RetryPart};
 use crate::router::Routers;
 use crate::sim::packet::{Counters, PacketArena};
@@ -56,6 +58,9 @@ struct WireOut<'a> {
     token: Option<Token>,
     retry: &'a [RetryEvent],
     probes: &'a [ProbeAnswer],
+    meta: &'a [MetaCross],
+    /// Metapacket rounds finished here this cycle.
+    done: &'a [Completion],
     counts: [u64; 11],
     last: [u64; 2],
     /// Packets created in the measurement window during the window of cycles.
@@ -69,6 +74,8 @@ struct WireIn {
     token: Option<Token>,
     retry: Vec<RetryEvent>,
     probes: Vec<ProbeAnswer>,
+    meta: Vec<MetaCross>,
+    done: Vec<Completion>,
     counts: [u64; 11],
     last: [u64; 2],
     made: u64,
@@ -88,6 +95,8 @@ struct Finish {
     crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
     /// The retry links' totals (each link counted by its transmitter's process).
     retry: Option<RetryPart>,
+    /// The metapacket gather's report counters.
+    meta: Option<(MetaReport, u64)>,
     /// Message reassembly and NIC dispersion totals.
     nic: (Option<crate::endpoint::reassembly::ReassemblyPart>, crate::endpoint::dispersion::DispersionCounters),
 }
@@ -101,6 +110,10 @@ pub struct Distributed {
     out: Vec<u8>,
     inbox: Vec<Vec<u8>>,
     crossed: u64,
+    /// Metapacket rounds finished at any process, not yet usable.
+    pending: std::collections::VecDeque<Completion>,
+    /// This cycle's rounds finished here (reused buffer).
+    done: Vec<Completion>,
 }
 
 /// Why a run is not split across `processes` processes, or `None` if it is.
@@ -115,7 +128,7 @@ impl Distributed {
         let ((lo, hi), (nlo, nhi)) = span(spec, size, rank);
         partition(routers, lo, hi);
         endpoints.partition(nlo, nhi);
-        Distributed { peers, local: Counters::default(), spare: Crossings::default(), out: Vec::new(), inbox: vec![Vec::new(); size], crossed: 0 }
+        Distributed { peers, local: Counters::default(), spare: Crossings::default(), out: Vec::new(), inbox: vec![Vec::new(); size], crossed: 0, pending: Default::default(), done: Vec::new() }
     }
 
     /// Processes sharing the run.
@@ -152,16 +165,26 @@ impl Distributed {
         let mut made = PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step_cycles(now, k, spec, throttle);
         let mine = made;
         let outbox = take_outbox(routers, endpoints, std::mem::take(&mut self.spare));
+        // Rounds finished here go to every process (each controller sees them all).
+        let mut done = std::mem::take(&mut self.done);
+        done.clear();
+        if let Routers::Central(c) = &mut *routers {
+            if let Some(m) = c.meta.as_mut() {
+                done.extend(m.completions.drain(..));
+            }
+        }
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, meta: &outbox.meta, done: &done, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
             if k == rank {
+                self.pending.extend(done.iter().copied());
                 continue;
             }
-            let w: WireIn = postcard::from_bytes(bytes).expect("an outbox from another process deserializes");
+            let mut w: WireIn = postcard::from_bytes(bytes).expect("an outbox from another process deserializes");
+            self.pending.extend(w.done.drain(..));
             // The whole run's counters: sums, and the latest progress anywhere (the same
             // on every process: integer sums and maxima do not depend on the order).
             for (a, b) in counts.iter_mut().zip(w.counts) {
@@ -171,15 +194,24 @@ impl Distributed {
                 *a = (*a).max(b);
             }
             made += w.made;
-            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.probes.is_empty() {
+            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.probes.is_empty() && w.meta.is_empty() {
                 continue;
             }
-            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, probes: w.probes, xlate: Vec::new() };
+            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, probes: w.probes, meta: w.meta, xlate: Vec::new() };
             self.crossed += b.flits_crossing();
             receive_outbox(routers, endpoints, &b, channels, packets);
         }
         self.spare = outbox;
+        self.done = done;
         (Counters::from_parts(counts, last), made)
+    }
+
+    /// The metapacket rounds usable by cycle `now`, finished at any process, onto `done`
+    /// (in the order finished: by cycle, then by process).
+    pub fn pop_meta(&mut self, now: u64, done: &mut Vec<Completion>) {
+        while self.pending.front().is_some_and(|c| c.usable <= now) {
+            done.extend(self.pending.pop_front());
+        }
     }
 
     /// Sum of `v` over the processes.
@@ -207,11 +239,15 @@ impl Distributed {
             Routers::Central(c) => Some(c.counters),
             _ => None,
         };
+        let meta = match &*routers {
+            Routers::Central(c) => c.meta.as_ref().map(|m| m.report_part()),
+            _ => None,
+        };
         let (crosspoint, retry) = match &*routers {
             Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
             _ => (None, None),
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry, nic: endpoints.nic_totals() };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry, meta, nic: endpoints.nic_totals() };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -224,7 +260,12 @@ impl Distributed {
             endpoints.add_nic_totals(&f.nic);
             match &mut *routers {
                 Routers::Buffered(b) => b.counters.merge(f.perf.as_ref().expect("the same routers on every process")),
-                Routers::Central(c) => c.counters.merge(f.central.as_ref().expect("the same routers on every process")),
+                Routers::Central(c) => {
+                    c.counters.merge(f.central.as_ref().expect("the same routers on every process"));
+                    if let (Some(m), Some(p)) = (c.meta.as_mut(), &f.meta) {
+                        m.absorb_report(p);
+                    }
+                }
                 Routers::Crosspoint(c) => {
                     c.counters.merge(f.crosspoint.as_ref().expect("the same routers on every process"));
                     if let Some(p) = &f.retry {

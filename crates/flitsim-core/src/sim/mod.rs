@@ -86,6 +86,8 @@ pub struct Simulation {
     /// Cycles the partitions may step between two hand-overs ([`window`]); 1 when not
     /// partitioned.
     window: u64,
+    /// Metapacket rounds usable this cycle (reused buffer).
+    done: Vec<crate::congestion::metapacket::Completion>,
 }
 
 impl Simulation {
@@ -213,6 +215,7 @@ impl Simulation {
             parallel: None,
             distributed: None,
             window: 1,
+            done: Vec::new(),
             spec,
         })
     }
@@ -323,18 +326,30 @@ impl Simulation {
         if let crate::routing::RoutingFunction::Source(s) = &mut self.spec.routing {
             s.advance(now);
         }
-        if let (None, Routers::Central(r)) = (&self.congestion, &mut self.routers) {
-            // Metapackets without throttling (the paper's "No tune"): rounds are gathered
-            // and dropped.
+        // Metapacket rounds usable now, finished at routers of any partition (or
+        // process). Without throttling (the paper's "No tune") they are dropped.
+        let mut done = std::mem::take(&mut self.done);
+        done.clear();
+        if let Routers::Central(r) = &mut self.routers {
             if let Some(meta) = r.meta.as_mut() {
-                while meta.pop_usable(now).is_some() {}
+                if let Some(d) = &mut self.distributed {
+                    d.pop_meta(now, &mut done);
+                } else {
+                    while let Some(x) = meta.pop_usable(now) {
+                        done.push(x);
+                    }
+                    if let Some(p) = &mut self.parallel {
+                        p.pop_meta(now, &mut done);
+                    }
+                }
             }
         }
         let throttle = match (&mut self.congestion, &mut self.routers) {
             (Some(c), Routers::Central(r)) if r.meta.is_some() => {
-                let meta = r.meta.as_mut().expect("metapackets");
-                while let Some(done) = meta.pop_usable(now) {
-                    c.on_gathered(&done);
+                // (Each round updates its own router's estimate: their order does not
+                // matter.)
+                for x in &done {
+                    c.on_gathered(x);
                 }
                 crate::endpoint::Throttle::PerRouter(c.throttled_each(now))
             }
@@ -368,6 +383,7 @@ impl Simulation {
             }
             self.routers.step_all(now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
         }
+        self.done = done;
         if self.spec.config.sim.check {
             check::verify(self)?;
         }

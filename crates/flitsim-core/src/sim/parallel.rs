@@ -34,9 +34,10 @@
 //! calendar, buffered-crossbar with its age clocks and performance counters,
 //! central-arbiter with Duato or Disha, side-band throttling and ALO, crosspoint with
 //! link-level retry, errors, poisoned copies and failures during the run), on every
-//! topology and routing function, with faults, packet- and message-level traffic and
-//! NIC dispersion. On one thread: metapackets (the congestion estimate gathered
-//! in-band), check mode, and input-queued networks with delays of 64 cycles or more
+//! topology and routing function, with faults, packet- and message-level traffic, NIC
+//! dispersion, and the congestion estimate gathered by metapackets (their sums cross
+//! with their tails; every partition's finished rounds reach the controller). On one
+//! thread: check mode, and input-queued networks with delays of 64 cycles or more
 //! ([`serial_reason`] says why).
 
 use crate::config::Spec;
@@ -131,7 +132,6 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     }
     match routers {
         Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
-        Routers::Central(c) if c.meta.is_some() => return Some("metapackets (the congestion estimate gathered in-band) are not partitioned"),
         Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => {}
     }
     if (spec.topology.num_routers as usize) < threads {
@@ -243,6 +243,20 @@ impl Parallel {
                 _ => 0,
             })
             .sum()
+    }
+
+    /// The metapacket rounds usable by cycle `now` finished in the partitions after the
+    /// first, onto `done`.
+    pub fn pop_meta(&mut self, now: u64, done: &mut Vec<crate::congestion::metapacket::Completion>) {
+        for p in &mut self.parts {
+            if let Routers::Central(c) = &mut p.routers {
+                if let Some(meta) = c.meta.as_mut() {
+                    while let Some(x) = meta.pop_usable(now) {
+                        done.push(x);
+                    }
+                }
+            }
+        }
     }
 
     /// Flits handed from one partition to another so far.

@@ -59,6 +59,14 @@ impl CentralRouters {
         if let Some(t) = from.token {
             self.token = t;
         }
+        for x in &from.meta {
+            if (lo..hi).contains(&x.row) {
+                let mut entry = x.entry;
+                entry.flit.pid = self.meta.as_mut().expect("metapackets on both sides").import(x.pkt);
+                ch.flits.push_in(x.ring, x.arrive, entry);
+                self.pending[x.row as usize] += 1;
+            }
+        }
     }
 
     /// Copy the state of the routers `other` steps (another partition) into this
@@ -74,8 +82,12 @@ impl CentralRouters {
         self.waiting[lo..hi].copy_from_slice(&other.waiting[lo..hi]);
     }
 
-    /// Add the event counts of another partition's routers (at the end of a run).
+    /// Add the event counts of another partition's routers, and its metapacket report
+    /// (at the end of a run).
     pub fn merge_counters(&mut self, other: &CentralRouters) {
         self.counters.merge(&other.counters);
+        if let (Some(m), Some(o)) = (self.meta.as_mut(), other.meta.as_ref()) {
+            m.absorb_report(&o.report_part());
+        }
     }
 }

@@ -311,7 +311,7 @@ impl CentralRouters {
             self.token_step(now, topo, routing, packets);
         }
         if self.meta.as_ref().is_some_and(|m| m.launch_due(now)) {
-            for r in 0..topo.num_routers {
+            for r in self.span.0..self.span.1 {
                 let local = self.local_sample(r);
                 self.meta.as_mut().expect("metapackets").launch(r, now, local);
             }
@@ -533,7 +533,14 @@ impl CentralRouters {
         let w = self.wiring[r as usize * self.ports as usize + o];
         let arrive = now + w.flit_delay as u64;
         let f = Flit { pid: mf.id, idx: mf.idx, last: mf.last };
-        ch.flits.push_in(w.out_flits, arrive, InFlight::new(arrive, f, META_VC));
+        let entry = InFlight::new(arrive, f, META_VC);
+        if w.cross_out {
+            // Into another partition: with its tail go its contents.
+            let pkt = if f.is_tail() { Some(meta.export(mf.id)) } else { meta.export_flit(); None };
+            self.crossing.meta.push(crate::router::crossing::MetaCross { arrive, ring: w.out_flits, row: w.down_router, entry, pkt });
+            return;
+        }
+        ch.flits.push_in(w.out_flits, arrive, entry);
         if w.down_router != NONE {
             self.pending[w.down_router as usize] += 1;
         }
