@@ -132,6 +132,31 @@ impl Crossings {
         std::mem::replace(self, spare)
     }
 
+    /// Receive the flits and credits of `from` (another partition's outbox) that are for
+    /// routers `[lo, hi)` of this partition, whose routers have `ports` ports of `vcs`
+    /// VCs and whose outbox is `self`: into this partition's copy of the rings, each
+    /// arrival reported to `arrived(router)`. For routers that address a receiver by its
+    /// id (`row`); a head's header is stored in `packets` ([`Crossings::receive_id`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn receive_at(&mut self, from: &Crossings, (lo, hi): (u32, u32), (ports, vcs): (u32, u32), ch: &mut crate::link::Channels, packets: &mut PacketArena, mut arrived: impl FnMut(u32)) {
+        for x in &from.flits {
+            if !(lo..hi).contains(&x.row) {
+                continue;
+            }
+            let mut entry = x.entry;
+            let key = ((x.row * ports + x.port as u32) * vcs + entry.vc as u32) as usize;
+            entry.flit.pid = self.receive_id(x, key, packets);
+            ch.flits.push_in(x.ring, x.arrive, entry);
+            arrived(x.row);
+        }
+        for c in &from.credits {
+            if (lo..hi).contains(&c.row) {
+                ch.credits.push_in(c.ring, c.arrive, c.entry);
+                arrived(c.row);
+            }
+        }
+    }
+
     /// A crossing flit for input VC `key` of this partition: its packet id here. A head's
     /// header is stored in `packets` under a new id, which the packet's later flits (on
     /// the same input VC) take.

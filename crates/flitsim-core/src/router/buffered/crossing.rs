@@ -39,24 +39,8 @@ impl BufferedRouters {
     /// Receive the entries of another partition's outbox that are for routers of this
     /// one into this partition's copy of the rings.
     pub fn receive_crossings(&mut self, from: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
-        let (lo, hi) = self.span;
-        let (p_n, v_n) = (self.ports, self.vcs);
-        for x in &from.flits {
-            if !(lo..hi).contains(&x.row) {
-                continue;
-            }
-            let mut entry = x.entry;
-            let key = ((x.row * p_n + x.port as u32) * v_n + entry.vc as u32) as usize;
-            entry.flit.pid = self.crossing.receive_id(x, key, packets);
-            ch.flits.push_in(x.ring, x.arrive, entry);
-            bump(&mut self.pending[x.row as usize]);
-        }
-        for c in &from.credits {
-            if (lo..hi).contains(&c.row) {
-                ch.credits.push_in(c.ring, c.arrive, c.entry);
-                bump(&mut self.pending[c.row as usize]);
-            }
-        }
+        let pending = &mut self.pending;
+        self.crossing.receive_at(from, self.span, (self.ports, self.vcs), ch, packets, |r| bump(&mut pending[r as usize]));
     }
 
     /// Copy the state of the routers `other` steps (another partition) into this

@@ -39,23 +39,8 @@ impl CentralRouters {
     /// decided one.
     pub fn receive_crossings(&mut self, from: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
         let (lo, hi) = self.span;
-        let (p_n, l_n) = (self.ports, self.lanes);
-        for x in &from.flits {
-            if !(lo..hi).contains(&x.row) {
-                continue;
-            }
-            let mut entry = x.entry;
-            let key = ((x.row * p_n + x.port as u32) * l_n + entry.vc as u32) as usize;
-            entry.flit.pid = self.crossing.receive_id(x, key, packets);
-            ch.flits.push_in(x.ring, x.arrive, entry);
-            self.pending[x.row as usize] += 1;
-        }
-        for c in &from.credits {
-            if (lo..hi).contains(&c.row) {
-                ch.credits.push_in(c.ring, c.arrive, c.entry);
-                self.pending[c.row as usize] += 1;
-            }
-        }
+        let pending = &mut self.pending;
+        self.crossing.receive_at(from, self.span, (self.ports, self.lanes), ch, packets, |r| pending[r as usize] += 1);
         if let Some(t) = from.token {
             self.token = t;
         }

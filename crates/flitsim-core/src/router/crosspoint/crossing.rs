@@ -9,7 +9,9 @@
 //! have read. An entry credit ("entry freed", the control packets' report) crosses back
 //! like any credit.
 //!
-//! **Retry links that cross** (`[channel.retry]`): both partitions hold a copy of the
+//! **Retry links that cross** (`[channel.retry]`, the link-level retry protocol of
+//! sections 3.1-3.3 and 4.3 of `papers/sicortex-kautz-fabric.txt`, as modelled in
+//! [`crate::link::retry`]): both partitions hold a copy of the
 //! link ([`RetryLink`](crate::link::retry::RetryLink): transmitter, receiver, both wires,
 //! the error streams) and step it alike every cycle, so every protocol event (a flit hit
 //! by an error, a lost control packet, a replay, a failure) happens in both copies in the
@@ -61,24 +63,8 @@ impl CrosspointRouters {
     /// Receive the entries of another partition's outbox that are for switches of this
     /// one into this partition's copy of the rings.
     pub fn receive_crossings(&mut self, from: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
-        let (lo, hi) = self.span;
-        let (p_n, v_n) = (self.ports, self.vcs);
-        for x in &from.flits {
-            if !(lo..hi).contains(&x.row) {
-                continue;
-            }
-            let mut entry = x.entry;
-            let key = ((x.row * p_n + x.port as u32) * v_n + entry.vc as u32) as usize;
-            entry.flit.pid = self.crossing.receive_id(x, key, packets);
-            ch.flits.push_in(x.ring, x.arrive, entry);
-            self.pending[x.row as usize] += 1;
-        }
-        for c in &from.credits {
-            if (lo..hi).contains(&c.row) {
-                ch.credits.push_in(c.ring, c.arrive, c.entry);
-                self.pending[c.row as usize] += 1;
-            }
-        }
+        let pending = &mut self.pending;
+        self.crossing.receive_at(from, self.span, (self.ports, self.vcs), ch, packets, |r| pending[r as usize] += 1);
         if let Some(links) = self.retry.as_mut() {
             for ev in &from.retry {
                 links.apply(ev, packets);
