@@ -129,6 +129,7 @@ channel_counters = false
 
 const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
+    Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2 },
     Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1 },
     Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1 },
     Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2 },

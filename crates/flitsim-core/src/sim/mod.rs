@@ -13,6 +13,7 @@ pub mod parallel;
 mod window;
 pub mod peers;
 pub mod rng;
+mod team;
 
 use crate::config::Spec;
 use crate::endpoint::Endpoints;
@@ -312,13 +313,33 @@ impl Simulation {
 
     /// Simulate one cycle.
     pub fn step(&mut self) -> Result<()> {
+        self.step_cycle()?;
+        self.settle();
+        Ok(())
+    }
+
+    /// Hand over what crossed between partitions in the last cycle or window, if that is
+    /// still pending ([`parallel::Parallel::settle`]): before reading the state of the
+    /// partitions between cycles.
+    fn settle(&mut self) {
+        if let Some(p) = &mut self.parallel {
+            p.settle(&mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets);
+        }
+    }
+
+    /// Simulate one cycle, leaving the hand-over between partitions pending.
+    fn step_cycle(&mut self) -> Result<()> {
         let now = self.now;
         let s = &self.spec.config.sim;
-        if now == s.warmup {
-            self.queue_at_window_start = self.queued();
-        }
-        if now == s.warmup + s.measure {
-            self.queue_at_window_end = self.queued();
+        if now == s.warmup || now == s.warmup + s.measure {
+            self.settle();
+            let q = self.queued();
+            let s = &self.spec.config.sim;
+            if now == s.warmup {
+                self.queue_at_window_start = q;
+            } else {
+                self.queue_at_window_end = q;
+            }
         }
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
@@ -402,6 +423,7 @@ impl Simulation {
         if last.saturating_sub(progress) >= watchdog && self.in_network() > 0 {
             let at = first.max(progress + watchdog);
             self.now = at;
+            self.settle();
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
             }
@@ -411,6 +433,7 @@ impl Simulation {
         // a cycle of waiting input VCs whose front flits have not changed in a period.
         let now = last;
         if now > 0 && now.is_multiple_of(watchdog) && self.distributed.is_none() {
+            self.settle();
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
             }
@@ -450,8 +473,11 @@ impl Simulation {
         let planned = end;
         while self.now < end {
             match self.window_len(end) {
-                1 => self.step()?,
+                1 => self.step_cycle()?,
                 k => self.step_window(k)?,
+            }
+            if s.until_done {
+                self.settle();
             }
             if s.until_done && self.now > s.warmup && self.live_packets() == 0 && self.exhausted() {
                 self.stats.close_window(self.now);
@@ -466,6 +492,7 @@ impl Simulation {
                 progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
             }
         }
+        self.settle();
         if self.now == end {
             self.queue_at_window_end = self.queued();
         }
@@ -505,6 +532,7 @@ impl Simulation {
     }
 
     fn finish(mut self, info: FinishInfo) -> Report {
+        self.settle();
         if let Some(p) = self.parallel.take() {
             p.finish(&mut self.routers, &mut self.endpoints, &mut self.stats);
         }

@@ -7,12 +7,16 @@
 //! its own copy of the routers, channels and endpoints (so that every index is the same
 //! as in the whole network) and steps only its range, with its own packet arena,
 //! measurement collector and counters. Each cycle every partition steps its endpoints
-//! and routers on its own thread; a flit or credit for another partition's router goes
-//! to an outbox ([`crate::router::crossing`]), and once every partition has finished
-//! the cycle, the outboxes are handed to the receivers in partition order. Every
-//! crossing delay is at least one cycle, so the synchronisation window is one cycle and
-//! a receiver finds each crossing entry in place before the cycle it arrives in: by the
-//! two-phase rule nothing any component reads differs from the one-thread run.
+//! and routers on its own thread (a persistent [`super::team`] member; partition 0 on
+//! the calling thread); a flit or credit for another partition's router goes to an
+//! outbox ([`crate::router::crossing`]), and once every partition has finished the
+//! cycle, each receives the others' outboxes in partition order, on its own thread, at
+//! the start of the next cycle (or window), so that the threads meet once per cycle;
+//! before the engine reads any partition's state between cycles it has them received
+//! at once ([`Parallel::settle`]). Every crossing delay is at least one cycle, so the
+//! synchronisation window is one cycle and a receiver finds each crossing entry in
+//! place before the cycle it arrives in: by the two-phase rule nothing any component
+//! reads differs from the one-thread run.
 //!
 //! At the end, the counters and collectors are merged (integer sums and merged
 //! histograms, with every floating-point figure computed after the merge) and the
@@ -59,6 +63,11 @@ struct Part {
     counters: Counters,
     /// Packets it created in the measurement window during the last window of cycles.
     made: u64,
+    /// Its place in the partition order (1, 2, ...).
+    index: usize,
+    /// Its outbox of the last window (swapped into [`Parallel`]'s `boxes` for the
+    /// hand-over; the emptied box of an earlier window otherwise).
+    outbox: Crossings,
 }
 
 /// The state one partition steps, borrowed for a cycle.
@@ -98,20 +107,29 @@ impl PartMut<'_> {
 /// The partitions after the first, the threads that step them, and partition 0's
 /// counters (the simulation's own `counters` then hold the sum of all).
 pub struct Parallel {
-    pool: rayon::ThreadPool,
+    team: super::team::Team,
     parts: Vec<Part>,
     counters0: Counters,
-    /// Reused outboxes: this cycle's, taken from every partition in order, and the
-    /// emptied ones given back next cycle (so a cycle allocates nothing).
+    /// The outboxes of the last window, in partition order, for the hand-over (reused:
+    /// a window allocates nothing).
     boxes: Vec<Crossings>,
-    spare: Vec<Crossings>,
+    /// Partition 0's outbox of the last window (or an emptied one).
+    outbox0: Crossings,
+    /// Are `boxes` still to be received ([`Parallel::settle`])?
+    pending: bool,
+    /// May the hand-over wait for the next window ([`Parallel::settle`])? Input-queued
+    /// and buffered-crossbar routers: the engine reads nothing a hand-over changes
+    /// between cycles. The others hand over at the end of every window, as the
+    /// congestion controller reads their buffers and finished metapacket rounds before
+    /// the next cycle.
+    defer: bool,
     /// Flits handed from one partition to another so far.
     crossed: u64,
 }
 
 /// Networks of at least this many routers run on the available cores by default
 /// ([`auto_threads`]): below it a cycle is too short for the per-cycle hand-over to pay.
-pub const AUTO_MIN_ROUTERS: u32 = 1024;
+pub const AUTO_MIN_ROUTERS: u32 = 256;
 
 /// The thread count a run uses when none is given: the available cores for networks of
 /// [`AUTO_MIN_ROUTERS`] routers or more, else 1.
@@ -155,17 +173,14 @@ impl Parallel {
             partition(&mut r, lo, hi);
             let mut e = endpoints.clone();
             e.partition(nlo, nhi);
-            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default(), made: 0 });
+            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default(), made: 0, index: k, outbox: Crossings::default() });
         }
         let ((lo, hi), (nlo, nhi)) = span(0);
         partition(routers, lo, hi);
         endpoints.partition(nlo, nhi);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("flitsim-part-{i}"))
-            .build()
+        let team = super::team::Team::new(threads - 1, "flitsim-part")
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
-        Ok(Parallel { pool, parts, counters0: Counters::default(), boxes: Vec::with_capacity(threads), spare: vec![Crossings::default(); threads], crossed: 0 })
+        Ok(Parallel { team, parts, counters0: Counters::default(), boxes: vec![Crossings::default(); threads], outbox0: Crossings::default(), pending: false, defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)), crossed: 0 })
     }
 
     /// Number of partitions (threads).
@@ -191,46 +206,50 @@ impl Parallel {
         stats: &mut Collector,
         throttle: Throttle,
     ) -> (Counters, u64) {
-        let Parallel { pool, parts, counters0, boxes, spare, crossed } = self;
+        let Parallel { team, parts, counters0, boxes, outbox0, pending, defer, crossed } = self;
         let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
-        let mut made = 0;
-        pool.scope(|s| {
-            for p in parts.iter_mut() {
-                s.spawn(move |_| {
-                    let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
-                    p.made = m.step_cycles(now, k, spec, throttle);
-                });
-            }
-            made = first.step_cycles(now, k, spec, throttle);
+        // Every partition, on its own thread (so that its state stays in its core's
+        // caches): receive the other partitions' outboxes of the last window if they
+        // are still pending, step this window, and take its outbox.
+        let last = if *pending { &boxes[..] } else { &[][..] };
+        let step = |p: &mut Part| {
+            receive_all(last, p.index, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
+            let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
+            p.made = m.step_cycles(now, k, spec, throttle);
+            p.outbox = take_outbox(&mut p.routers, &mut p.endpoints, std::mem::take(&mut p.outbox));
+        };
+        let mut made = team.run(parts, &step, || {
+            receive_all(last, 0, first.routers, first.endpoints, first.channels, first.packets);
+            let made = first.step_cycles(now, k, spec, throttle);
+            *outbox0 = take_outbox(first.routers, first.endpoints, std::mem::take(outbox0));
+            made
         });
-        // Hand over the outboxes, in partition order.
-        boxes.push(take_outbox(first.routers, first.endpoints, spare.pop().unwrap_or_default()));
+        std::mem::swap(&mut boxes[0], outbox0);
         for p in parts.iter_mut() {
-            boxes.push(take_outbox(&mut p.routers, &mut p.endpoints, spare.pop().unwrap_or_default()));
+            std::mem::swap(&mut boxes[p.index], &mut p.outbox);
         }
         *crossed += boxes.iter().map(Crossings::flits_crossing).sum::<u64>();
-        if boxes.iter().any(|b| !b.is_empty()) {
-            for (k, b) in boxes.iter().enumerate() {
-                if b.is_empty() {
-                    continue;
-                }
-                if k != 0 {
-                    receive_outbox(first.routers, first.endpoints, b, first.channels, first.packets);
-                }
-                for (j, p) in parts.iter_mut().enumerate() {
-                    if j + 1 != k {
-                        receive_outbox(&mut p.routers, &mut p.endpoints, b, &mut p.channels, &mut p.packets);
-                    }
-                }
-            }
+        *pending = boxes.iter().any(|b| !b.is_empty());
+        if !*defer && std::mem::take(pending) {
+            hand_over(team, parts, boxes, first.routers, first.channels, first.endpoints, first.packets);
         }
-        spare.append(boxes);
         let mut total = *first.counters;
         for p in parts.iter() {
             total.merge(&p.counters);
             made += p.made;
         }
         (total, made)
+    }
+
+    /// Hand over the outboxes of the last window now, if they are pending (every
+    /// partition receives them on its own thread). The engine does this before it
+    /// reads any partition's state between windows; [`Parallel::step`] does it at the
+    /// start of the next window otherwise (one meeting of the threads per window).
+    pub fn settle(&mut self, routers: &mut Routers, channels: &mut Channels, endpoints: &mut Endpoints, packets: &mut PacketArena) {
+        if !std::mem::take(&mut self.pending) {
+            return;
+        }
+        hand_over(&self.team, &mut self.parts, &self.boxes, routers, channels, endpoints, packets);
     }
 
     /// The congestion estimate's count of full (or occupied) VC buffers in the
@@ -374,6 +393,21 @@ pub(super) fn take_outbox(r: &mut Routers, e: &mut Endpoints, spare: Crossings) 
     let mut b = take_crossings(r, spare);
     std::mem::swap(&mut b.probes, &mut e.probes_out);
     b
+}
+
+/// Every partition, on its own thread, receives the outboxes `boxes` of the others.
+fn hand_over(team: &super::team::Team, parts: &mut [Part], boxes: &[Crossings], routers: &mut Routers, channels: &mut Channels, endpoints: &mut Endpoints, packets: &mut PacketArena) {
+    let receive = |p: &mut Part| receive_all(boxes, p.index, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
+    team.run(parts, &receive, || receive_all(boxes, 0, routers, endpoints, channels, packets));
+}
+
+/// Receive, in partition order, the outboxes `boxes` of every partition but `own`.
+fn receive_all(boxes: &[Crossings], own: usize, r: &mut Routers, e: &mut Endpoints, ch: &mut Channels, packets: &mut PacketArena) {
+    for (j, b) in boxes.iter().enumerate() {
+        if j != own && !b.is_empty() {
+            receive_outbox(r, e, b, ch, packets);
+        }
+    }
 }
 
 /// Receive another partition's outbox ([`take_outbox`]).

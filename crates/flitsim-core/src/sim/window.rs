@@ -74,11 +74,15 @@ impl Simulation {
     pub(super) fn step_window(&mut self, k: u64) -> Result<()> {
         let now = self.now;
         let s = &self.spec.config.sim;
-        if now == s.warmup {
-            self.queue_at_window_start = self.queued();
-        }
-        if now == s.warmup + s.measure {
-            self.queue_at_window_end = self.queued();
+        if now == s.warmup || now == s.warmup + s.measure {
+            self.settle();
+            let q = self.queued();
+            let s = &self.spec.config.sim;
+            if now == s.warmup {
+                self.queue_at_window_start = q;
+            } else {
+                self.queue_at_window_end = q;
+            }
         }
         let open = crate::endpoint::Throttle::Open;
         let (counters, made) = if let Some(d) = &mut self.distributed {
