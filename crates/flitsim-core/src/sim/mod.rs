@@ -318,29 +318,10 @@ impl Simulation {
         Ok(())
     }
 
-    /// Hand over what crossed between partitions in the last cycle or window, if that is
-    /// still pending ([`parallel::Parallel::settle`]): before reading the state of the
-    /// partitions between cycles.
-    fn settle(&mut self) {
-        if let Some(p) = &mut self.parallel {
-            p.settle(&mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets);
-        }
-    }
-
     /// Simulate one cycle, leaving the hand-over between partitions pending.
     fn step_cycle(&mut self) -> Result<()> {
         let now = self.now;
-        let s = &self.spec.config.sim;
-        if now == s.warmup || now == s.warmup + s.measure {
-            self.settle();
-            let q = self.queued();
-            let s = &self.spec.config.sim;
-            if now == s.warmup {
-                self.queue_at_window_start = q;
-            } else {
-                self.queue_at_window_end = q;
-            }
-        }
+        self.sample_queues(now);
         let phase = self.spec.workload.phase_at(now);
         let created_before = self.counters.packets_created;
         // From a scheduled link failure on, the sources route around it.

@@ -69,21 +69,35 @@ impl Simulation {
         k.max(1)
     }
 
-    /// Simulate cycles `now .. now + k` (a lookahead window, `k` from
-    /// [`Simulation::window_len`]).
-    pub(super) fn step_window(&mut self, k: u64) -> Result<()> {
-        let now = self.now;
+    /// Hand over what crossed between partitions in the last cycle or window, if that is
+    /// still pending ([`super::parallel::Parallel::settle`]): before reading the state of the
+    /// partitions between cycles.
+    pub(super) fn settle(&mut self) {
+        if let Some(p) = &mut self.parallel {
+            p.settle(&mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets);
+        }
+    }
+
+    /// Before cycle `now`: where the measurement window opens or closes, sample the
+    /// packets waiting in the source queues (with every hand-over received).
+    pub(super) fn sample_queues(&mut self, now: u64) {
         let s = &self.spec.config.sim;
         if now == s.warmup || now == s.warmup + s.measure {
             self.settle();
             let q = self.queued();
-            let s = &self.spec.config.sim;
-            if now == s.warmup {
+            if now == self.spec.config.sim.warmup {
                 self.queue_at_window_start = q;
             } else {
                 self.queue_at_window_end = q;
             }
         }
+    }
+
+    /// Simulate cycles `now .. now + k` (a lookahead window, `k` from
+    /// [`Simulation::window_len`]).
+    pub(super) fn step_window(&mut self, k: u64) -> Result<()> {
+        let now = self.now;
+        self.sample_queues(now);
         let open = crate::endpoint::Throttle::Open;
         let (counters, made) = if let Some(d) = &mut self.distributed {
             d.step(now, k, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, open)
