@@ -21,8 +21,11 @@ measure = 30000
 "#;
     let c = Config::from_toml(text, &args).unwrap();
     let spec = c.validate().unwrap();
+    let threads: usize = std::env::var("THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
     let t = std::time::Instant::now();
-    let rep = Simulation::run_spec(spec).unwrap();
+    let mut sim = Simulation::new(spec).unwrap();
+    sim.set_threads(threads).unwrap();
+    let rep = sim.run(&mut |_| {}).unwrap();
     let s = t.elapsed().as_secs_f64();
     println!("cycles {} in {:.3}s = {:.0} cycles/s, {:.2} M flit-hops/s, lat {:.2} net {:.2} acc {:.4} sat {:?}", rep.cycles, s, rep.cycles as f64 / s, rep.counters.flit_traversals as f64 / s / 1e6, rep.stats.packet_latency.mean, rep.stats.network_latency.mean,rep.stats.accepted.mean, rep.stats.saturation_reasons);
 }

@@ -282,10 +282,11 @@ fn clos_messages_with_adaptive_dispersion() {
     same_on_any_thread_count("clos + adaptive", &clos_messages("adaptive"));
 }
 
-/// Longer channels and credit wires: nothing a partition sends arrives within 4 cycles,
-/// so the partitions step 4 cycles between hand-overs; the windows stop where the
-/// measurement window opens and closes (at cycles that are not multiples of 4) and at
-/// the partial-deadlock search.
+/// Longer channels and credit wires: nothing a partition sends arrives within 4 cycles
+/// (the lookahead). Input-queued routers hand over cycle by cycle inside long windows
+/// (pipelined); buffered-crossbar routers step 4 cycles between hand-overs. The windows
+/// stop where the measurement window opens and closes (at cycles that are not multiples
+/// of 4) and at the partial-deadlock search.
 #[test]
 fn long_channels_synchronise_once_per_lookahead_window() {
     let toml = "seed = 5\n[topology]\ntype = \"torus\"\ndims = [6, 5]\nconcentration = 2\n[router]\ncredit_delay = 4\n[channel]\nlatency = 3\n\
@@ -294,12 +295,14 @@ fn long_channels_synchronise_once_per_lookahead_window() {
     let mut sim = Simulation::new(spec).unwrap();
     assert_eq!(sim.set_threads(2).unwrap(), 2);
     assert_eq!(sim.lookahead(), 4, "min(credit delay 4, output stage 2 + latency 3)");
+    assert!(sim.pipelined(), "input-queued routers hand over cycle by cycle");
     same_on_any_thread_count("lookahead 4", toml);
     let seastar = "seed = 6\n[topology]\ntype = \"torus\"\ndims = [4, 4, 3]\n[router]\ntype = \"buffered_crossbar\"\ncredit_delay = 3\nage_clock_period = 8\n\
                    [channel]\nlatency = 5\n[traffic]\nload = 0.3\npacket_size = 5\n[sim]\nwarmup = 250\nmeasure = 1250\n";
     let mut sim = Simulation::new(Config::from_toml(seastar, &[]).unwrap().validate().unwrap()).unwrap();
     sim.set_threads(3).unwrap();
     assert_eq!(sim.lookahead(), 3);
+    assert!(!sim.pipelined(), "buffered-crossbar routers meet after every window");
     same_on_any_thread_count("seastar lookahead 3", seastar);
 }
 
@@ -320,4 +323,36 @@ fn networks_that_are_not_partitioned_say_why() {
     late.run_cycles(1).unwrap();
     assert!(late.set_threads(2).unwrap_err().to_string().contains("before the first cycle"));
     assert!(Simulation::new(spec("")).unwrap().set_threads(0).is_err());
+}
+
+/// The error of a run on `threads` threads (it must fail).
+fn error_on(toml: &str, threads: usize) -> String {
+    let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+    let mut sim = Simulation::new(spec).unwrap();
+    assert_eq!(sim.set_threads(threads).unwrap(), threads);
+    let e = sim.run(&mut |_| {}).map(|_| ()).expect_err("the run should deadlock").to_string();
+    // Packet ids are private to a partition's arena: the report's "packet N" differs.
+    e.split("packet ").enumerate().map(|(i, part)| if i == 0 { part.to_string() } else { format!("packet #{}", part.trim_start_matches(|c: char| c.is_ascii_digit())) }).collect()
+}
+
+/// Deadlocks are reported the same, cycle and blocked channels (but for the packets'
+/// ids, private to a partition), on any thread count:
+/// a ring without datelines that stops altogether (the watchdog trips inside what would
+/// otherwise be one long window of the pipelined hand-over), and a 4x4x4 torus whose
+/// routes around two failed links wedge a few VCs while the rest still moves (found by
+/// the periodic search).
+#[test]
+fn deadlocks_are_reported_the_same_on_any_thread_count() {
+    let ring = "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
+                [traffic]\nload = 0.9\npacket_size = 8\npattern = { type = \"tornado\" }\n[sim]\nwarmup = 0\nmeasure = 20000\nwatchdog = 200\n";
+    let partial = "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
+                   [traffic]\nload = 0.2\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n\
+                   [faults]\nlinks = [[0, 5], [5, 1]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n";
+    for (name, toml) in [("ring", ring), ("partial", partial)] {
+        let one = error_on(toml, 1);
+        assert!(one.contains("deadlock"), "{name}: {one}");
+        for threads in [2, 4] {
+            assert_eq!(error_on(toml, threads), one, "{name} on {threads} threads");
+        }
+    }
 }

@@ -419,6 +419,27 @@ impl Routers {
         }
     }
 
+    /// Advance the input-queued routers `which` names by one cycle (the pipelined
+    /// hand-over of the partitioned engine, [`crate::sim::pipeline`]; other routers are
+    /// not stepped that way).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_which(
+        &mut self,
+        which: crossing::Which,
+        now: u64,
+        topo: &crate::topology::Topology,
+        routing: &crate::routing::RoutingFunction,
+        ch: &mut crate::link::Channels,
+        packets: &mut crate::sim::packet::PacketArena,
+        stats: &mut crate::stats::Collector,
+        ctr: &mut crate::sim::packet::Counters,
+    ) {
+        match self {
+            Routers::Iq(r) => r.step_which(which, now, topo, routing, ch, packets, stats, ctr),
+            _ => unreachable!("only input-queued routers are stepped by halves (sim::pipeline::applies)"),
+        }
+    }
+
     /// Advance every router with work by one cycle.
     #[allow(clippy::too_many_arguments)]
     pub fn step_all(

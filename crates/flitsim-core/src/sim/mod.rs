@@ -10,6 +10,7 @@ pub mod deadlock;
 pub mod distributed;
 pub mod packet;
 pub mod parallel;
+mod pipeline;
 mod window;
 pub mod peers;
 pub mod rng;
@@ -90,6 +91,9 @@ pub struct Simulation {
     /// Metapacket rounds usable this cycle (reused buffer).
     done: Vec<crate::congestion::metapacket::Completion>,
 }
+
+// (A Python object's memory has only the usual alignment: cache-padded state is boxed.)
+const _: () = assert!(std::mem::align_of::<Simulation>() <= 16);
 
 impl Simulation {
     /// Build the network a spec describes.
@@ -246,8 +250,10 @@ impl Simulation {
             return Ok(1);
         }
         let p = parallel::Parallel::new(threads, &self.spec, &mut self.routers, &self.channels, &mut self.endpoints, &self.stats)?;
+        // Handing over cycle by cycle inside a step, the partitions may step any number
+        // of cycles between two meetings.
+        self.window = if p.pipelined() { u64::MAX } else { window::lookahead(&self.spec, &self.routers, &self.channels) };
         self.parallel = Some(p);
-        self.window = window::lookahead(&self.spec, &self.routers, &self.channels);
         Ok(threads)
     }
 
@@ -279,10 +285,20 @@ impl Simulation {
         parallel::serial_reason(&self.spec, &self.routers, threads)
     }
 
-    /// Cycles the partitions step between two hand-overs in the measured run (the
-    /// lookahead, [`window`]); 1 when not partitioned.
+    /// The network's lookahead ([`window`]): the least delay of a flit or credit
+    /// crossing a partition boundary, and so the cycles partitions that meet after every
+    /// window may step between two meetings; 1 when not partitioned.
     pub fn lookahead(&self) -> u64 {
-        self.window
+        if self.parallel.is_none() && self.distributed.is_none() {
+            return 1;
+        }
+        window::lookahead(&self.spec, &self.routers, &self.channels)
+    }
+
+    /// Do the partitions hand over cycle by cycle, point to point, and meet only at the
+    /// ends of long windows ([`pipeline`])? False when not partitioned.
+    pub fn pipelined(&self) -> bool {
+        self.parallel.as_ref().is_some_and(|p| p.pipelined())
     }
 
     /// Threads stepping the network.

@@ -9,14 +9,17 @@
 //! measurement collector and counters. Each cycle every partition steps its endpoints
 //! and routers on its own thread (a persistent [`super::team`] member; partition 0 on
 //! the calling thread); a flit or credit for another partition's router goes to an
-//! outbox ([`crate::router::crossing`]), and once every partition has finished the
-//! cycle, each receives the others' outboxes in partition order, on its own thread, at
-//! the start of the next cycle (or window), so that the threads meet once per cycle;
-//! before the engine reads any partition's state between cycles it has them received
-//! at once ([`Parallel::settle`]). Every crossing delay is at least one cycle, so the
-//! synchronisation window is one cycle and a receiver finds each crossing entry in
-//! place before the cycle it arrives in: by the two-phase rule nothing any component
-//! reads differs from the one-thread run.
+//! outbox ([`crate::router::crossing`]). Input-queued networks hand the outboxes over
+//! cycle by cycle, point to point, inside long windows ([`super::pipeline`]): a
+//! partition steps its interior routers, waits only for the other partitions' outboxes
+//! of the last cycle, then steps its boundary routers, so the threads meet only at the
+//! ends of windows. The other networks meet after every cycle (or lookahead window):
+//! once every partition has finished it, each receives the others' outboxes in
+//! partition order, on its own thread, at the start of the next cycle (or window).
+//! Before the engine reads any partition's state between cycles it has them received
+//! at once ([`Parallel::settle`]). Every crossing delay is at least one cycle, so a
+//! receiver finds each crossing entry in place before the cycle it arrives in: by the
+//! two-phase rule nothing any component reads differs from the one-thread run.
 //!
 //! At the end, the counters and collectors are merged (integer sums and merged
 //! histograms, with every floating-point figure computed after the merge) and the
@@ -109,7 +112,11 @@ impl PartMut<'_> {
 pub struct Parallel {
     team: super::team::Team,
     parts: Vec<Part>,
-    counters0: Counters,
+    /// (Padded: partition 0 writes it with every flit it moves, and nothing another
+    /// thread reads may share its cache lines. Boxed: the simulation, which holds this
+    /// structure, must not need more than the usual alignment, as a Python object's
+    /// memory has only that.)
+    counters0: Box<crossbeam_utils::CachePadded<Counters>>,
     /// The outboxes of the last window, in partition order, for the hand-over (reused:
     /// a window allocates nothing).
     boxes: Vec<Crossings>,
@@ -125,6 +132,10 @@ pub struct Parallel {
     defer: bool,
     /// Flits handed from one partition to another so far.
     crossed: u64,
+    /// The pipelined hand-over, where it applies ([`super::pipeline`]), and the last
+    /// cycle stepped with it.
+    pipe: Option<Box<super::pipeline::Mailboxes>>,
+    last: Option<u64>,
 }
 
 /// Networks of at least this many routers run on the available cores by default
@@ -180,12 +191,19 @@ impl Parallel {
         endpoints.partition(nlo, nhi);
         let team = super::team::Team::new(threads - 1, "flitsim-part")
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
-        Ok(Parallel { team, parts, counters0: Counters::default(), boxes: vec![Crossings::default(); threads], outbox0: Crossings::default(), pending: false, defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)), crossed: 0 })
+        let pipe = super::pipeline::applies(spec, routers).then(|| Box::new(super::pipeline::Mailboxes::new(threads, 0, team.spins())));
+        Ok(Parallel { team, parts, counters0: Box::new(crossbeam_utils::CachePadded::new(Counters::default())), boxes: vec![Crossings::default(); threads], outbox0: Crossings::default(), pending: false, defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)), crossed: 0, pipe, last: None })
     }
 
     /// Number of partitions (threads).
     pub fn threads(&self) -> usize {
         self.parts.len() + 1
+    }
+
+    /// Do the partitions hand over cycle by cycle, point to point, so that a step may
+    /// take any number of cycles ([`super::pipeline`])?
+    pub fn pipelined(&self) -> bool {
+        self.pipe.is_some()
     }
 
     /// Cycles `now .. now + k` of every partition, in parallel (`k` at most the
@@ -206,8 +224,24 @@ impl Parallel {
         stats: &mut Collector,
         throttle: Throttle,
     ) -> (Counters, u64) {
-        let Parallel { team, parts, counters0, boxes, outbox0, pending, defer, crossed } = self;
+        let Parallel { team, parts, counters0, boxes, outbox0, pending, defer, crossed, pipe, last } = self;
         let mut first = PartMut { routers, channels, endpoints, packets, stats, counters: counters0 };
+        if let Some(pipe) = pipe {
+            debug_assert!(matches!(throttle, Throttle::Open), "pipelined networks have no throttling");
+            let pipe = &*pipe;
+            let step = |p: &mut Part| {
+                let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
+                p.made = pipe.step_cycles(p.index, &mut m, now, k, spec);
+            };
+            let mut made = team.run(parts, &step, || pipe.step_cycles(0, &mut first, now, k, spec));
+            *last = Some(now + k - 1);
+            let mut total = *first.counters;
+            for p in parts.iter() {
+                total.merge(&p.counters);
+                made += p.made;
+            }
+            return (total, made);
+        }
         // Every partition, on its own thread (so that its state stays in its core's
         // caches): receive the other partitions' outboxes of the last window if they
         // are still pending, step this window, and take its outbox.
@@ -246,6 +280,15 @@ impl Parallel {
     /// reads any partition's state between windows; [`Parallel::step`] does it at the
     /// start of the next window otherwise (one meeting of the threads per window).
     pub fn settle(&mut self, routers: &mut Routers, channels: &mut Channels, endpoints: &mut Endpoints, packets: &mut PacketArena) {
+        if let (Some(pipe), Some(last)) = (&mut self.pipe, self.last) {
+            if !pipe.is_settled(last) {
+                let pipe_ref = &*pipe;
+                let receive = |p: &mut Part| pipe_ref.settle_job(p.index, last, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
+                self.team.run(&mut self.parts, &receive, || pipe_ref.settle_job(0, last, routers, endpoints, channels, packets));
+                pipe.mark_settled(last);
+            }
+            return;
+        }
         if !std::mem::take(&mut self.pending) {
             return;
         }
@@ -280,7 +323,7 @@ impl Parallel {
 
     /// Flits handed from one partition to another so far.
     pub fn crossed_flits(&self) -> u64 {
-        self.crossed
+        self.crossed + self.pipe.as_ref().map_or(0, |p| p.crossed())
     }
 
     /// Packets alive in the partitions after the first.

@@ -67,7 +67,10 @@ pub struct Team {
 }
 
 /// Wait, spinning then yielding, until `done()`.
-fn wait_until(spin: bool, done: impl Fn() -> bool) {
+pub(super) fn wait_until(spin: bool, done: impl Fn() -> bool) {
+    if done() {
+        return;
+    }
     let start = Instant::now();
     let mut n = 0u32;
     while !done() {
@@ -100,6 +103,11 @@ impl Team {
             team.handles.push(h);
         }
         Ok(team)
+    }
+
+    /// Do waiting threads spin (false when there are more threads than cores)?
+    pub fn spins(&self) -> bool {
+        self.shared.spin
     }
 
     /// Run `job(&mut items[i])` on worker `i` for every item (one per worker) while the

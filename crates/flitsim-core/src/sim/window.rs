@@ -10,10 +10,14 @@
 //! in, exactly as with a hand-over after every cycle (the two-phase rule). So the
 //! partitions synchronise once per window, not once per cycle or per flit.
 //!
+//! Input-queued networks hand over cycle by cycle inside a window instead
+//! ([`super::pipeline`]), so their windows are not bounded by the lookahead, only by
+//! what follows.
+//!
 //! What the engine decides from the whole network between cycles bounds the windows:
 //! they end where the measurement window opens and closes, at the watchdog's periodic
-//! partial-deadlock search, at the progress reports, and at the end of the measured
-//! run; the drain, whose end is decided cycle by cycle, and runs that stop once a finite
+//! partial-deadlock search, by the first cycle the watchdog could trip in, at the
+//! progress reports, and at the end of the measured run; the drain, whose end is decided cycle by cycle, and runs that stop once a finite
 //! workload is done step one cycle at a time. Networks with mechanisms read or decided
 //! every cycle across partitions have a lookahead of 1: throttling and ALO (the
 //! congestion controller's decision), Disha's token, retry links (both ends' copies take
@@ -66,6 +70,9 @@ impl Simulation {
         // a progress report.
         k = k.min(now.next_multiple_of(s.watchdog.max(1)) - now + 1);
         k = k.min((now + 1).next_multiple_of(PROGRESS_EVERY) - now);
+        // ... and by the first cycle the watchdog could trip in (no flit moving from the
+        // last progress on), so that a trip ends its window as it would end a cycle.
+        k = k.min((self.counters.last_progress + s.watchdog).saturating_sub(now));
         k.max(1)
     }
 

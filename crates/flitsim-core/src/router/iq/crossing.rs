@@ -23,13 +23,19 @@ impl IqRouters {
             router != sink && !(lo..hi).contains(&router)
         };
         let p = self.ports as usize;
+        let (mut interior, mut boundary) = (Vec::new(), Vec::new());
         for r in lo as usize..hi as usize {
+            let mut crossing = false;
             for w in &mut self.wiring[r * p..(r + 1) * p] {
                 w.cross_out = crosses(w.down_router);
                 w.cross_in = crosses(w.up_router);
+                crossing |= w.cross_out | w.cross_in;
             }
+            if crossing { &mut boundary } else { &mut interior }.push(r as u32);
         }
         self.span = (lo, hi);
+        self.interior = interior;
+        self.boundary = boundary;
         self.crossing.xlate = vec![u32::MAX; self.ivc.len()];
     }
 

@@ -86,6 +86,7 @@
 
 mod arrivals;
 pub mod crossing;
+mod describe;
 mod input_vc;
 mod prefetch;
 mod route;
@@ -95,12 +96,13 @@ pub use input_vc::{state, InputVc};
 
 use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
-use route::Route;
+use route::{route_head, Route};
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::IqConfig;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
+use crate::router::crossing::Which;
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
@@ -264,6 +266,10 @@ pub struct IqRouters {
     span: (u32, u32),
     /// Flits and credits for other partitions' routers.
     crossing: crate::router::crossing::Crossings,
+    /// Of the routers in `span` (when partitioned): those with no crossing channel and
+    /// those with one, in id order ([`Which`]).
+    interior: Vec<u32>,
+    boundary: Vec<u32>,
 }
 
 impl IqRouters {
@@ -366,6 +372,8 @@ impl IqRouters {
             li_vc: std::array::from_fn(|li| (li as u32 % v) as u8),
             span: (0, r),
             crossing: crate::router::crossing::Crossings::default(),
+            interior: Vec::new(),
+            boundary: Vec::new(),
         }
     }
 
@@ -444,12 +452,29 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        self.step_which(Which::All, now, topo, routing, ch, packets, stats, ctr);
+    }
+
+    /// [`IqRouters::step_all`] for the routers `which` names (of a partition, with the
+    /// pipelined hand-over; `All` steps every router).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_which(
+        &mut self,
+        which: Which,
+        now: u64,
+        topo: &Topology,
+        routing: &RoutingFunction,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         // The arrival state is moved out for the pass (a move of a `Vec`, no allocation)
         // so the routers' other state and it can be borrowed separately.
         let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
         match &mut arrivals {
-            Arrivals::Calendar(a) => self.step_routers(a, now, topo, routing, ch, packets, stats, ctr),
-            Arrivals::Counting(a) => self.step_routers(a, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Calendar(a) => self.step_routers(a, which, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Counting(a) => self.step_routers(a, which, now, topo, routing, ch, packets, stats, ctr),
         }
         self.arrivals = arrivals;
     }
@@ -460,6 +485,7 @@ impl IqRouters {
     fn step_routers<A: Arrive>(
         &mut self,
         arr: &mut A,
+        which: Which,
         now: u64,
         topo: &Topology,
         routing: &RoutingFunction,
@@ -472,10 +498,10 @@ impl IqRouters {
         // (constant index arithmetic, unrolled loops); others use the general step.
         // The routing function too is chosen here, once per cycle.
         match routing {
-            RoutingFunction::Dor(d) => self.step_routed(arr, now, topo, d, ch, packets, stats, ctr),
-            RoutingFunction::Table(t) => self.step_routed(arr, now, topo, &**t, ch, packets, stats, ctr),
-            RoutingFunction::Source(r) => self.step_routed(arr, now, topo, r, ch, packets, stats, ctr),
-            RoutingFunction::UpDown(u) => self.step_routed(arr, now, topo, u, ch, packets, stats, ctr),
+            RoutingFunction::Dor(d) => self.step_routed(arr, which, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::Table(t) => self.step_routed(arr, which, now, topo, &**t, ch, packets, stats, ctr),
+            RoutingFunction::Source(r) => self.step_routed(arr, which, now, topo, r, ch, packets, stats, ctr),
+            RoutingFunction::UpDown(u) => self.step_routed(arr, which, now, topo, u, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }
@@ -486,6 +512,7 @@ impl IqRouters {
     fn step_routed<A: Arrive, R: Route>(
         &mut self,
         arr: &mut A,
+        which: Which,
         now: u64,
         topo: &Topology,
         routing: &R,
@@ -496,10 +523,10 @@ impl IqRouters {
     ) {
         match (self.ports, self.vcs, self.depth) {
             // (Polling networks, with long delays, are rare: they get the general step.)
-            _ if A::POLLS => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
-            (5, 4, 8) => self.step_shaped::<A, R, 5, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
-            (7, 4, 8) => self.step_shaped::<A, R, 7, 4, 8>(arr, now, topo, routing, ch, packets, stats, ctr),
-            _ => self.step_shaped::<A, R, 0, 0, 0>(arr, now, topo, routing, ch, packets, stats, ctr),
+            _ if A::POLLS => self.step_shaped::<A, R, 0, 0, 0>(arr, which, now, topo, routing, ch, packets, stats, ctr),
+            (5, 4, 8) => self.step_shaped::<A, R, 5, 4, 8>(arr, which, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4, 8) => self.step_shaped::<A, R, 7, 4, 8>(arr, which, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, R, 0, 0, 0>(arr, which, now, topo, routing, ch, packets, stats, ctr),
         }
     }
 
@@ -510,6 +537,7 @@ impl IqRouters {
     fn step_shaped<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
+        which: Which,
         now: u64,
         topo: &Topology,
         routing: &R,
@@ -518,21 +546,57 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        let (lo, n) = (self.span.0 as usize, self.span.1 as usize);
+        // The routers to visit: the span, or one of the lists (moved out for the pass, a
+        // move of a `Vec`, and back).
+        let list = match which {
+            Which::All => None,
+            Which::Interior => Some(std::mem::take(&mut self.interior)),
+            Which::Boundary => Some(std::mem::take(&mut self.boundary)),
+        };
+        let lo = self.span.0 as usize;
+        match &list {
+            None => self.visit::<A, R, P, V, D>(arr, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr),
+            Some(l) => self.visit::<A, R, P, V, D>(arr, l.len(), |i| l[i] as usize, now, topo, routing, ch, packets, stats, ctr),
+        }
+        match (which, list) {
+            (Which::Interior, Some(l)) => self.interior = l,
+            (Which::Boundary, Some(l)) => self.boundary = l,
+            _ => {}
+        }
+    }
+
+    /// Step the routers `at(0), .., at(n - 1)` that have work.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn visit<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
+        &mut self,
+        arr: &mut A,
+        n: usize,
+        at: impl Fn(usize) -> usize,
+        now: u64,
+        topo: &Topology,
+        routing: &R,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         if self.prefetch {
-            for r in lo..n {
-                if r + PREFETCH_STATE < n {
-                    self.prefetch_router(arr, r + PREFETCH_STATE, now, ch);
+            for i in 0..n {
+                if i + PREFETCH_STATE < n {
+                    self.prefetch_router(arr, at(i + PREFETCH_STATE), now, ch);
                 }
-                if r + PREFETCH_HEADERS < n {
-                    self.prefetch_headers(arr, r + PREFETCH_HEADERS, now, ch, packets);
+                if i + PREFETCH_HEADERS < n {
+                    self.prefetch_headers(arr, at(i + PREFETCH_HEADERS), now, ch, packets);
                 }
+                let r = at(i);
                 if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
                     self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
-            for r in lo..n {
+            for i in 0..n {
+                let r = at(i);
                 if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
                     self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
@@ -719,70 +783,4 @@ impl IqRouters {
         }
         sets[ru] = VcSets { occ, va, act, free, wait, cred };
     }
-
-    /// Describe what input VC `(r, p, v)` is waiting for (deadlock reports).
-    pub fn describe_wait(&self, r: u32, p: u32, v: u32, now: u64) -> String {
-        let base = (r * self.ports * self.vcs) as usize;
-        let i = base + (p * self.vcs + v) as usize;
-        let st = &self.ivc[i];
-        match st.state {
-            state::IDLE => "idle".into(),
-            state::VC_ALLOC => {
-                let owners: Vec<String> = (st.lo..st.hi)
-                    .map(|w| {
-                        let o = self.out[base + st.port as usize * self.vcs as usize + w as usize].owner;
-                        if o == FREE {
-                            format!("vc{w} free ({} credits)", self.out[base + st.port as usize * self.vcs as usize + w as usize].credits)
-                        } else {
-                            format!("vc{w} held by in-port {} vc{}", o as u32 / self.vcs, o as u32 % self.vcs)
-                        }
-                    })
-                    .collect();
-                format!("waiting for an output VC on port {} [{}]", st.port, owners.join(", "))
-            }
-            _ => {
-                let ovc = base + st.port as usize * self.vcs as usize + st.out_vc as usize;
-                if !st.ready_by(now) {
-                    format!("in pipeline until cycle {}", st.ready_at(now))
-                } else {
-                    format!("holds output port {} vc{} with {} credits", st.port, st.out_vc, self.out[ovc].credits)
-                }
-            }
-        }
-    }
-}
-
-/// Route computation for head flit `f`, now at the front of idle input VC `st` (input
-/// port `p`, VC `v`) of router `r`: reads the packet header (counting one more hop when
-/// the head came over a router-to-router channel, and at the source switch noting in its
-/// `age` field the cycle `ready`, modulo 2^16), stores the routing function's
-/// candidate and moves the VC to VC allocation from cycle `ready`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn route_head(
-    st: &mut InputVc,
-    f: Flit,
-    r: u32,
-    p: u32,
-    v: u32,
-    hop: bool,
-    ready: u64,
-    topo: &Topology,
-    routing: &impl Route,
-    packets: &mut PacketArena,
-) {
-    debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
-    let header = packets.get_mut(f.pid);
-    header.hops += hop as u32;
-    if !hop {
-        // At the source switch: when the head reached the front of its input VC (a NIC's
-        // probe is timed from here, past the data it queued behind on its own link).
-        header.age = ready as u16;
-    }
-    let cand = routing.route(topo, r, p, v, hop, header);
-    st.port = cand.port;
-    st.lo = cand.vc_lo;
-    st.hi = cand.vc_hi;
-    st.state = state::VC_ALLOC;
-    st.delay_until(ready);
 }

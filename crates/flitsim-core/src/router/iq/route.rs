@@ -4,12 +4,14 @@
 //! packet header: destination-routed functions read its destination, source-routed ones
 //! (up*/down*) the route it carries, which the source switch writes.
 
+use super::{state, InputVc};
+use crate::link::Flit;
 use crate::routing::dor::Dor;
 use crate::routing::source::SourceRouting;
 use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
 use crate::routing::Candidate;
-use crate::sim::packet::Packet;
+use crate::sim::packet::{Packet, PacketArena};
 use crate::topology::Topology;
 
 /// Route computation for a head at router `r`, arrived on `in_port`/`in_vc` (over a
@@ -46,4 +48,39 @@ impl Route for UpDownRouting {
         let (src, dst, seq) = (header.src, header.dst, header.seq);
         self.route_carried(!hop, src, dst, seq, &mut header.route)
     }
+}
+
+/// Route computation for head flit `f`, now at the front of idle input VC `st` (input
+/// port `p`, VC `v`) of router `r`: reads the packet header (counting one more hop when
+/// the head came over a router-to-router channel, and at the source switch noting in its
+/// `age` field the cycle `ready`, modulo 2^16), stores the routing function's
+/// candidate and moves the VC to VC allocation from cycle `ready`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn route_head(
+    st: &mut InputVc,
+    f: Flit,
+    r: u32,
+    p: u32,
+    v: u32,
+    hop: bool,
+    ready: u64,
+    topo: &Topology,
+    routing: &impl Route,
+    packets: &mut PacketArena,
+) {
+    debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
+    let header = packets.get_mut(f.pid);
+    header.hops += hop as u32;
+    if !hop {
+        // At the source switch: when the head reached the front of its input VC (a NIC's
+        // probe is timed from here, past the data it queued behind on its own link).
+        header.age = ready as u16;
+    }
+    let cand = routing.route(topo, r, p, v, hop, header);
+    st.port = cand.port;
+    st.lo = cand.vc_lo;
+    st.hi = cand.vc_hi;
+    st.state = state::VC_ALLOC;
+    st.delay_until(ready);
 }
