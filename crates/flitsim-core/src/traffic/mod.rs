@@ -446,7 +446,7 @@ impl Workload {
     /// sources under the phase's pattern (merge_to_one's destination) and sources that
     /// have created `traffic.packets_per_source` packets return `None` without drawing.
     /// Hot path, no allocation.
-    #[inline]
+    #[inline(always)]
     pub fn generate(
         &self,
         now: u64,
