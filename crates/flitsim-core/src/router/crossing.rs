@@ -20,7 +20,7 @@ use crate::link::{CreditWire, InFlight, Ring};
 use crate::sim::packet::{Packet, PacketArena};
 
 /// Which of a partition's routers a step visits. With the pipelined hand-over
-/// ([`crate::sim::pipeline`]) a partition steps its *interior* routers (no channel to or
+/// (`sim/pipeline.rs`) a partition steps its *interior* routers (no channel to or
 /// from another partition) before it has received the other partitions' outboxes of
 /// the last cycle, and its *boundary* routers after: only they can receive a crossing.
 /// Within a cycle the order of the routers changes nothing (the two-phase rule).

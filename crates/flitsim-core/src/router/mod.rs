@@ -420,7 +420,7 @@ impl Routers {
     }
 
     /// Advance the input-queued routers `which` names by one cycle (the pipelined
-    /// hand-over of the partitioned engine, [`crate::sim::pipeline`]; other routers are
+    /// hand-over of the partitioned engine, `sim/pipeline.rs`; other routers are
     /// not stepped that way).
     #[allow(clippy::too_many_arguments)]
     pub fn step_which(

@@ -296,7 +296,7 @@ impl Simulation {
     }
 
     /// Do the partitions hand over cycle by cycle, point to point, and meet only at the
-    /// ends of long windows ([`pipeline`])? False when not partitioned.
+    /// ends of long windows (`sim/pipeline.rs`)? False when not partitioned.
     pub fn pipelined(&self) -> bool {
         self.parallel.as_ref().is_some_and(|p| p.pipelined())
     }

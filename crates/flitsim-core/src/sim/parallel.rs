@@ -10,7 +10,7 @@
 //! and routers on its own thread (a persistent [`super::team`] member; partition 0 on
 //! the calling thread); a flit or credit for another partition's router goes to an
 //! outbox ([`crate::router::crossing`]). Input-queued networks hand the outboxes over
-//! cycle by cycle, point to point, inside long windows ([`super::pipeline`]): a
+//! cycle by cycle, point to point, inside long windows (`sim/pipeline.rs`): a
 //! partition steps its interior routers, waits only for the other partitions' outboxes
 //! of the last cycle, then steps its boundary routers, so the threads meet only at the
 //! ends of windows. The other networks meet after every cycle (or lookahead window):
@@ -132,7 +132,7 @@ pub struct Parallel {
     defer: bool,
     /// Flits handed from one partition to another so far.
     crossed: u64,
-    /// The pipelined hand-over, where it applies ([`super::pipeline`]), and the last
+    /// The pipelined hand-over, where it applies (`sim/pipeline.rs`), and the last
     /// cycle stepped with it.
     pipe: Option<Box<super::pipeline::Mailboxes>>,
     last: Option<u64>,
@@ -201,7 +201,7 @@ impl Parallel {
     }
 
     /// Do the partitions hand over cycle by cycle, point to point, so that a step may
-    /// take any number of cycles ([`super::pipeline`])?
+    /// take any number of cycles (`sim/pipeline.rs`)?
     pub fn pipelined(&self) -> bool {
         self.pipe.is_some()
     }

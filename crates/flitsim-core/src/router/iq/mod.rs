@@ -35,6 +35,9 @@
 //!
 //! * [`IqRouters::step_all`] steps every router with work once per cycle, so what every
 //!   step reads (configuration, array bases, the arrival mode) is loaded once per cycle.
+//! * A partition of the network ([`crossing`]) can be stepped in two halves,
+//!   [`IqRouters::step_which`]: the routers with no channel to or from another partition,
+//!   then those with one (the pipelined hand-over, `sim/pipeline.rs`).
 //! * **Compiled shapes.** `step_all` also picks, once per cycle, a step compiled for the
 //!   routers' shape and routing function: the port count, VCs per port and buffer depth
 //!   are const generics (5 or 7 ports with 4 VCs of 8 flits, the 2-D and 3-D defaults;
