@@ -1,6 +1,7 @@
 //! Profiling entry point: the BookSim2 comparison case of `flitsim bench` (8x8 mesh,
 //! iSLIP, uniform 0.3), with `key=value` overrides, printing cycles/s and flit-hops/s.
-//! Run under `perf record` or `valgrind --tool=callgrind` (release keeps debug info).
+//! Run under `perf record` or `valgrind --tool=callgrind` (release keeps debug info);
+//! `THREADS=N` in the environment steps it on N threads (the partitioned engine).
 
 use flitsim_core::config::Config;
 use flitsim_core::sim::Simulation;

@@ -39,9 +39,9 @@ use crossbeam_utils::CachePadded;
 
 use super::parallel::{receive_outbox, take_outbox, PartMut};
 use crate::config::Spec;
-use crate::router::crossing::{Crossings, Which};
 use crate::endpoint::Endpoints;
 use crate::link::Channels;
+use crate::router::crossing::{Crossings, Which};
 use crate::router::Routers;
 use crate::sim::packet::PacketArena;
 
@@ -97,7 +97,11 @@ impl Mailboxes {
     /// Mailboxes for `parts` partitions starting at cycle `now`.
     pub fn new(parts: usize, now: u64, spin: bool) -> Mailboxes {
         let boxes = (0..parts)
-            .map(|_| Mailbox { slots: [UnsafeCell::new(Crossings::default()), UnsafeCell::new(Crossings::default())], done: CachePadded::new(AtomicU64::new(now)), crossed: CachePadded::new(AtomicU64::new(0)) })
+            .map(|_| Mailbox {
+                slots: [UnsafeCell::new(Crossings::default()), UnsafeCell::new(Crossings::default())],
+                done: CachePadded::new(AtomicU64::new(now)),
+                crossed: CachePadded::new(AtomicU64::new(0)),
+            })
             .collect();
         Mailboxes { boxes, abort: CachePadded::new(AtomicBool::new(false)), spin, settled: now.checked_sub(1) }
     }
