@@ -419,11 +419,11 @@ impl Routers {
         }
     }
 
-    /// Advance the input-queued routers `which` names by one cycle (the pipelined
-    /// hand-over of the partitioned engine, `sim/pipeline.rs`; other routers are
-    /// not stepped that way).
+    /// Advance the routers `which` names that have work by one cycle: every router
+    /// ([`crossing::Which::All`]), or one half of a partition's input-queued routers (the
+    /// pipelined hand-over, `sim/pipeline.rs`, which applies to them only).
     #[allow(clippy::too_many_arguments)]
-    pub fn step_which(
+    pub fn step(
         &mut self,
         which: crossing::Which,
         now: u64,
@@ -434,26 +434,9 @@ impl Routers {
         stats: &mut crate::stats::Collector,
         ctr: &mut crate::sim::packet::Counters,
     ) {
+        debug_assert!(which == crossing::Which::All || matches!(self, Routers::Iq(_)), "only input-queued routers are stepped by halves");
         match self {
-            Routers::Iq(r) => r.step_which(which, now, topo, routing, ch, packets, stats, ctr),
-            _ => unreachable!("only input-queued routers are stepped by halves (sim::pipeline::applies)"),
-        }
-    }
-
-    /// Advance every router with work by one cycle.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &crate::topology::Topology,
-        routing: &crate::routing::RoutingFunction,
-        ch: &mut crate::link::Channels,
-        packets: &mut crate::sim::packet::PacketArena,
-        stats: &mut crate::stats::Collector,
-        ctr: &mut crate::sim::packet::Counters,
-    ) {
-        match self {
-            Routers::Iq(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
+            Routers::Iq(r) => r.step(which, now, topo, routing, ch, packets, stats, ctr),
             Routers::Buffered(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
             Routers::Central(r) => {
                 let crate::routing::RoutingFunction::Adaptive(a) = routing else {

@@ -399,7 +399,7 @@ impl Simulation {
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
             }
-            self.routers.step_all(now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
+            self.routers.step(crate::router::crossing::Which::All, now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
         }
         self.done = done;
         if self.spec.config.sim.check {

@@ -89,7 +89,7 @@ impl PartMut<'_> {
     pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec, throttle: Throttle) {
         let view = NicView { routing: &spec.routing };
         self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, throttle, view);
-        self.routers.step_all(now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
+        self.routers.step(crate::router::crossing::Which::All, now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
     }
 
     /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]);
@@ -233,14 +233,9 @@ impl Parallel {
                 let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
                 p.made = pipe.step_cycles(p.index, &mut m, now, k, spec);
             };
-            let mut made = team.run(parts, &step, || pipe.step_cycles(0, &mut first, now, k, spec));
+            let made = team.run(parts, &step, || pipe.step_cycles(0, &mut first, now, k, spec));
             *last = Some(now + k - 1);
-            let mut total = *first.counters;
-            for p in parts.iter() {
-                total.merge(&p.counters);
-                made += p.made;
-            }
-            return (total, made);
+            return totals(first.counters, parts, made);
         }
         // Every partition, on its own thread (so that its state stays in its core's
         // caches): receive the other partitions' outboxes of the last window if they
@@ -252,7 +247,7 @@ impl Parallel {
             p.made = m.step_cycles(now, k, spec, throttle);
             p.outbox = take_outbox(&mut p.routers, &mut p.endpoints, std::mem::take(&mut p.outbox));
         };
-        let mut made = team.run(parts, &step, || {
+        let made = team.run(parts, &step, || {
             receive_all(last, 0, first.routers, first.endpoints, first.channels, first.packets);
             let made = first.step_cycles(now, k, spec, throttle);
             *outbox0 = take_outbox(first.routers, first.endpoints, std::mem::take(outbox0));
@@ -267,12 +262,7 @@ impl Parallel {
         if !*defer && std::mem::take(pending) {
             hand_over(team, parts, boxes, first.routers, first.channels, first.endpoints, first.packets);
         }
-        let mut total = *first.counters;
-        for p in parts.iter() {
-            total.merge(&p.counters);
-            made += p.made;
-        }
-        (total, made)
+        totals(first.counters, parts, made)
     }
 
     /// Hand over the outboxes of the last window now, if they are pending (every
@@ -389,6 +379,16 @@ impl Parallel {
             }
         }
     }
+}
+
+/// The counters of the whole network (partition 0's `first` and the others') and the
+/// packets every partition created in the measurement window (partition 0's `made0`).
+fn totals(first: &Counters, parts: &[Part], made0: u64) -> (Counters, u64) {
+    let mut total = *first;
+    for p in parts {
+        total.merge(&p.counters);
+    }
+    (total, made0 + parts.iter().map(|p| p.made).sum::<u64>())
 }
 
 /// Partition `k` of `parts`: its routers `[lo, hi)` and its endpoints `[lo, hi)`

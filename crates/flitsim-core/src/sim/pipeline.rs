@@ -161,14 +161,14 @@ impl Mailboxes {
         for t in now..now + k {
             let before = p.counters.packets_created;
             p.endpoints.step_all(t, spec.workload.phase_at(t), &spec.workload, p.channels, p.packets, p.stats, p.counters, p.routers, open, view);
-            p.routers.step_which(Which::Interior, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
+            p.routers.step(Which::Interior, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
             if let Some(c) = t.checked_sub(1) {
                 self.wait_for(own, t);
                 if self.settled != Some(c) {
                     self.receive(own, c, p.routers, p.endpoints, p.channels, p.packets);
                 }
             }
-            p.routers.step_which(Which::Boundary, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
+            p.routers.step(Which::Boundary, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
             self.publish(own, t, p);
             if p.stats.in_window(t) {
                 made += p.counters.packets_created - before;

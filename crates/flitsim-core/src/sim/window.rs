@@ -17,8 +17,9 @@
 //! What the engine decides from the whole network between cycles bounds the windows:
 //! they end where the measurement window opens and closes, at the watchdog's periodic
 //! partial-deadlock search, by the first cycle the watchdog could trip in, at the
-//! progress reports, and at the end of the measured run; the drain, whose end is decided cycle by cycle, and runs that stop once a finite
-//! workload is done step one cycle at a time. Networks with mechanisms read or decided
+//! progress reports, and at the end of the measured run; the drain, whose end is
+//! decided cycle by cycle, and runs that stop once a finite workload is done step one
+//! cycle at a time. Networks with mechanisms read or decided
 //! every cycle across partitions have a lookahead of 1: throttling and ALO (the
 //! congestion controller's decision), Disha's token, retry links (both ends' copies take
 //! each other's events before the next cycle), links or nodes failing during the run

@@ -34,7 +34,7 @@ pub(super) enum Arrivals {
     Counting(Counting),
 }
 
-/// One way of learning of arrivals. [`IqRouters::step_all`] picks the implementation
+/// One way of learning of arrivals. [`IqRouters::step`] picks the implementation
 /// once per cycle, so the per-router code is compiled once for each and tests no mode.
 pub(super) trait Arrive {
     /// Entries on a due port must be checked for their arrival cycle (polling); without

@@ -33,12 +33,12 @@
 //!
 //! ## How the hot loop is organised
 //!
-//! * [`IqRouters::step_all`] steps every router with work once per cycle, so what every
+//! * [`IqRouters::step`] steps every router with work once per cycle, so what every
 //!   step reads (configuration, array bases, the arrival mode) is loaded once per cycle.
 //! * A partition of the network ([`crossing`]) can be stepped in two halves,
-//!   [`IqRouters::step_which`]: the routers with no channel to or from another partition,
+//!   [`IqRouters::step`]: the routers with no channel to or from another partition,
 //!   then those with one (the pipelined hand-over, `sim/pipeline.rs`).
-//! * **Compiled shapes.** `step_all` also picks, once per cycle, a step compiled for the
+//! * **Compiled shapes.** `step` also picks, once per cycle, a step compiled for the
 //!   routers' shape and routing function: the port count, VCs per port and buffer depth
 //!   are const generics (5 or 7 ports with 4 VCs of 8 flits, the 2-D and 3-D defaults;
 //!   0 = read at run time, for every other shape), so index arithmetic is constant and
@@ -201,7 +201,7 @@ const UNWIRED: PortWiring = PortWiring {
 };
 
 
-/// Prefetching (see the module docs): routers whose state [`IqRouters::step_all`] asks
+/// Prefetching (see the module docs): routers whose state [`IqRouters::step`] asks
 /// the cache for ahead of their step, and how far ahead it reads their arriving flits to
 /// ask for the packet headers (the channel slots were asked for earlier).
 const PREFETCH_STATE: usize = 4;
@@ -385,7 +385,7 @@ impl IqRouters {
         &self.cfg
     }
 
-    /// Does [`IqRouters::step_all`] prefetch (see the module docs)? Chosen at build from
+    /// Does [`IqRouters::step`] prefetch (see the module docs)? Chosen at build from
     /// the size of the network.
     pub fn prefetching(&self) -> bool {
         self.prefetch
@@ -444,24 +444,10 @@ impl IqRouters {
     /// Advance every router with work ([`IqRouters::busy`]) by one cycle at time `now`,
     /// in router order. (One call per cycle lets the compiler keep what every router step
     /// reads — configuration, array bases, the arrival mode — out of the per-router work.)
+    /// `which` picks the routers of a partition (the pipelined hand-over,
+    /// `sim/pipeline.rs`); [`Which::All`] steps every router.
     #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &Topology,
-        routing: &RoutingFunction,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
-        self.step_which(Which::All, now, topo, routing, ch, packets, stats, ctr);
-    }
-
-    /// [`IqRouters::step_all`] for the routers `which` names (of a partition, with the
-    /// pipelined hand-over; `All` steps every router).
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_which(
+    pub fn step(
         &mut self,
         which: Which,
         now: u64,
@@ -482,7 +468,7 @@ impl IqRouters {
         self.arrivals = arrivals;
     }
 
-    /// [`IqRouters::step_all`] for one arrival mode.
+    /// [`IqRouters::step`] for one arrival mode.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn step_routers<A: Arrive>(

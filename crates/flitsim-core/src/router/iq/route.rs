@@ -1,4 +1,4 @@
-//! The routing function as the router step calls it: [`super::IqRouters::step_all`]
+//! The routing function as the router step calls it: [`super::IqRouters::step`]
 //! picks the variant of [`crate::routing::RoutingFunction`] once per cycle, so each is
 //! compiled into the step and no head tests which one it is. Route computation reads the
 //! packet header: destination-routed functions read its destination, source-routed ones
