@@ -324,10 +324,10 @@ impl Endpoints {
         let timing = self.probe_timing;
         let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
         let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, probes_out, .. } = self;
-        for (e, (nic, credits)) in nics.iter_mut().zip(credits.chunks_exact_mut(vcs)).enumerate().take(hi).skip(lo) {
+        for (i, (nic, credits)) in nics[lo..hi].iter_mut().zip(credits[lo * vcs..hi * vcs].chunks_exact_mut(vcs)).enumerate() {
+            let e = lo + i;
             let ctx = (now, phase, workload, sending, throttle);
-            let order = if order.is_empty() { &mut [][..] } else { &mut order[e * n..(e + 1) * n] };
-            Self::step(e as u32, nic, credits, phase_flits, (order, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
+            Self::step(e as u32, nic, credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
             if let Some(d) = &disp {
                 d.after_step(e as u32, nic, now, packets, dispersion);
             }
@@ -358,7 +358,7 @@ impl Endpoints {
         now: u64,
         nic: &mut Nic,
         phase_flits: &mut [u64],
-        order: &mut [u32],
+        (order, n): (&mut [u32], usize),
         reassembly: Option<&mut reassembly::Reassembly>,
         workload: &Workload,
         packets: &mut PacketArena,
@@ -378,7 +378,7 @@ impl Endpoints {
             ctr.packets_delivered += 1;
             ctr.last_delivery = now;
             // In order per source: a source numbers its packets as it creates them.
-            if let Some(next) = order.get_mut(pk.src as usize) {
+            if let Some(next) = order.get_mut(e as usize * n + pk.src as usize) {
                 if pk.seq + 1 < *next {
                     ctr.packets_reordered += 1;
                 } else {
@@ -401,7 +401,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        (order, reassembly, probes): (&mut [u32], Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>),
+        (order, n, reassembly, probes): (&mut [u32], usize, Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>),
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -426,7 +426,7 @@ impl Endpoints {
                 probes.push(ProbeArrival { src: pk.src, dst: e, route: pk.hop_start, latency: routed, hops: pk.hops, now });
                 packets.release(f.pid);
             } else {
-                Self::eject(e, f, &pk, now, nic, phase_flits, order, reassembly, workload, packets, stats, ctr);
+                Self::eject(e, f, &pk, now, nic, phase_flits, (order, n), reassembly, workload, packets, stats, ctr);
             }
         }
         // (3) Generation.

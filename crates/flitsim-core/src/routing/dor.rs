@@ -47,7 +47,22 @@ pub struct Dor {
     field_of_bit: [u8; 64],
     /// The coordinate fields, in routing order.
     fields: Vec<Field>,
+    /// Small networks (at most [`HOP_TABLE_ROUTERS`] routers): the network hop from every
+    /// router to every other, `[router * routers + dest]` (see [`hop_entry`]), so that a
+    /// head looks its hop up instead of working it out from the coordinates (the table
+    /// is built from [`Dor::route_computed`] and stays in the cache). Empty otherwise.
+    hops: Vec<u8>,
 }
+
+/// Networks with at most this many routers route from a table of hops ([`Dor::hops`]:
+/// 16 KiB at most).
+pub const HOP_TABLE_ROUTERS: u32 = 128;
+
+/// [`Dor::hops`] entry: the output port in the low six bits; [`CROSSES`] when the hop
+/// crosses the dateline of a dimension with dateline classes; [`DATELINE`] when that
+/// dimension has them.
+const CROSSES: u8 = 1 << 6;
+const DATELINE: u8 = 1 << 7;
 
 /// One dimension's coordinate field in [`Dor::packed`].
 #[derive(Clone, Copy, Debug)]
@@ -96,7 +111,7 @@ impl Dor {
                 fields.iter().fold(0u64, |w, f| w | (cr.get(f.dim as usize).copied().unwrap_or(0) as u64) << f.shift)
             })
             .collect();
-        Dor {
+        let mut dor = Dor {
             order,
             datelines,
             vcs,
@@ -109,12 +124,75 @@ impl Dor {
             packed,
             field_of_bit,
             fields,
+            hops: Vec::new(),
+        };
+        let n = topo.num_routers;
+        if n <= HOP_TABLE_ROUTERS && dor.network_ports <= 63 {
+            dor.hops = (0..n * n).map(|i| dor.hop_entry(i / n, i % n)).collect();
         }
+        dor
+    }
+
+    /// The [`Dor::hops`] entry for a head at `router` bound for `dest_router` (another
+    /// router; the entry for the router itself is never read).
+    fn hop_entry(&self, router: u32, dest_router: u32) -> u8 {
+        let (cur, dst) = (self.packed[router as usize], self.packed[dest_router as usize]);
+        let f = self.fields[self.field_of_bit[((cur ^ dst).trailing_zeros() & 63) as usize] as usize];
+        let (c, t) = ((cur >> f.shift & f.mask) as u32, (dst >> f.shift & f.mask) as u32);
+        let plus = if f.wrap {
+            let fwd = if t > c { t - c } else { t + f.k - c };
+            fwd <= f.k - fwd
+        } else {
+            t > c
+        };
+        let crosses = if plus { c == f.k - 1 } else { c == 0 };
+        (2 * f.dim + !plus as u32) as u8 | if f.dateline { DATELINE | if crosses { CROSSES } else { 0 } } else { 0 }
     }
 
     /// See the module docs.
     #[inline(always)]
-    pub fn route(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        if !self.hops.is_empty() {
+            return self.route_tabled(router, in_port, in_vc, dest);
+        }
+        self.route_computed(topo, router, in_port, in_vc, dest)
+    }
+
+    /// [`Dor::route`] reading the hop from [`Dor::hops`] (the same candidates as
+    /// [`Dor::route_computed`]; a test compares them over every pair).
+    #[inline(always)]
+    fn route_tabled(&self, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+        let (dest_router, local) = match self.conc_shift {
+            Some(s) => (dest >> s, dest & ((1 << s) - 1)),
+            None => (dest / self.concentration, dest % self.concentration),
+        };
+        let base = self.class_base[(in_vc & 15) as usize];
+        let all = Candidate { port: 0, vc_lo: base, vc_hi: base + self.per_class as u8 };
+        let e = self.hops[router as usize * self.packed.len() + dest_router as usize];
+        let port = e & 63;
+        let hop = if e & DATELINE == 0 {
+            Candidate { port, ..all }
+        } else {
+            let same_dim = in_port < self.network_ports && in_port / 2 == (port / 2) as u32;
+            let mid = base + self.split as u8;
+            let was_upper = same_dim && in_vc >= mid as u32;
+            if e & CROSSES != 0 || was_upper {
+                Candidate { port, vc_lo: mid, vc_hi: base + self.per_class as u8 }
+            } else {
+                Candidate { port, vc_lo: base, vc_hi: mid }
+            }
+        };
+        let eject = Candidate { port: (self.network_ports + local) as u8, ..all };
+        if dest_router == router {
+            eject
+        } else {
+            hop
+        }
+    }
+
+    /// [`Dor::route`] working the hop out from the coordinates.
+    #[inline(always)]
+    pub fn route_computed(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         let (dest_router, local) = match self.conc_shift {
             Some(s) => (dest >> s, dest & ((1 << s) - 1)),
             None => (dest / self.concentration, dest % self.concentration),
@@ -262,5 +340,36 @@ mod tests {
         let path = walk(&t, &r, t.router_at(&[0, 0]), t.router_at(&[2, 3]));
         let ports: Vec<u8> = path.iter().map(|(_, c)| c.port).collect();
         assert_eq!(ports, vec![2, 2, 2, 0, 0, 4]);
+    }
+
+    /// The hop table gives every head the candidate the coordinates give: every router,
+    /// input port, input VC and destination, on meshes, tori and mixed cubes, with
+    /// concentration and with two traffic classes.
+    #[test]
+    fn the_hop_table_routes_as_the_coordinates_do() {
+        let cube = |dims: &[u32], wrap: &[bool], c: u32| {
+            let cfg = TopologyConfig::Cube { dims: dims.to_vec(), wrap: wrap.to_vec(), concentration: c };
+            Topology::build(&cfg, "topology").unwrap()
+        };
+        let cases = [
+            (topo(&[8, 8], false), vec![0, 1], 4, 1),
+            (topo(&[5, 4, 3], true), vec![2, 0, 1], 4, 1),
+            (cube(&[4, 6], &[true, false], 2), vec![1, 0], 4, 2),
+            (cube(&[3, 2, 4], &[false, true, true], 1), vec![0, 1, 2], 8, 2),
+        ];
+        for (t, order, vcs, classes) in cases {
+            let r = Dor::new(&t, order, true, vcs, classes);
+            assert!(!r.hops.is_empty(), "small networks route from the table");
+            for router in 0..t.num_routers {
+                for in_port in 0..t.ports {
+                    for in_vc in 0..vcs {
+                        for dest in 0..t.num_nodes {
+                            let want = r.route_computed(&t, router, in_port, in_vc, dest);
+                            assert_eq!(r.route(&t, router, in_port, in_vc, dest), want, "router {router} port {in_port} vc {in_vc} dest {dest}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

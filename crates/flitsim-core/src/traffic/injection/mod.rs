@@ -391,9 +391,19 @@ impl InjectionProcess {
     /// draws a random offset then, as [`initial_state`](Self::initial_state) does. The
     /// clock runs only in cycles in which the source may create (see
     /// [`Workload::generate`](super::Workload::generate)).
-    /// Hot path: integer compares and adds only.
-    #[inline]
+    /// Hot path: integer compares and adds only. (Bernoulli sources, the common case,
+    /// are decided inline; the other processes in [`InjectionProcess::fires_other`].)
+    #[inline(always)]
     pub fn fires(&self, state: &mut SourceState, rng: &mut SimRng) -> bool {
+        match self.kind {
+            Kind::Bernoulli { create } => fires(rng, create),
+            _ => self.fires_other(state, rng),
+        }
+    }
+
+    /// [`InjectionProcess::fires`] for the processes other than Bernoulli.
+    #[inline(never)]
+    fn fires_other(&self, state: &mut SourceState, rng: &mut SimRng) -> bool {
         match self.kind {
             Kind::Silent => false,
             Kind::Backlogged => true,
