@@ -134,6 +134,24 @@ impl Crossings {
         }
     }
 
+    /// Ask the cache, for writing, for the lines this cycle's flits and credits will be
+    /// written to (the buffers came back from the last hand-over but one, read since by
+    /// the other partitions' cores; a hint, at most 2 KiB of each).
+    pub fn prefetch_for_writing(&self) {
+        const MAX: usize = 2048;
+        let flits = (self.flits.capacity() * std::mem::size_of::<CrossFlit>()).min(MAX);
+        let credits = (self.credits.capacity() * std::mem::size_of::<CrossCredit>()).min(MAX);
+        super::prefetch_bytes(self.flits.as_ptr() as *const u8, flits, true);
+        super::prefetch_bytes(self.credits.as_ptr() as *const u8, credits, true);
+    }
+
+    /// Ask the cache for this outbox's flits and credits (another partition's, about to
+    /// be received; a hint).
+    pub fn prefetch_entries(&self) {
+        super::prefetch_bytes(self.flits.as_ptr() as *const u8, std::mem::size_of_val(self.flits.as_slice()), false);
+        super::prefetch_bytes(self.credits.as_ptr() as *const u8, std::mem::size_of_val(self.credits.as_slice()), false);
+    }
+
     /// Take this cycle's outbox, leaving `spare` (emptied, keeping its capacity) in its
     /// place with the id map.
     pub fn take(&mut self, mut spare: Crossings) -> Crossings {

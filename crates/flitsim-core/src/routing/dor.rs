@@ -47,20 +47,23 @@ pub struct Dor {
     field_of_bit: [u8; 64],
     /// The coordinate fields, in routing order.
     fields: Vec<Field>,
-    /// Small networks (at most [`HOP_TABLE_ROUTERS`] routers): the network hop from every
-    /// router to every other, `[router * routers + dest]` (see [`hop_entry`]), so that a
-    /// head looks its hop up instead of working it out from the coordinates (the table
-    /// is built from [`Dor::route_computed`] and stays in the cache). Empty otherwise.
+    /// Small networks (at most [`HOP_TABLE_ENTRIES`] router-endpoint pairs): the output
+    /// port from every router towards every endpoint, `[router * endpoints + dest]` (see
+    /// [`Dor::hop_entry`]; the ejection port at the endpoint's own router), so that a
+    /// head looks its port up instead of working it out from the coordinates (the table
+    /// stays in the cache). Empty otherwise.
     hops: Vec<u8>,
+    /// Row length of [`Dor::hops`]: the number of endpoints.
+    hop_row: usize,
 }
 
-/// Networks with at most this many routers route from a table of hops ([`Dor::hops`]:
-/// 16 KiB at most).
-pub const HOP_TABLE_ROUTERS: u32 = 128;
+/// Networks with at most this many routers x endpoints route from a table of hops
+/// ([`Dor::hops`], one byte each).
+pub const HOP_TABLE_ENTRIES: u32 = 1 << 14;
 
 /// [`Dor::hops`] entry: the output port in the low six bits; [`CROSSES`] when the hop
 /// crosses the dateline of a dimension with dateline classes; [`DATELINE`] when that
-/// dimension has them.
+/// dimension has them (never set for an ejection port).
 const CROSSES: u8 = 1 << 6;
 const DATELINE: u8 = 1 << 7;
 
@@ -125,17 +128,22 @@ impl Dor {
             field_of_bit,
             fields,
             hops: Vec::new(),
+            hop_row: topo.num_nodes as usize,
         };
-        let n = topo.num_routers;
-        if n <= HOP_TABLE_ROUTERS && dor.network_ports <= 63 {
-            dor.hops = (0..n * n).map(|i| dor.hop_entry(i / n, i % n)).collect();
+        let (n, nodes) = (topo.num_routers as u64, topo.num_nodes as u64);
+        if n * nodes <= HOP_TABLE_ENTRIES as u64 && topo.ports <= 64 {
+            let nodes = nodes as u32;
+            dor.hops = (0..n as u32 * nodes).map(|i| dor.hop_entry(i / nodes, i % nodes)).collect();
         }
         dor
     }
 
-    /// The [`Dor::hops`] entry for a head at `router` bound for `dest_router` (another
-    /// router; the entry for the router itself is never read).
-    fn hop_entry(&self, router: u32, dest_router: u32) -> u8 {
+    /// The [`Dor::hops`] entry for a head at `router` bound for endpoint `dest`.
+    fn hop_entry(&self, router: u32, dest: u32) -> u8 {
+        let (dest_router, local) = (dest / self.concentration, dest % self.concentration);
+        if dest_router == router {
+            return (self.network_ports + local) as u8;
+        }
         let (cur, dst) = (self.packed[router as usize], self.packed[dest_router as usize]);
         let f = self.fields[self.field_of_bit[((cur ^ dst).trailing_zeros() & 63) as usize] as usize];
         let (c, t) = ((cur >> f.shift & f.mask) as u32, (dst >> f.shift & f.mask) as u32);
@@ -162,16 +170,12 @@ impl Dor {
     /// [`Dor::route_computed`]; a test compares them over every pair).
     #[inline(always)]
     fn route_tabled(&self, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        let (dest_router, local) = match self.conc_shift {
-            Some(s) => (dest >> s, dest & ((1 << s) - 1)),
-            None => (dest / self.concentration, dest % self.concentration),
-        };
         let base = self.class_base[(in_vc & 15) as usize];
-        let all = Candidate { port: 0, vc_lo: base, vc_hi: base + self.per_class as u8 };
-        let e = self.hops[router as usize * self.packed.len() + dest_router as usize];
+        let e = self.hops[router as usize * self.hop_row + dest as usize];
         let port = e & 63;
-        let hop = if e & DATELINE == 0 {
-            Candidate { port, ..all }
+        // A mesh hop or ejection: every VC of the class.
+        if e & DATELINE == 0 {
+            Candidate { port, vc_lo: base, vc_hi: base + self.per_class as u8 }
         } else {
             let same_dim = in_port < self.network_ports && in_port / 2 == (port / 2) as u32;
             let mid = base + self.split as u8;
@@ -181,12 +185,6 @@ impl Dor {
             } else {
                 Candidate { port, vc_lo: base, vc_hi: mid }
             }
-        };
-        let eject = Candidate { port: (self.network_ports + local) as u8, ..all };
-        if dest_router == router {
-            eject
-        } else {
-            hop
         }
     }
 

@@ -71,11 +71,12 @@ pub(super) fn wait_until(spin: bool, done: impl Fn() -> bool) {
     if done() {
         return;
     }
-    let start = Instant::now();
+    // (The clock is read only after the first 256 spins: most waits end sooner.)
+    let mut start = None;
     let mut n = 0u32;
     while !done() {
         n = n.wrapping_add(1);
-        if spin && (!n.is_multiple_of(256) || start.elapsed() < SPIN) {
+        if spin && (!n.is_multiple_of(256) || start.get_or_insert_with(Instant::now).elapsed() < SPIN) {
             std::hint::spin_loop();
         } else {
             thread::yield_now();

@@ -50,6 +50,12 @@ impl IqRouters {
         self.span
     }
 
+    /// Ask the cache for this cycle's outbox buffers, for writing
+    /// ([`Crossings::prefetch_for_writing`]).
+    pub fn prefetch_crossings(&self) {
+        self.crossing.prefetch_for_writing();
+    }
+
     /// Take this cycle's outbox ([`Crossings::take`]).
     pub fn take_crossings(&mut self, spare: Crossings) -> Crossings {
         self.crossing.take(spare)
