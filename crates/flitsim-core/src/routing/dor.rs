@@ -57,8 +57,8 @@ pub struct Dor {
     hop_row: usize,
 }
 
-/// Networks with at most this many routers x endpoints route from a table of hops
-/// ([`Dor::hops`], one byte each).
+/// Networks with at most this many routers x endpoints route from a table of hops (one
+/// byte each, built with the routing function).
 pub const HOP_TABLE_ENTRIES: u32 = 1 << 14;
 
 /// [`Dor::hops`] entry: the output port in the low six bits; [`CROSSES`] when the hop

@@ -392,7 +392,7 @@ impl InjectionProcess {
     /// clock runs only in cycles in which the source may create (see
     /// [`Workload::generate`](super::Workload::generate)).
     /// Hot path: integer compares and adds only. (Bernoulli sources, the common case,
-    /// are decided inline; the other processes in [`InjectionProcess::fires_other`].)
+    /// are decided inline; the other processes in `fires_other`.)
     #[inline(always)]
     pub fn fires(&self, state: &mut SourceState, rng: &mut SimRng) -> bool {
         match self.kind {
