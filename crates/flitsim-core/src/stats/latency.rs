@@ -5,10 +5,12 @@
 //! a [`LatencyStats`] for the report:
 //!
 //! - `count`, `mean`, `min`, `max` are exact (the sum is kept in a `u128`).
-//! - Percentiles come from [`hdrhistogram`] with 3 significant decimal digits and
-//!   auto-resize: exact for latencies below 2048 cycles, within 0.1% above. The
-//!   percentile `q` is the smallest recorded latency `v` such that at least `⌈q·count⌉`
-//!   latencies are `<= v` (nearest-rank), clamped to the exact `[min, max]`.
+//! - The percentile `q` is the smallest recorded latency `v` such that at least
+//!   `⌈q·count⌉` latencies are `<= v` (nearest-rank). With the default recording bins of
+//!   one cycle it is exact, read from the bins below (which then are the latencies'
+//!   exact distribution); with wider bins it comes from [`hdrhistogram`] with 3
+//!   significant decimal digits and auto-resize (exact below 2048 cycles, within 0.1%
+//!   above), clamped to the exact `[min, max]`. (The HDR histogram is fed only then.)
 //! - The reported [`Histogram`] holds exact counts (its total equals `count`). Latencies
 //!   are counted in bins of `histogram_bin` cycles while recording; when reporting,
 //!   neighbouring bins are merged into a "nice" width (`histogram_bin` × 1, 2, 5, 10,
@@ -46,7 +48,8 @@ pub struct LatencyStats {
     pub mean: f64,
     /// Smallest latency, cycles; 0 when `count` is 0.
     pub min: u64,
-    /// Median latency, cycles (3 significant digits, see the module doc); 0 when empty.
+    /// Median latency, cycles (exact with 1-cycle bins, else 3 significant digits; see
+    /// the module doc); 0 when empty.
     pub p50: u64,
     /// 90th percentile latency, cycles; 0 when empty.
     pub p90: u64,
@@ -127,9 +130,11 @@ impl LatencyRecorder {
             self.bins.resize(i + 1, 0);
         }
         self.bins[i] += 1;
-        // `record` auto-resizes (`saturating_record` would clamp to the current range
-        // instead); it fails only above i64::MAX / 2 cycles, which is clamped.
-        if self.hdr.record(cycles).is_err() {
+        // With 1-cycle bins the percentiles are read from the bins (exact), so the HDR
+        // histogram is fed only for wider ones. `record` auto-resizes
+        // (`saturating_record` would clamp to the current range instead); it fails only
+        // above i64::MAX / 2 cycles, which is clamped.
+        if self.bin > 1 && self.hdr.record(cycles).is_err() {
             self.hdr.saturating_record(cycles);
         }
     }
@@ -181,18 +186,40 @@ impl LatencyRecorder {
                 histogram: Histogram { bin_width: self.bin, start: 0, counts: Vec::new() },
             };
         }
-        let q = |quantile: f64| self.hdr.value_at_quantile(quantile).clamp(self.min, self.max);
+        // The quantile num/den (see the module doc).
+        let q = |num: u64, den: u64| {
+            if self.bin == 1 {
+                self.exact_quantile(num, den)
+            } else {
+                self.hdr.value_at_quantile(num as f64 / den as f64).clamp(self.min, self.max)
+            }
+        };
         LatencyStats {
             count: self.count,
             mean: self.mean(),
             min: self.min,
-            p50: q(0.5),
-            p90: q(0.9),
-            p99: q(0.99),
-            p999: q(0.999),
+            p50: q(1, 2),
+            p90: q(9, 10),
+            p99: q(99, 100),
+            p999: q(999, 1000),
             max: self.max,
             histogram: self.histogram(MAX_HISTOGRAM_BINS),
         }
+    }
+
+    /// The exact nearest-rank quantile `num / den` from 1-cycle bins: the smallest
+    /// latency `v` with at least `⌈count · num / den⌉` (at least one) latencies `<= v`.
+    fn exact_quantile(&self, num: u64, den: u64) -> u64 {
+        debug_assert_eq!(self.bin, 1);
+        let rank = (u128::from(self.count) * u128::from(num)).div_ceil(u128::from(den)).max(1);
+        let mut seen = 0u128;
+        for (v, &c) in self.bins.iter().enumerate().skip(self.min as usize) {
+            seen += u128::from(c);
+            if seen >= rank {
+                return v as u64;
+            }
+        }
+        self.max
     }
 
     /// The exact counts merged into at most `max_bins` (>= 1) bins of a nice width.
@@ -296,8 +323,27 @@ mod tests {
     }
 
     #[test]
-    fn large_latencies_resize_and_stay_within_precision() {
+    fn large_latencies_resize_and_stay_exact() {
         let mut r = LatencyRecorder::new(1);
+        for v in 1..=100_000 {
+            r.record(v);
+        }
+        let s = r.stats();
+        // One-cycle bins: exact nearest-rank percentiles.
+        assert_eq!((s.p50, s.p90, s.p99, s.p999), (50_000, 90_000, 99_000, 99_900));
+        assert_eq!(s.max, 100_000);
+        assert_eq!(s.mean, 50_000.5);
+        // 100_000 unit bins -> width 1000 gives 101 bins ([0,1000) .. [100000,101000)).
+        assert_eq!(s.histogram.bin_width, 1000);
+        assert_eq!(s.histogram.counts.len(), 101);
+        assert_eq!(s.histogram.counts.iter().sum::<u64>(), 100_000);
+    }
+
+    /// Wider recording bins take the percentiles from the HDR histogram: within its
+    /// 0.1% above 2048 cycles.
+    #[test]
+    fn wide_bins_take_percentiles_within_hdr_precision() {
+        let mut r = LatencyRecorder::new(5);
         for v in 1..=100_000 {
             r.record(v);
         }
@@ -307,12 +353,26 @@ mod tests {
         assert!(within(s.p90, 90_000), "p90 {}", s.p90);
         assert!(within(s.p99, 99_000), "p99 {}", s.p99);
         assert!(within(s.p999, 99_900), "p999 {}", s.p999);
-        assert_eq!(s.max, 100_000);
-        assert_eq!(s.mean, 50_000.5);
-        // 100_000 unit bins -> width 1000 gives 101 bins ([0,1000) .. [100000,101000)).
-        assert_eq!(s.histogram.bin_width, 1000);
-        assert_eq!(s.histogram.counts.len(), 101);
-        assert_eq!(s.histogram.counts.iter().sum::<u64>(), 100_000);
+        assert_eq!((s.min, s.max), (1, 100_000));
+    }
+
+    /// One-cycle bins: every percentile is the nearest-rank value of the sorted latencies
+    /// (a skewed, two-humped sample from a fixed LCG, ranks computed from the sorted list).
+    #[test]
+    fn one_cycle_bins_give_the_nearest_rank_of_the_sorted_latencies() {
+        let mut r = LatencyRecorder::new(1);
+        let (mut x, mut vals) = (12_345u64, Vec::new());
+        for _ in 0..7_777 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let v = (x >> 33) % 5_000 + (x >> 20 & 1) * 40_000;
+            vals.push(v);
+            r.record(v);
+        }
+        vals.sort_unstable();
+        let rank = |num: usize, den: usize| vals[(vals.len() * num).div_ceil(den).max(1) - 1];
+        let s = r.stats();
+        assert_eq!((s.p50, s.p90, s.p99, s.p999), (rank(1, 2), rank(9, 10), rank(99, 100), rank(999, 1000)));
+        assert_eq!((s.min, s.max), (vals[0], vals[vals.len() - 1]));
     }
 
     #[test]
