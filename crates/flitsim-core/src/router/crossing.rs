@@ -134,22 +134,16 @@ impl Crossings {
         }
     }
 
-    /// Ask the cache, for writing, for the lines this cycle's flits and credits will be
-    /// written to (the buffers came back from the last hand-over but one, read since by
-    /// the other partitions' cores; a hint, at most 2 KiB of each).
-    pub fn prefetch_for_writing(&self) {
+    /// Ask the cache for this outbox's flit and credit lines (a hint). `write`: the
+    /// buffers this partition's routers are about to send into (they came back from the
+    /// last hand-over but one, read since by the other partitions' cores; at most 2 KiB
+    /// of each), taken for writing; else another partition's entries, about to be
+    /// received.
+    pub fn prefetch(&self, write: bool) {
         const MAX: usize = 2048;
-        let flits = (self.flits.capacity() * std::mem::size_of::<CrossFlit>()).min(MAX);
-        let credits = (self.credits.capacity() * std::mem::size_of::<CrossCredit>()).min(MAX);
-        super::prefetch_bytes(self.flits.as_ptr() as *const u8, flits, true);
-        super::prefetch_bytes(self.credits.as_ptr() as *const u8, credits, true);
-    }
-
-    /// Ask the cache for this outbox's flits and credits (another partition's, about to
-    /// be received; a hint).
-    pub fn prefetch_entries(&self) {
-        super::prefetch_bytes(self.flits.as_ptr() as *const u8, std::mem::size_of_val(self.flits.as_slice()), false);
-        super::prefetch_bytes(self.credits.as_ptr() as *const u8, std::mem::size_of_val(self.credits.as_slice()), false);
+        let bytes = |cap: usize, len: usize, size: usize| if write { (cap * size).min(MAX) } else { len * size };
+        super::prefetch_bytes(self.flits.as_ptr() as *const u8, bytes(self.flits.capacity(), self.flits.len(), std::mem::size_of::<CrossFlit>()), write);
+        super::prefetch_bytes(self.credits.as_ptr() as *const u8, bytes(self.credits.capacity(), self.credits.len(), std::mem::size_of::<CrossCredit>()), write);
     }
 
     /// Take this cycle's outbox, leaving `spare` (emptied, keeping its capacity) in its

@@ -190,7 +190,7 @@ impl Dor {
 
     /// [`Dor::route`] working the hop out from the coordinates.
     #[inline(always)]
-    pub fn route_computed(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+    fn route_computed(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         let (dest_router, local) = match self.conc_shift {
             Some(s) => (dest >> s, dest & ((1 << s) - 1)),
             None => (dest / self.concentration, dest % self.concentration),

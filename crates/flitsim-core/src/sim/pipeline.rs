@@ -144,7 +144,7 @@ impl Mailboxes {
             let slot = b.slots[(c & 1) as usize].get();
             if entries {
                 // SAFETY: partition `j` published cycle `c` (as in `receive`).
-                unsafe { &*slot }.prefetch_entries();
+                unsafe { &*slot }.prefetch(false);
             } else {
                 crate::router::prefetch_bytes(slot as *const u8, std::mem::size_of::<Crossings>(), false);
             }

@@ -254,12 +254,16 @@ impl LatencyRecorder {
 mod tests {
     use super::*;
 
+    /// A recorder of `bin`-cycle bins that recorded every latency in `values`.
+    fn recorded(bin: u64, values: impl IntoIterator<Item = u64>) -> LatencyRecorder {
+        let mut r = LatencyRecorder::new(bin);
+        values.into_iter().for_each(|v| r.record(v));
+        r
+    }
+
     #[test]
     fn one_to_hundred() {
-        let mut r = LatencyRecorder::new(1);
-        for v in 1..=100 {
-            r.record(v);
-        }
+        let r = recorded(1, 1..=100);
         let s = r.stats();
         assert_eq!(s.count, 100);
         assert_eq!(s.mean, 50.5);
@@ -283,10 +287,7 @@ mod tests {
     #[test]
     fn wide_distribution_is_merged_to_nice_bins() {
         // Latencies 0..1000: 1000 unit bins -> width 5 gives 200 bins exactly.
-        let mut r = LatencyRecorder::new(1);
-        for v in 0..1000 {
-            r.record(v);
-        }
+        let mut r = recorded(1, 0..1000);
         let h = r.stats().histogram;
         assert_eq!(h.bin_width, 5);
         assert_eq!(h.start, 0);
@@ -304,10 +305,7 @@ mod tests {
 
     #[test]
     fn histogram_start_is_aligned_and_total_is_exact() {
-        let mut r = LatencyRecorder::new(3);
-        for v in [17, 17, 18, 20, 5000, 123_456] {
-            r.record(v);
-        }
+        let r = recorded(3, [17, 17, 18, 20, 5000, 123_456]);
         let s = r.stats();
         let h = &s.histogram;
         assert!(h.counts.len() <= MAX_HISTOGRAM_BINS);
@@ -324,10 +322,7 @@ mod tests {
 
     #[test]
     fn large_latencies_resize_and_stay_exact() {
-        let mut r = LatencyRecorder::new(1);
-        for v in 1..=100_000 {
-            r.record(v);
-        }
+        let r = recorded(1, 1..=100_000);
         let s = r.stats();
         // One-cycle bins: exact nearest-rank percentiles.
         assert_eq!((s.p50, s.p90, s.p99, s.p999), (50_000, 90_000, 99_000, 99_900));
@@ -343,10 +338,7 @@ mod tests {
     /// 0.1% above 2048 cycles.
     #[test]
     fn wide_bins_take_percentiles_within_hdr_precision() {
-        let mut r = LatencyRecorder::new(5);
-        for v in 1..=100_000 {
-            r.record(v);
-        }
+        let r = recorded(5, 1..=100_000);
         let s = r.stats();
         let within = |got: u64, want: u64| got.abs_diff(want) as f64 <= want as f64 * 1e-3;
         assert!(within(s.p50, 50_000), "p50 {}", s.p50);

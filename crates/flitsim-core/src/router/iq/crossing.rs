@@ -51,9 +51,9 @@ impl IqRouters {
     }
 
     /// Ask the cache for this cycle's outbox buffers, for writing
-    /// ([`Crossings::prefetch_for_writing`]).
+    /// ([`Crossings::prefetch`]).
     pub fn prefetch_crossings(&self) {
-        self.crossing.prefetch_for_writing();
+        self.crossing.prefetch(true);
     }
 
     /// Take this cycle's outbox ([`Crossings::take`]).
