@@ -20,8 +20,8 @@ def simulate(
     ``set``: overrides (``["traffic.load=0.4"]`` or ``{"traffic.load": 0.4}``), applied
     as ``flitsim run --set`` applies them. ``seed``: overrides the config's seed.
     ``threads``: threads stepping this one simulation (partitions of the network, as
-    ``flitsim run --threads``); None uses the available cores for networks of 256
-    routers or more and one thread below. The report is the same for any count.
+    ``flitsim run --threads``); None uses the available cores for networks of 64
+    input-queued routers or more (256 of the other router types) and one thread below. The report is the same for any count.
 
     The same config and seed give the report ``flitsim run --out`` writes, byte for byte.
     Raises a subclass of :class:`~flitsim.FlitsimError`: :class:`~flitsim.ParseError` or

@@ -99,7 +99,9 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
         }
     } else {
         let used = sim.set_threads(threads).map_err(|e| e.to_string())?;
-        if progress && used < threads {
+        // (Said only when asked for: by default a network that cannot be split simply
+        // runs on one thread.)
+        if progress && asked.is_some() && used < threads {
             eprintln!("note: running on one thread: {}", sim.serial_reason(threads).unwrap_or("not partitioned"));
         }
     }

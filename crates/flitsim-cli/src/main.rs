@@ -50,7 +50,7 @@ enum Command {
         quiet: bool,
         /// Threads stepping the one simulation (partitions of the network; the results
         /// are the same for any count). Default: the available cores for networks of at
-        /// least 256 routers, else 1.
+        /// least 64 input-queued routers (256 of the other router types), else 1.
         #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
     },

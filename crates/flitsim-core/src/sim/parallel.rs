@@ -142,10 +142,19 @@ pub struct Parallel {
 /// ([`auto_threads`]): below it a cycle is too short for the per-cycle hand-over to pay.
 pub const AUTO_MIN_ROUTERS: u32 = 256;
 
+/// The same for networks that use the pipelined hand-over (`sim/pipeline.rs`), whose
+/// partitions do not meet after every cycle. Measured on the 2-core development machine
+/// (60,066-cycle runs, 1 thread / 2 threads): an 8x8 mesh gains 1.3-1.7x at loads
+/// 0.01 to 0.6 and an 8x8 torus 1.5-1.7x, while a 6x6 mesh ranges from 0.9x (load
+/// 0.05) to 1.6x (0.3) and a 4x4 mesh loses.
+pub const AUTO_MIN_ROUTERS_PIPELINED: u32 = 64;
+
 /// The thread count a run uses when none is given: the available cores for networks of
-/// [`AUTO_MIN_ROUTERS`] routers or more, else 1.
+/// [`AUTO_MIN_ROUTERS`] routers or more ([`AUTO_MIN_ROUTERS_PIPELINED`] with the
+/// pipelined hand-over), else 1.
 pub fn auto_threads(spec: &Spec) -> usize {
-    if spec.topology.num_routers >= AUTO_MIN_ROUTERS {
+    let min = if super::pipeline::applies(spec) { AUTO_MIN_ROUTERS_PIPELINED } else { AUTO_MIN_ROUTERS };
+    if spec.topology.num_routers >= min {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         1
@@ -191,7 +200,7 @@ impl Parallel {
         endpoints.partition(nlo, nhi);
         let team = super::team::Team::new(threads - 1, "flitsim-part")
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
-        let pipe = super::pipeline::applies(spec, routers).then(|| Box::new(super::pipeline::Mailboxes::new(threads, 0, team.spins())));
+        let pipe = super::pipeline::applies(spec).then(|| Box::new(super::pipeline::Mailboxes::new(threads, 0, team.spins())));
         Ok(Parallel { team, parts, counters0: Box::new(crossbeam_utils::CachePadded::new(Counters::default())), boxes: vec![Crossings::default(); threads], outbox0: Crossings::default(), pending: false, defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)), crossed: 0, pipe, last: None })
     }
 

@@ -56,9 +56,10 @@ use crate::router::crossing::{Crossings, Which};
 use crate::router::Routers;
 use crate::sim::packet::PacketArena;
 
-/// Can `spec`'s network, with `routers`, use the pipelined hand-over?
-pub(super) fn applies(spec: &Spec, routers: &Routers) -> bool {
-    matches!(routers, Routers::Iq(_))
+/// Can `spec`'s network use the pipelined hand-over? (Input-queued routers, built from
+/// an input-queued router config, with nothing decided across the network every cycle.)
+pub(crate) fn applies(spec: &Spec) -> bool {
+    matches!(spec.config.router, crate::router::RouterConfig::InputQueued(_))
         && spec.config.congestion.policy == crate::congestion::Policy::None
         && spec.timed_failures.is_empty()
         && !matches!(&spec.routing, crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some())
