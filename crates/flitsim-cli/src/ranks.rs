@@ -1,7 +1,8 @@
 //! Ranks: one run across processes started by `mpirun` (issue 9). The transport behind
-//! the core's [`Peers`] is Open MPI (any MPI) through the `mpi` crate, compiled in with
-//! this tool's `mpi` feature (`cargo build --release --features mpi`; it needs an MPI
-//! library, e.g. Debian's `libopenmpi-dev`, and `libclang-dev` to build). A tool built
+//! the core's [`flitsim_core::sim::peers::Peers`] is Open MPI (any MPI) through the
+//! `mpi` crate, compiled in with this tool's `mpi` feature (`cargo build --release
+//! --features mpi`; it needs an MPI library, e.g. Debian's `libopenmpi-dev`, and
+//! `libclang-dev` to build). A tool built
 //! without it refuses to run under `mpirun` with more than one process, rather than
 //! have every process simulate the whole run.
 

@@ -23,6 +23,7 @@ pub struct SweepArgs {
     /// dimension. Default 0.05:0.95:0.05 unless a --grid names traffic.load.
     #[arg(short, long)]
     pub loads: Option<String>,
+    #[allow(rustdoc::broken_intra_doc_links)] // (the help text shows `[4,4]` as typed)
     /// A grid dimension: a config key and its values, e.g. --grid router.vcs=2,4 or
     /// --grid 'topology.dims=[4,4],[8,8]' (commas inside [], {} or quotes do not split).
     /// Repeatable: the cartesian product, the last --grid varying fastest, then the loads.

@@ -3,7 +3,7 @@
 //!
 //! Every process builds the whole simulation from the same config (so every index is
 //! the same everywhere), then narrows it to its partition: process `k` of `P` steps the
-//! routers and endpoints of partition `k` of `P` ([`super::parallel::span`]), with its own
+//! routers and endpoints of partition `k` of `P` (`parallel::span`), with its own
 //! packet arena, collector and counters. Each cycle it steps its partition, serializes
 //! its outbox of crossing flits and credits ([`crate::router::crossing`]), exchanges the
 //! outboxes with every other process ([`Peers::exchange`]) and receives them in process
@@ -146,7 +146,7 @@ impl Distributed {
         self.crossed
     }
 
-    /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]),
+    /// Cycles `now .. now + k` of this partition (a lookahead window, `sim/window.rs`),
     /// the exchange of the crossings, and the whole run's counters and packets created in
     /// the measurement window.
     #[allow(clippy::too_many_arguments)]

@@ -285,7 +285,7 @@ impl Simulation {
         parallel::serial_reason(&self.spec, &self.routers, threads)
     }
 
-    /// The network's lookahead ([`window`]): the least delay of a flit or credit
+    /// The network's lookahead (`sim/window.rs`): the least delay of a flit or credit
     /// crossing a partition boundary, and so the cycles partitions that meet after every
     /// window may step between two meetings; 1 when not partitioned.
     pub fn lookahead(&self) -> u64 {

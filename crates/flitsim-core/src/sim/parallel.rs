@@ -7,7 +7,7 @@
 //! its own copy of the routers, channels and endpoints (so that every index is the same
 //! as in the whole network) and steps only its range, with its own packet arena,
 //! measurement collector and counters. Each cycle every partition steps its endpoints
-//! and routers on its own thread (a persistent [`super::team`] member; partition 0 on
+//! and routers on its own thread (a persistent `sim/team.rs` member; partition 0 on
 //! the calling thread); a flit or credit for another partition's router goes to an
 //! outbox ([`crate::router::crossing`]). Input-queued networks hand the outboxes over
 //! cycle by cycle, point to point, inside long windows (`sim/pipeline.rs`): a
@@ -216,7 +216,7 @@ impl Parallel {
     }
 
     /// Cycles `now .. now + k` of every partition, in parallel (`k` at most the
-    /// lookahead, [`super::window`]; sources held back by `throttle`, which must be
+    /// lookahead, `sim/window.rs`; sources held back by `throttle`, which must be
     /// `Open` for more than one cycle), then the hand-over of the flits, credits and
     /// events that crossed; returns the counters of the whole network and the packets
     /// created in the measurement window.

@@ -153,7 +153,7 @@ pub(super) const RX: u8 = 2;
 /// are all they need to stay equal.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub enum RetryEvent {
-    /// The transmitting switch handed a packet to the link ([`Links::push`]), with a copy
+    /// The transmitting switch handed a packet to the link (`Links::push`), with a copy
     /// of its header for the receiving partition.
     Push { link: u32, pid: u32, flits: u16, vc: u8, route: u64, early: bool, from: u8, header: crate::sim::packet::Packet },
     /// The receiving switch sent the arriving packet on before its tail.

@@ -55,7 +55,7 @@
 //!   against a full scan). With pipeline delays of at most one cycle, `wait` needs no
 //!   test of ready cycles at all: every delay ends in the next step.
 //! * A step sees its router's part of each per-router array as a fixed 64-entry view
-//!   ([`VIEW`]; the arrays are padded) indexed with `i & 63`: no bounds checks, no
+//!   (`VIEW`; the arrays are padded) indexed with `i & 63`: no bounds checks, no
 //!   `unsafe`.
 //! * Each port's wiring holds the [`Ring`]s of its channels (flits and credits, in and
 //!   out), so sending and receiving look nothing up, and the routers at the far ends.
@@ -71,7 +71,7 @@
 //!   of [`MAX_CALENDAR`] cycles or more the calendar would be too big: routers then count
 //!   the flits and credits travelling to them, are stepped while that count or their
 //!   buffers are non-zero, and poll every connected port (same results, more work).
-//!   The step is compiled once for each mode ([`Arrive`]).
+//!   The step is compiled once for each mode (`Arrive`).
 //! * An output VC's credits, owner and VC-allocator pointer are one 8-byte record
 //!   ([`OutputVc`]): the allocator and switch traversal use them together.
 //! * The VC allocator collects, per picked output VC, the requesters that picked it and
@@ -232,7 +232,7 @@ pub struct IqRouters {
     pub depth: u32,
     cfg: IqConfig,
     /// Input VC states, `[(router * ports + port) * vcs + vc]` (plus padding, see
-    /// [`VIEW`]: the entries past the last router are idle and empty).
+    /// `VIEW`: the entries past the last router are idle and empty).
     pub ivc: Vec<InputVc>,
     /// Input VC buffer storage, `depth` slots per input VC.
     buf: Vec<Flit>,

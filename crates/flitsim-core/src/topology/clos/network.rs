@@ -116,7 +116,7 @@ fn subtree_nodes(t: &FatTree, i: u32) -> u64 {
 /// Summary for `flitsim topo`. Hops count switch-to-switch channels, as for the other
 /// shapes: a route turning at level `u` has `2u`; the diameter is `2(h-1)` for `h` switch
 /// levels (`2h` links counting the two node links). The mean over ordered pairs: `S(u+1) -
-/// S(u)` nodes of every node's pairs turn at level `u` ([`subtree_nodes`]). The bisection
+/// S(u)` nodes of every node's pairs turn at level `u` (`subtree_nodes`). The bisection
 /// is [`FatTree::bisection`], a minimum cut.
 pub fn summary(t: &Topology) -> TopologySummary {
     let tree = t.fat_tree.as_ref().expect("a fat-tree topology has its tree");
