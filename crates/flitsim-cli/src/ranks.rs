@@ -2,9 +2,8 @@
 //! the core's [`flitsim_core::sim::peers::Peers`] is Open MPI (any MPI) through the
 //! `mpi` crate, compiled in with this tool's `mpi` feature (`cargo build --release
 //! --features mpi`; it needs an MPI library, e.g. Debian's `libopenmpi-dev`, and
-//! `libclang-dev` to build). A tool built
-//! without it refuses to run under `mpirun` with more than one process, rather than
-//! have every process simulate the whole run.
+//! `libclang-dev` to build). A tool built without it refuses to run under `mpirun` with
+//! more than one process, rather than have every process simulate the whole run.
 
 /// Processes the launcher started, from its environment (Open MPI, or an MPICH-style
 /// process manager), without initialising MPI: 1 when not started by `mpirun`.

@@ -248,4 +248,3 @@ impl Mailboxes {
         self.boxes.iter().map(|b| b.crossed.load(Ordering::Relaxed)).sum()
     }
 }
-
