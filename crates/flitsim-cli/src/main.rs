@@ -68,7 +68,6 @@ enum Command {
         #[command(flatten)]
         cfg: ConfigArgs,
     },
-    /// Print topology properties: nodes, radix, diameter, average hops, bisection.
     /// Print the route of a packet hop by hop: output port, VC and (table-driven routing)
     /// the table that answered; or, with --check, prove the routes deadlock-free.
     Routes {
@@ -104,6 +103,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print topology properties: nodes, radix, diameter, average hops, bisection.
     Topo {
         #[command(flatten)]
         cfg: ConfigArgs,
@@ -195,5 +195,27 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every subcommand describes itself in `flitsim --help`, in its own words: a variant
+    /// without a doc comment would show the doc of a struct it flattens instead.
+    #[test]
+    fn every_subcommand_has_its_own_help_line() {
+        let cli = super::Cli::command();
+        let mut seen = std::collections::HashSet::new();
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.is_empty(), "`{}` has no help line", sub.get_name());
+            assert!(!about.starts_with("Config input"), "`{}` shows the config arguments' doc: {about}", sub.get_name());
+            assert!(seen.insert(about.clone()), "`{}` repeats another command's help: {about}", sub.get_name());
+        }
+        let about = |name: &str| cli.find_subcommand(name).and_then(|s| s.get_about()).map(|a| a.to_string()).unwrap_or_default();
+        assert!(about("topo").contains("topology properties"), "{}", about("topo"));
+        assert!(about("routes").starts_with("Print the route of a packet"), "{}", about("routes"));
     }
 }
