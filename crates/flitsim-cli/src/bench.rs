@@ -204,7 +204,7 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
         return Ok(ExitCode::SUCCESS);
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    println!("flitsim {} bench{} (median of {repeat} runs per case, the 32K torus once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
+    println!("flitsim {} bench{} (median of {repeat} runs per case, the SeaStar and 32K torus cases once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
     println!("{:<19} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
     let mut done: Vec<CaseResult> = Vec::new();
     for case in CASES {

@@ -175,7 +175,12 @@ pub fn cmd_list(json: bool, markdown: bool) -> CliResult<ExitCode> {
     for e in &all {
         if e.family != family {
             family = e.family;
-            println!("\n[{family}]");
+            // Headings name where the entries go in a config.
+            match family {
+                "pattern" | "injection" => println!("\n[traffic.{family}] type = ..."),
+                "table" => println!("\nother tables and top-level keys"),
+                _ => println!("\n[{family}] type = ..."),
+            }
         }
         println!("  {:<22} {}", e.name, e.summary);
         for (p, d, doc) in e.params {

@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand};
 
 /// flitsim: a fast, faithful, flit-level simulator of interconnection networks.
 #[derive(Parser, Debug)]
-#[command(name = "flitsim", version, about, long_about = None)]
+#[command(name = "flitsim", version, about = "flitsim: a fast, faithful, flit-level simulator of interconnection networks", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -50,7 +50,8 @@ enum Command {
         quiet: bool,
         /// Threads stepping the one simulation (partitions of the network; the results
         /// are the same for any count). Default: the available cores for networks of at
-        /// least 64 input-queued routers (256 of the other router types), else 1.
+        /// least 64 input-queued routers (256 of the other router types, and of input-queued
+        /// networks with throttling, timed failures or NIC dispersion), else 1.
         #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
     },
@@ -111,7 +112,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List every topology, routing function, router, traffic pattern and injection process.
+    /// List every topology, routing function, router, traffic pattern, injection process and
+    /// congestion policy with its parameters, and every other config table's fields.
     List {
         /// Print JSON instead of text.
         #[arg(long)]

@@ -14,7 +14,7 @@ fn python() -> String {
 /// `flitsim report`.
 pub fn cmd_report(dir: &Path, out: Option<&Path>) -> CliResult<ExitCode> {
     let python = python();
-    let how = "install it with `pip install flitsim` (or `pip install .` in a clone), or point FLITSIM_PYTHON at a Python that has it";
+    let how = "install it with `pip install .` in a flitsim clone, or point FLITSIM_PYTHON at a Python that has it";
     let probe = Command::new(&python)
         .args(["-c", "import flitsim.report"])
         .output()

@@ -155,6 +155,12 @@ pub fn lookup(v: &serde_json::Value, path: &str) -> Option<f64> {
 
 /// `flitsim reproduce`.
 pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Option<&Path>, out: Option<&Path>) -> CliResult<ExitCode> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "no experiments directory at {}: run flitsim reproduce from the repository root, or give the directory with --dir PATH",
+            dir.display()
+        ));
+    }
     if name == "list" {
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .map_err(|e| format!("cannot read {}: {e}", dir.display()))?

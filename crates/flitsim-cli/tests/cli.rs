@@ -143,6 +143,12 @@ fn reproduce_unknown_study_is_a_clear_error() {
     let (code, _, err) = run(&["reproduce", "nonesuch"]);
     assert_eq!(code, 2);
     assert!(err.contains("reproduce list"), "{err}");
+    // Outside the repository root the experiments directory is not found: say so.
+    for what in ["validation", "list"] {
+        let (code, _, err) = run(&["reproduce", what, "--dir", "no/such/experiments"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("no experiments directory") && err.contains("--dir"), "{err}");
+    }
 }
 
 #[test]

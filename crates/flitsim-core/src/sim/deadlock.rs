@@ -1,5 +1,7 @@
 //! Deadlock diagnosis: the wait-for graph of blocked buffers and a cycle in it, for
-//! both router microarchitectures ([`WaitGraph`]).
+//! input-queued and buffered-crossbar routers ([`WaitGraph`]; the central router's
+//! deadlocks are resolved by Duato's escape VCs or Disha, and the crosspoint switch is
+//! deadlock-free by its node-order VCs).
 //!
 //! When the watchdog fires, every input VC holding flits waits for something: an
 //! active VC waits for credits of its output VC, i.e. for the downstream input VC that
