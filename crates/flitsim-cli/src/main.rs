@@ -142,8 +142,8 @@ enum Command {
         #[arg(long, default_value = "experiments")]
         dir: PathBuf,
         /// Parallel jobs (default: all cores).
-        #[arg(short, long)]
-        jobs: Option<usize>,
+        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=sweep::MAX_JOBS))]
+        jobs: Option<u32>,
         /// Results store shared with the Python package: runs found there are reused,
         /// new ones written (default with --out: OUT/store).
         #[arg(long, value_name = "DIR")]
@@ -187,7 +187,7 @@ fn main() -> ExitCode {
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
-        Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs, store.as_deref(), out.as_deref()),
+        Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref()),
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
     };

@@ -21,7 +21,7 @@ use crate::store::{self, Store};
 pub struct SweepArgs {
     /// Offered loads as START:STOP:STEP (flits/node/cycle), or one load; the last grid
     /// dimension. Default 0.05:0.95:0.05 unless a --grid names traffic.load.
-    #[arg(short, long)]
+    #[arg(short, long, allow_hyphen_values = true)]
     pub loads: Option<String>,
     #[allow(rustdoc::broken_intra_doc_links)] // (the help text shows `[4,4]` as typed)
     /// A grid dimension: a config key and its values, e.g. --grid router.vcs=2,4 or
@@ -40,8 +40,8 @@ pub struct SweepArgs {
     #[arg(short, long, default_value = "sweep-out")]
     pub out: PathBuf,
     /// Parallel jobs (default: all cores; 1 runs the points one after another).
-    #[arg(short, long)]
-    pub jobs: Option<usize>,
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS))]
+    pub jobs: Option<u32>,
     /// In each series (grid point and seed), skip the loads above its first saturated point.
     #[arg(long)]
     pub stop_at_saturation: bool,
@@ -84,6 +84,13 @@ fn point_map<S: serde::Serializer>(point: &[(String, String)], s: S) -> Result<S
     s.collect_map(point.iter().map(|(k, v)| (k, v)))
 }
 
+/// Most points one sweep may have (loads x seeds x grid points): a larger grid is almost
+/// certainly a typo (a tiny STEP, a huge seed count), and would fill memory before it ran.
+pub const MAX_POINTS: u64 = 100_000;
+
+/// Most parallel jobs of `sweep` and `reproduce`.
+pub const MAX_JOBS: i64 = 1024;
+
 /// Parse `START:STOP:STEP` into a list of loads.
 pub fn parse_loads(s: &str) -> CliResult<Vec<f64>> {
     let parts: Vec<&str> = s.split(':').collect();
@@ -100,7 +107,11 @@ pub fn parse_loads(s: &str) -> CliResult<Vec<f64>> {
     if !(a > 0.0 && a <= b && b <= 1.0 && st > 0.0) {
         return Err(bad());
     }
-    let n = ((b - a) / st + 1e-9).floor() as usize + 1;
+    let n = ((b - a) / st + 1e-9).floor() + 1.0;
+    if n > MAX_POINTS as f64 {
+        return Err(format!("--loads {s:?} makes {n:.0} loads, more than a sweep may have ({MAX_POINTS}); use a larger STEP"));
+    }
+    let n = n as usize;
     Ok((0..n).map(|i| ((a + i as f64 * st) * 1e9).round() / 1e9).collect())
 }
 
@@ -142,6 +153,7 @@ pub fn parse_seeds(s: &str) -> CliResult<Vec<u64>> {
         return s.split(',').map(|p| p.trim().parse::<u64>().map_err(|_| bad())).collect();
     }
     match s.trim().parse::<u64>() {
+        Ok(n) if n > MAX_POINTS => Err(format!("--seeds {n}: more seeds than a sweep may have points ({MAX_POINTS}); give fewer")),
         Ok(n) if n >= 1 => Ok((1..=n).collect()),
         _ => Err(bad()),
     }
@@ -270,6 +282,10 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         Some(s) => parse_seeds(s)?.into_iter().map(Some).collect(),
         None => vec![None],
     };
+    let points = dims.iter().fold(1u64, |n, (_, v)| n.saturating_mul(v.len() as u64)).saturating_mul(seeds.len() as u64).saturating_mul(loads.len() as u64);
+    if points > MAX_POINTS {
+        return Err(format!("the sweep has {points} points (grid x seeds x loads), more than a sweep may have ({MAX_POINTS}); split it or give fewer values"));
+    }
     let store = args.store.as_deref().map(Store::open).transpose()?;
     // Series: a grid point and a seed; each series runs its loads in ascending order.
     let mut series: Vec<Vec<Job>> = Vec::new();
@@ -280,7 +296,7 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         }
     }
     let total: usize = series.iter().map(|s| s.len()).sum();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0) as usize).build().map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(total as u64);
     bar.set_style(ProgressStyle::with_template("sweep [{bar:40}] {pos}/{len} points ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
     // With --stop-at-saturation, run each series a few loads at a time and drop it after
@@ -397,6 +413,11 @@ mod tests {
         assert!(parse_loads("0.3:0.1:0.1").is_err());
         assert!(parse_loads("0.1:1.5:0.1").is_err());
         assert!(parse_loads("a:b:c").is_err());
+        // A typo'd step or seed count is refused before anything is allocated.
+        assert!(parse_loads("0.1:0.2:1e-9").unwrap_err().contains("larger STEP"));
+        assert_eq!(parse_loads("0.00001:1:0.00001").unwrap().len(), 100_000);
+        assert!(parse_seeds("18446744073709551615").unwrap_err().contains("fewer"));
+        assert_eq!(parse_seeds("100000").unwrap().len(), 100_000);
     }
 
     #[test]

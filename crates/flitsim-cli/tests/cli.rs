@@ -74,6 +74,26 @@ fn list_shows_every_registered_component() {
 }
 
 #[test]
+fn sweeps_too_large_or_with_bad_job_counts_are_refused() {
+    // Grid x seeds x loads above the cap: refused before any point runs or any memory
+    // is taken for the points.
+    let (code, _, err) = run(&["sweep", "--loads", "0.1:0.5:0.1", "--seeds", "30000", "-o", "/nonexistent/never-written"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("150000 points"), "{err}");
+    for j in ["0", "100000"] {
+        let (code, _, err) = run(&["sweep", "-j", j, "--loads", "0.1"]);
+        assert_eq!(code, 2, "-j {j}: {err}");
+        assert!(err.contains("--jobs"), "{err}");
+        let (code, _, err) = run(&["reproduce", "validation", "-j", j]);
+        assert_eq!(code, 2, "-j {j}: {err}");
+    }
+    // A negative start is a bad range, not an unknown flag.
+    let (code, _, err) = run(&["sweep", "--loads", "-0.1:0.5:0.1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("START:STOP:STEP"), "{err}");
+}
+
+#[test]
 fn sweep_writes_csv_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("flitsim-sweep-{}", std::process::id()));
     let (code, out, err) = run(&[
@@ -136,6 +156,13 @@ fn validation_study_passes() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("21 of 21 rows pass") || out.contains("rows pass"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn vc_balance_outside_cubes_is_a_clear_error() {
+    let (code, _, err) = run(&["vc-balance", "--set", "topology={type=\"kautz\",degree=2,diameter=3}", "--set", "routing={type=\"source\"}"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("topology.type") && err.contains("k-ary n-cube"), "{err}");
 }
 
 #[test]

@@ -545,6 +545,20 @@ const CASES: &[Case] = &[
     ),
     case("histogram_bin_zero", "[stats]\nhistogram_bin = 0", Cfg, "stats.histogram_bin", &["is 0", "at least 1 cycle"]),
     case("latency_limit_zero", "[stats]\nlatency_limit = 0.0", Cfg, "stats.latency_limit", &["positive", "got 0"]),
+    case(
+        "vc_balance_on_kautz",
+        "[topology]\ntype = \"kautz\"\ndegree = 2\ndiameter = 3\n[routing]\ntype = \"source\"\n[stats]\nvc_balance = true",
+        Cfg,
+        "stats.vc_balance",
+        &["k-ary n-cube", "leave stats.vc_balance off"],
+    ),
+    case(
+        "vc_balance_on_clos",
+        "[topology]\ntype = \"clos\"\nradix = 4\nstages = 3\n[routing]\ntype = \"updown\"\n[stats]\nvc_balance = true",
+        Cfg,
+        "stats.vc_balance",
+        &["k-ary n-cube"],
+    ),
     // ---- --set overrides ----
     set("override_without_equals", "", &["traffic.load"], Parse, "traffic.load", &["`traffic.load` has no `=`", "key.path=value", "traffic.load=0.4"]),
     set("override_empty", "", &[""], Parse, "<override>", &["key.path=value"]),

@@ -353,6 +353,20 @@ fn watchdog_reports_a_ring_deadlock_without_datelines() {
 }
 
 #[test]
+fn a_deadlock_the_run_ends_before_the_watchdog_sees_is_reported_as_a_stall() {
+    // The 8-ring tornado deadlocks before cycle 1000 (test above); with a watchdog longer
+    // than the run and no drain, the run ends normally, and its verdict must say the
+    // network is stuck instead of calling it merely saturated.
+    let toml = ring(8, false, 1, "tornado", 1, 2000).replace("drain_limit = 500\nwatchdog = 200", "drain_limit = 0\nwatchdog = 100000");
+    let r = run(&toml).expect("the watchdog does not run out");
+    let stall = r.stats.saturation_reasons.iter().find(|s| s.starts_with("stalled, likely deadlocked")).unwrap_or_else(|| panic!("{:?}", r.stats.saturation_reasons));
+    assert!(stall.contains("sim.watchdog = 100000"), "{stall}");
+    // A healthy run of the same ring with datelines reports no stall.
+    let ok = run(&ring(8, true, 2, "tornado", 1, 2000)).unwrap();
+    assert!(ok.stats.saturation_reasons.iter().all(|s| !s.starts_with("stalled")), "{:?}", ok.stats.saturation_reasons);
+}
+
+#[test]
 fn watchdog_reports_a_four_ring_deadlock_under_uniform_traffic() {
     // On a 4-ring only the 2-hop + packets (a quarter of uniform traffic) close the
     // cycle, so a deadlock needs four of them blocked at once: some seeds get there

@@ -320,6 +320,23 @@ impl Config {
         self.congestion.gather.unwrap_or_else(|| crate::congestion::gather_cycles(&topology.dims, &topology.wrap, self.congestion.hop_delay))
     }
 
+    /// The longest channel latency (router-to-router or endpoint).
+    fn longest_wire(&self) -> u32 {
+        let ch = &self.channel;
+        match &ch.dim_latency {
+            Some(dl) => dl.iter().copied().max().unwrap_or(0),
+            None => ch.latency,
+        }
+        .max(ch.endpoint_latency)
+    }
+
+    /// The longest a flit may legitimately wait between two moves in this network: a head
+    /// crossing a router pipeline and then the longest wire, or a flit waiting for a
+    /// credit. A network in which no flit has moved for longer is stuck.
+    pub fn quiet_cycles(&self) -> u64 {
+        u64::from((self.router.pipeline() + self.longest_wire()).max(self.router.credit_delay()))
+    }
+
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
@@ -328,6 +345,9 @@ impl Config {
             crate::topology::Shape::Kautz | crate::topology::Shape::FatTree => NodeSpace::crossbar(topology.num_nodes),
             _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
         };
+        if self.stats.vc_balance && topology.shape != crate::topology::Shape::Cube {
+            return Err(Error::config("stats.vc_balance", crate::routing::vc_balance::ONLY_CUBES));
+        }
         let units = crate::link::units::Units::build(self.channel.flit_bytes, self.channel.link_gbps)?;
         let workload = Workload::build_with(&self.traffic, &space, self.seed, units.map(|u| u.flit_bytes))?;
         let max_packet = workload.size().max();
@@ -502,16 +522,9 @@ impl Config {
         if s.watchdog == 0 {
             return Err(Error::config("sim.watchdog", "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)"));
         }
-        // The longest a flit may legitimately wait between two moves: a head crossing a
-        // router pipeline and then the longest wire, or a flit waiting for a credit.
         let rc = &self.router;
-        let pipeline = rc.pipeline();
-        let wire = match &ch.dim_latency {
-            Some(dl) => dl.iter().copied().max().unwrap_or(0),
-            None => ch.latency,
-        }
-        .max(ch.endpoint_latency);
-        let quiet = u64::from((pipeline + wire).max(rc.credit_delay()));
+        let (pipeline, wire) = (rc.pipeline(), self.longest_wire());
+        let quiet = self.quiet_cycles();
         if s.watchdog < quiet {
             return Err(Error::config(
                 "sim.watchdog",

@@ -65,9 +65,15 @@ pub fn bin(b: f64) -> usize {
     }
 }
 
+/// Why VC_balance is refused on other topologies.
+pub const ONLY_CUBES: &str = "VC_balance compares the two dateline VC classes on the links of each dimension of a k-ary n-cube (torus or mesh); it is not defined for this topology: use a torus, mesh or cube, or leave stats.vc_balance off";
+
 /// Route every ordered pair of distinct nodes with `routing` (sources injecting on VC
 /// `vc`) and measure the VC balance of every link.
 pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32) -> Result<VcBalance> {
+    if topo.shape != crate::topology::Shape::Cube {
+        return Err(crate::error::Error::config("topology.type", ONLY_CUBES));
+    }
     let (p_n, np) = (topo.ports as usize, topo.network_ports());
     let per_class = routing.injection_vcs().1 as u32;
     let split = (per_class / 2).max(1);

@@ -322,9 +322,9 @@ impl Simulation {
         self.now
     }
 
-    /// Flits inside the network (injected and not yet ejected).
+    /// Flits inside the network (injected, not yet ejected, not lost to a fault).
     pub fn in_network(&self) -> u64 {
-        self.counters.flits_injected - self.counters.flits_ejected
+        self.counters.flits_injected - self.counters.flits_ejected - self.counters.flits_lost
     }
 
     /// Simulate one cycle.
@@ -444,10 +444,7 @@ impl Simulation {
                 // that stops altogether still trips the watchdog above.
                 Routers::Crosspoint(_) => Ok(None),
             };
-            match found {
-                Ok(fronts) => self.fronts = fronts,
-                Err(e) => return Err(e),
-            }
+            self.fronts = found?;
         }
         Ok(())
     }
@@ -466,8 +463,7 @@ impl Simulation {
     /// run would have stopped.
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<Report> {
         let s = self.spec.config.sim.clone();
-        let end = s.warmup + s.measure;
-        let planned = end;
+        let (end, planned) = (s.warmup + s.measure, s.warmup + s.measure);
         while self.now < end {
             match self.window_len(end) {
                 1 => self.step_cycle()?,
@@ -507,6 +503,10 @@ impl Simulation {
             source_queue_at_start: self.queue_at_window_start,
             source_queue_at_end: self.queue_at_window_end,
             cycles: self.now,
+            in_network: self.in_network(),
+            stalled_for: if self.in_network() > 0 { (self.now - 1).saturating_sub(self.counters.last_progress) } else { 0 },
+            quiet_cycles: self.spec.config.quiet_cycles(),
+            watchdog: s.watchdog,
         };
         Ok(self.finish(info))
     }

@@ -142,6 +142,16 @@ pub struct FinishInfo {
     pub source_queue_at_end: u64,
     /// Total cycles simulated (warm-up + window + drain).
     pub cycles: u64,
+    /// Flits in the network at the end (injected, not ejected or lost).
+    pub in_network: u64,
+    /// Cycles since a flit last moved, at the end.
+    pub stalled_for: u64,
+    /// The longest a flit may wait between two moves in this network
+    /// ([`crate::config::Config::quiet_cycles`]): a stall longer than this with flits in
+    /// the network is a deadlock the watchdog (`sim.watchdog`) did not see run out.
+    pub quiet_cycles: u64,
+    /// `sim.watchdog`.
+    pub watchdog: u64,
 }
 
 /// The measurement results of one run.
@@ -404,6 +414,10 @@ mod tests {
             source_queue_at_start: 0,
             source_queue_at_end: 0,
             cycles: 220,
+            in_network: 0,
+            stalled_for: 0,
+            quiet_cycles: 5,
+            watchdog: 5000,
         }
     }
 

@@ -67,8 +67,26 @@ pub fn verdict(
         ));
     }
 
+    if info.in_network > 0 && info.stalled_for > info.quiet_cycles.max(STALL_MIN) {
+        reasons.push(format!(
+            "stalled, likely deadlocked: no flit moved in the last {} cycles (since cycle {}) with {} flits in the \
+             network, while a flit waits at most {} cycles between two moves here unless a link is down or \
+             replaying; the run ended before the watchdog (sim.watchdog = {}) ran out, which would stop it \
+             naming the blocked channels",
+            info.stalled_for,
+            info.cycles - info.stalled_for,
+            info.in_network,
+            info.quiet_cycles,
+            info.watchdog,
+        ));
+    }
+
     reasons
 }
+
+/// Shortest stall at the end of a run reported as one (cycles), whatever the network's
+/// own longest wait: link-level retry waits for control packets and replays.
+pub const STALL_MIN: u64 = 100;
 
 /// Source-queue growth (packets) tolerated over a window that measured `measured` packets.
 pub fn queue_growth_allowed(measured: u64) -> u64 {
@@ -104,6 +122,10 @@ mod tests {
             source_queue_at_start: 3,
             source_queue_at_end: 5,
             cycles: 21_350,
+            in_network: 40,
+            stalled_for: 0,
+            quiet_cycles: 5,
+            watchdog: 5000,
         }
     }
 
@@ -187,14 +209,32 @@ mod tests {
     }
 
     #[test]
+    fn a_stall_at_the_end_is_reported_past_the_longest_wait() {
+        let cfg = StatsConfig::default();
+        // Quiet 5 cycles, so the floor of 100 applies: 100 idle cycles are not a stall,
+        // 101 are; with 150 cycles of quiet allowed, 150 are not.
+        let at = |stalled_for, quiet_cycles, in_network| FinishInfo { stalled_for, quiet_cycles, in_network, ..healthy() };
+        assert!(verdict(&cfg, 0.5, 0.5, 42.0, &at(100, 5, 40)).is_empty());
+        let r = verdict(&cfg, 0.5, 0.5, 42.0, &at(101, 5, 40));
+        assert_eq!(r.len(), 1);
+        assert!(r[0].starts_with("stalled, likely deadlocked: no flit moved in the last 101 cycles (since cycle 21249) with 40 flits"), "{}", r[0]);
+        assert!(r[0].contains("sim.watchdog = 5000"), "{}", r[0]);
+        assert!(verdict(&cfg, 0.5, 0.5, 42.0, &at(150, 150, 40)).is_empty());
+        assert_eq!(verdict(&cfg, 0.5, 0.5, 42.0, &at(151, 150, 40)).len(), 1);
+        // An empty network is idle, not stalled.
+        assert!(verdict(&cfg, 0.5, 0.5, 42.0, &at(10_000, 5, 0)).is_empty());
+    }
+
+    #[test]
     fn all_reasons_together() {
         let cfg = StatsConfig::default();
         let info = FinishInfo {
             measured_outstanding: 1,
             source_queue_at_start: 0,
             source_queue_at_end: 1000,
+            stalled_for: 1000,
             ..healthy()
         };
-        assert_eq!(verdict(&cfg, 0.9, 0.3, 5000.0, &info).len(), 4);
+        assert_eq!(verdict(&cfg, 0.9, 0.3, 5000.0, &info).len(), 5);
     }
 }
