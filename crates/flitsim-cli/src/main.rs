@@ -171,7 +171,26 @@ enum Command {
     },
 }
 
+/// Output that cannot be written ends the program with a message instead of a panic:
+/// quietly when a reader has gone (`flitsim list | head`, like other Unix tools), else
+/// with the cause and exit status 2. (`println!` panics when stdout fails.)
+fn exit_on_output_errors() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info.payload().downcast_ref::<String>().map(String::as_str).or_else(|| info.payload().downcast_ref::<&str>().copied()).unwrap_or("");
+        if let Some(cause) = msg.strip_prefix("failed printing to stdout: ") {
+            if cause.contains("Broken pipe") {
+                std::process::exit(141); // as if killed by SIGPIPE
+            }
+            eprintln!("error: cannot write the output: {cause}");
+            std::process::exit(2);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
+    exit_on_output_errors();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { cfg, out, quiet, threads } => common::cmd_run(&cfg, out.as_deref(), quiet, threads.map(|t| t as usize)),

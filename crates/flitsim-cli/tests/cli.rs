@@ -159,6 +159,30 @@ fn validation_study_passes() {
 }
 
 #[test]
+fn output_that_cannot_be_written_ends_cleanly() {
+    // A reader that goes away (`flitsim ... | head`): a quiet exit with SIGPIPE's status.
+    // (Over 64 KiB of JSON, more than a pipe holds, so the write fails after the drop.)
+    let mut child = flitsim()
+        .args(["vc-balance", "--json", "--set", "topology.dims=[16,16]"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(141), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A full disk: exit status 2 and the cause, no panic.
+    if std::path::Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = flitsim().args(["list"]).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("cannot write the output") && !err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
 fn vc_balance_outside_cubes_is_a_clear_error() {
     let (code, _, err) = run(&["vc-balance", "--set", "topology={type=\"kautz\",degree=2,diameter=3}", "--set", "routing={type=\"source\"}"]);
     assert_eq!(code, 2, "{err}");
