@@ -16,10 +16,26 @@ use crate::ConfigArgs;
 /// CLI error: a message chain.
 pub type CliResult<T> = Result<T, String>;
 
+/// Largest config file read (bytes): configs are a few KiB; anything near this is not one
+/// (`/dev/zero`, a data file given by mistake) and is refused before it fills memory.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Read config file `p`, refusing one larger than [`MAX_CONFIG_BYTES`].
+pub fn read_config_file(p: &std::path::Path) -> CliResult<String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read config {}: {e}", p.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(p).map_err(cannot)?.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(format!("config {} is larger than {} MiB: not a config file", p.display(), MAX_CONFIG_BYTES >> 20));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("cannot read config {}: not UTF-8 text ({e})", p.display()))
+}
+
 /// Load a config file (or the default) and apply overrides.
 pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
     let text = match &args.config {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?),
+        Some(p) => Some(read_config_file(p)?),
         None => None,
     };
     Config::load(text.as_deref(), &args.set).map_err(|e| e.to_string())

@@ -265,7 +265,7 @@ pub fn csv(grid_keys: &[String], rows: &[SweepRow]) -> String {
 /// `flitsim sweep`.
 pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCode> {
     let text = match &cfg.config {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?),
+        Some(p) => Some(crate::common::read_config_file(p)?),
         None => None,
     };
     // Validate the base once up front so a bad config fails before any work.

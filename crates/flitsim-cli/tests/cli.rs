@@ -46,6 +46,12 @@ fn bad_config_exits_2_and_names_the_field() {
     let (code, _, err) = run(&["run", "no/such/file.toml"]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read config"), "{err}");
+    // Not a config: refused before it fills memory.
+    if std::path::Path::new("/dev/zero").exists() {
+        let (code, _, err) = run(&["validate", "/dev/zero"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("larger than 16 MiB"), "{err}");
+    }
 }
 
 #[test]

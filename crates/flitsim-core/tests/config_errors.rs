@@ -575,6 +575,9 @@ const CASES: &[Case] = &[
     set("override_with_empty_key_component", "", &["traffic..load=0.2"], Parse, "traffic..load", &["empty component"]),
     set("override_with_a_wrong_type", "", &["router.vcs=four"], Parse, "router.vcs", &["string \"four\""]),
     set("override_unknown_key", "", &["sim.warmpu=5"], Parse, "sim.warmpu", &["unknown field `warmpu`", "`warmup`"]),
+    case("sim_is_an_array", "sim = [7, 9]", Parse, "sim", &["expected a table of named fields", "[sim]", "[7, 9]"]),
+    set("traffic_override_is_an_array", "", &["traffic=[0.9]"], Parse, "traffic", &["expected a table", "[0.9]"]),
+    set("nested_table_is_an_array", "", &["traffic.pattern=[]"], Parse, "traffic.pattern", &["expected a table"]),
     set("override_bad_value_later_wins", "[router]\nvcs = 2", &["router.vcs=0"], Cfg, "router.vcs", &["0 is out of range"]),
 ];
 
@@ -704,6 +707,16 @@ fn empty_config_is_the_default_and_validates() {
     Config::default().validate().unwrap();
     // Whitespace and comments only are the empty config too.
     assert_eq!(Config::from_toml("# nothing\n\n", &[]).unwrap(), Config::default());
+}
+
+#[test]
+fn overrides_on_the_default_can_change_a_table_type() {
+    // The default's input-queued fields (allocator, ...) must not stay behind when an
+    // override switches the router to another type.
+    let c = Config::load(None, &["router.type=\"central\"".into(), "routing.type=\"adaptive\"".into()]).unwrap();
+    assert!(matches!(c.router, flitsim_core::router::RouterConfig::Central(_)), "{:?}", c.router);
+    c.validate().unwrap();
+    assert_eq!(Config::load(None, &["seed=7".into()]).unwrap(), Config { seed: 7, ..Config::default() });
 }
 
 #[test]

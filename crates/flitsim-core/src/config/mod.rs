@@ -238,19 +238,17 @@ impl Config {
         match text {
             Some(text) => Self::from_toml(text, overrides),
             None if overrides.is_empty() => Ok(Config::default()),
-            None => {
-                // Overrides on top of the default config.
-                let mut table: toml::Table = Config::default().to_toml().parse().map_err(|e: toml::de::Error| Error::Parse { path: "<root>".into(), message: e.to_string() })?;
-                for o in overrides {
-                    apply_override(&mut table, o)?;
-                }
-                Self::from_table(table)
-            }
+            // Overrides on top of the default config: an empty file is the default, and
+            // starting from it (not from every default field written out) lets an override
+            // change a table's type without leaving the old type's fields behind.
+            None => Self::from_toml("", overrides),
         }
     }
 
     /// Deserialize from an already parsed TOML table.
     pub fn from_table(table: toml::Table) -> Result<Config> {
+        let default: toml::Table = Config::default().to_toml().parse().expect("the default config is valid TOML");
+        tables_where_tables_belong(&default, &table, "")?;
         let de = toml::Value::Table(table);
         serde_path_to_error::deserialize::<_, Config>(de).map_err(|e| {
             let (inner, message) = split_marked(&without_context(&e.inner().to_string()));
@@ -659,6 +657,28 @@ fn join_path(outer: &str, inner: &str) -> String {
         (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
         (false, false) => format!("{outer}.{inner}"),
     }
+}
+
+/// Refuse an array where the config has a table (`sim = [7, 9]`, which serde would
+/// otherwise read field by field in declaration order; other wrong types get serde's own
+/// messages): `default` is the default config as TOML, whose tables mark where tables
+/// belong.
+fn tables_where_tables_belong(default: &toml::Table, given: &toml::Table, path: &str) -> Result<()> {
+    for (key, value) in given {
+        let Some(toml::Value::Table(d)) = default.get(key) else { continue };
+        let at = join_path(path, key);
+        match value {
+            toml::Value::Table(g) => tables_where_tables_belong(d, g, &at)?,
+            toml::Value::Array(a) => {
+                return Err(Error::Parse {
+                    path: at.clone(),
+                    message: format!("expected a table of named fields ([{at}] or {{ key = value, ... }}), got the array {}", toml::Value::Array(a.clone())),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A serde_path_to_error path as `a.b[2].c`, skipping enum-variant segments (the variant
