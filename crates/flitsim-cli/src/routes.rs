@@ -75,7 +75,7 @@ pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) ->
 pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     let cfg = load_config(args)?;
     let spec = cfg.validate().map_err(|e| e.to_string())?;
-    let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0).map_err(|e| e.to_string())?;
+    let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0, spec.faults.as_ref().map(|f| &*f.mask)).map_err(|e| e.to_string())?;
     if json {
         println!("{}", serde_json::to_string_pretty(&b).unwrap());
         return Ok(ExitCode::SUCCESS);

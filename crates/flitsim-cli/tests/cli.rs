@@ -193,6 +193,15 @@ fn vc_balance_outside_cubes_is_a_clear_error() {
     let (code, _, err) = run(&["vc-balance", "--set", "topology={type=\"kautz\",degree=2,diameter=3}", "--set", "routing={type=\"source\"}"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("topology.type") && err.contains("k-ary n-cube"), "{err}");
+    // With a failed node, the pairs the routes do not connect carry no traffic and are
+    // left out of the analysis, as `run` leaves them out of the traffic.
+    let faulty = ["--set", "routing={type=\"table\",vc_policy=\"v3\"}", "--set", "router.vcs=2", "--set", "faults.nodes=[3]", "--set", "faults.unroutable=\"skip\""];
+    let (code, out, err) = run(&[&["vc-balance", "--json"][..], &faulty[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let b: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(b["dims"][0]["links"].as_u64().unwrap() > 0, "{out}");
+    let (code, _, err) = run(&[&["run", "-q", "--set", "sim.measure=500", "--set", "stats.vc_balance=true", "--set", "stats.channel_counters=true"][..], &faulty[..]].concat());
+    assert_eq!(code, 0, "{err}");
 }
 
 #[test]

@@ -69,8 +69,10 @@ pub fn bin(b: f64) -> usize {
 pub const ONLY_CUBES: &str = "VC_balance compares the two dateline VC classes on the links of each dimension of a k-ary n-cube (torus or mesh); it is not defined for this topology: use a torus, mesh or cube, or leave stats.vc_balance off";
 
 /// Route every ordered pair of distinct nodes with `routing` (sources injecting on VC
-/// `vc`) and measure the VC balance of every link.
-pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32) -> Result<VcBalance> {
+/// `vc`) and measure the VC balance of every link. With failures, `connected` names the
+/// pairs the routes connect; the others (a failed node's, unroutable ones) carry no
+/// traffic and are left out.
+pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32, connected: Option<&super::cdg::PairMask>) -> Result<VcBalance> {
     if topo.shape != crate::topology::Shape::Cube {
         return Err(crate::error::Error::config("topology.type", ONLY_CUBES));
     }
@@ -80,7 +82,7 @@ pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32) -> Result<Vc
     let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
     for s in 0..topo.num_nodes {
         for d in 0..topo.num_nodes {
-            if s == d {
+            if s == d || connected.is_some_and(|m| !m.get(s, d)) {
                 continue;
             }
             for h in routing.path(topo, s, d, vc)? {
@@ -160,7 +162,7 @@ mod tests {
         // 3: VC0; (2,3) VC0; (2,0) VC0 then VC1 out of 3; (3,0) VC 3^0=1; (3,1) VC0.
         // - packets (distance 1): (0,3) reaches 3: VC0; (1,0), (2,1), (3,2) VC1.
         let (r, t) = routing(RING);
-        let b = analyse(&r, &t, 0).unwrap();
+        let b = analyse(&r, &t, 0, None).unwrap();
         let link = |router: u32, port: u32| b.links.iter().find(|l| l.router == router && l.port == port).copied().unwrap();
         assert_eq!((link(0, 0).vc0, link(0, 0).vc1), (2, 1)); // 0->1
         assert_eq!((link(1, 0).vc0, link(1, 0).vc1), (2, 1)); // 1->2
@@ -201,7 +203,7 @@ mod tests {
                  [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
             );
             let (r, t) = routing(&toml);
-            let b = analyse(&r, &t, 0).unwrap();
+            let b = analyse(&r, &t, 0, None).unwrap();
             assert_eq!(b.dims.len(), 3, "{policy}");
         }
     }

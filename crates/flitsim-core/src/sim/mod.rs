@@ -781,7 +781,7 @@ fn vc_balance_report(spec: &Spec, channels: &Channels, channel_flits: &[Vec<u64>
         return None;
     }
     let topo = &spec.topology;
-    let analytic = vc_balance::analyse(&spec.routing, topo, 0).ok()?;
+    let analytic = vc_balance::analyse(&spec.routing, topo, 0, spec.faults.as_ref().map(|f| &*f.mask)).ok()?;
     let per_class = spec.routing.injection_vcs().1 as usize;
     let split = (per_class / 2).max(1);
     let p_n = topo.ports as usize;
