@@ -57,7 +57,8 @@ enum Command {
     },
     /// Run a sweep (a grid of overrides times loads times seeds, points in parallel,
     /// results kept in a store shared with the Python package) and write CSV, JSON and an
-    /// SVG plot.
+    /// SVG plot. A point whose run fails (a deadlock) is listed and left out, and the exit
+    /// status is then 1.
     Sweep {
         #[command(flatten)]
         cfg: ConfigArgs,

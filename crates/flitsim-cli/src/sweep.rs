@@ -305,6 +305,8 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     let mut done: Vec<Vec<(SweepRow, serde_json::Value)>> = series.iter().map(|_| Vec::new()).collect();
     let mut active: Vec<bool> = vec![true; series.len()];
     let (mut ran, mut cached) = (0usize, 0usize);
+    // Points whose run failed (a deadlock, say): reported at the end; the others go on.
+    let mut failed: Vec<String> = Vec::new();
     for start in (0..loads.len()).step_by(chunk) {
         let batch: Vec<&Job> = series.iter().enumerate().filter(|(i, _)| active[*i]).flat_map(|(_, s)| s.iter().skip(start).take(chunk)).collect();
         let got: Vec<CliResult<(String, String, bool)>> = pool.install(|| {
@@ -318,7 +320,19 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
                 .collect()
         });
         for (job, g) in batch.iter().zip(got) {
-            let (key, json, now) = g?;
+            let (key, json, now) = match g {
+                Ok(x) => x,
+                Err(e) => {
+                    // (The error names the point; its first line says what happened, the
+                    // rest, a deadlock's blocked channels, is for a run of that point alone.)
+                    failed.push(e.lines().next().unwrap_or_default().to_string());
+                    // (A series stopped at saturation stops at a failure too.)
+                    if args.stop_at_saturation {
+                        active[job.series] = false;
+                    }
+                    continue;
+                }
+            };
             if now { ran += 1 } else { cached += 1 }
             let rep: serde_json::Value = serde_json::from_str(&json).map_err(|e| format!("report {key}: {e}"))?;
             let r = row(job, key, &rep)?;
@@ -359,6 +373,13 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         println!("store {}: {ran} run now, {cached} reused", s.display());
     }
     println!("wrote {}/sweep.csv, sweep.json, sweep.svg", args.out.display());
+    if !failed.is_empty() {
+        eprintln!("{} of {total} points failed (left out of the outputs; `flitsim run` of one with its overrides tells more):", failed.len());
+        for f in &failed {
+            eprintln!("  {f}");
+        }
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

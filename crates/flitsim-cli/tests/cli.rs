@@ -80,6 +80,30 @@ fn list_shows_every_registered_component() {
 }
 
 #[test]
+fn a_sweep_goes_on_past_points_that_deadlock() {
+    // An 8-ring without datelines under tornado traffic deadlocks at loads 0.31 and 0.61
+    // (see the engine's watchdog tests); 0.01 runs. The good point is written, the
+    // others are listed, and the exit status says not every point ran.
+    let dir = std::env::temp_dir().join(format!("flitsim-sweep-dl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("ring.toml");
+    std::fs::write(
+        &cfg,
+        "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
+         [traffic]\npacket_size = 8\npattern = { type = \"tornado\" }\n[sim]\nwarmup = 200\nmeasure = 2000\ndrain_limit = 500\nwatchdog = 200\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (code, stdout, err) = run(&["sweep", cfg.to_str().unwrap(), "--loads", "0.01:0.9:0.3", "-j", "1", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("2 of 3 points failed"), "{err}");
+    assert!(err.contains("load 0.31: deadlock detected") && err.contains("load 0.61: deadlock detected"), "{err}");
+    assert!(stdout.contains("0.010"), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+#[test]
 fn sweeps_too_large_or_with_bad_job_counts_are_refused() {
     // Grid x seeds x loads above the cap: refused before any point runs or any memory
     // is taken for the points.
