@@ -83,11 +83,11 @@ enum Command {
         to: Option<u32>,
         /// Write the routing tables (table-driven routing) to this file instead; a config
         /// loads them with `routing.tables = "FILE"`.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["check", "from", "to"])]
         write_tables: Option<std::path::PathBuf>,
         /// Check every route instead: build the channel dependency graph (every VC the
         /// routing allows) and report a cycle, and any node pair the routes do not connect.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["from", "to"])]
         check: bool,
         /// VC the source injects on.
         #[arg(long, default_value_t = 0)]
@@ -120,7 +120,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Print the Markdown config reference (docs/config.md).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "json")]
         markdown: bool,
     },
     /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
@@ -132,8 +132,8 @@ enum Command {
         #[arg(long)]
         case: Option<String>,
         /// Repetitions per case (the median is reported).
-        #[arg(long, default_value_t = 3)]
-        repeat: usize,
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: u32,
     },
     /// Reproduce a study under experiments/ and print reference vs flitsim.
     Reproduce {
@@ -206,7 +206,7 @@ fn main() -> ExitCode {
         },
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
-        Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat),
+        Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat as usize),
         Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref()),
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),

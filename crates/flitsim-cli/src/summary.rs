@@ -65,6 +65,14 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         let _ = writeln!(o, "{}", latency_line("network latency", &st.network_latency));
     }
     let _ = writeln!(o, "average hops      {:.3}   packets measured {}  delivered {}", st.avg_hops, st.packets_measured, st.packets_delivered);
+    let c = &r.counters;
+    if c.packets_lost > 0 {
+        let _ = writeln!(
+            o,
+            "LOST              {} packets ({} flits, {} of them measured) to failures (counters.packets_lost)",
+            c.packets_lost, c.flits_lost, c.measured_lost
+        );
+    }
     if let Some(u) = &r.units {
         let mut line = format!("in bytes          {} B/flit: offered {:.2}, accepted {:.2} B/node/cycle", u.flit_bytes, u.offered_bytes_per_cycle, u.accepted_bytes_per_cycle);
         if let (Some(c), Some([mean, min, max])) = (u.cycle_ns, u.accepted_mb_per_s) {

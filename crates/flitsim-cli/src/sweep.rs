@@ -271,6 +271,11 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     // Validate the base once up front so a bad config fails before any work.
     Config::load(text.as_deref(), &cfg.set).map_err(|e| e.to_string())?.validate().map_err(|e| e.to_string())?;
     let dims: Vec<(String, Vec<String>)> = args.grid.iter().map(|g| parse_grid(g)).collect::<CliResult<_>>()?;
+    for (i, (key, _)) in dims.iter().enumerate() {
+        if dims[..i].iter().any(|(k, _)| k == key) {
+            return Err(format!("--grid names {key} twice; give all its values in one --grid {key}=V1,V2,..."));
+        }
+    }
     let grid_has_load = dims.iter().any(|(k, _)| k == "traffic.load");
     let loads: Vec<Option<f64>> = match (&args.loads, grid_has_load) {
         (Some(_), true) => return Err("give the loads with --loads or with --grid traffic.load=..., not both".into()),

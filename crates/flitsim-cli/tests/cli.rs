@@ -80,6 +80,31 @@ fn list_shows_every_registered_component() {
 }
 
 #[test]
+fn packets_lost_to_failures_are_in_the_summary() {
+    // Two links of K(3,3) fail for good at cycle 300 under load: the packets in their
+    // replay buffers are lost, and the summary says so beside the delivered count.
+    let dir = std::env::temp_dir().join(format!("flitsim-lost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("lost.toml");
+    std::fs::write(
+        &cfg,
+        "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
+         [router]\ntype = \"crosspoint\"\nvcs = 3\n[channel]\nlatency = 2\n[channel.retry.errors]\nber = 2e-5\n\
+         [traffic]\nload = 0.5\npackets_per_source = 150\npacket_size = 12\n[sim]\nwarmup = 0\nmeasure = 3000\n\
+         [[faults.at]]\ncycle = 300\nlinks = [[5, 1], [20, 0]]\n",
+    )
+    .unwrap();
+    let json = dir.join("lost.json");
+    let (code, out, err) = run(&["run", cfg.to_str().unwrap(), "-o", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let lost = r["counters"]["packets_lost"].as_u64().unwrap();
+    assert!(lost > 0, "this failure loses packets: {}", r["counters"]);
+    let flits = r["counters"]["flits_lost"].as_u64().unwrap();
+    assert!(out.contains(&format!("LOST              {lost} packets ({flits} flits")), "{out}");
+}
+
+#[test]
 fn a_sweep_goes_on_past_points_that_deadlock() {
     // An 8-ring without datelines under tornado traffic deadlocks at loads 0.31 and 0.61
     // (see the engine's watchdog tests); 0.01 runs. The good point is written, the

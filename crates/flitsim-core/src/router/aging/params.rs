@@ -251,7 +251,7 @@ fn validate(inputs: &AgingInputs) -> Result<()> {
     }
     if inputs.packet_flits > inputs.staging_buffer {
         return Err(Error::config(
-            "packet_flits",
+            "staging_buffer",
             format!(
                 "packets of {} flits do not fit the {}-flit staging buffer; virtual cut-through into the \
                  staging buffer needs staging_buffer >= packet_flits (raise staging_buffer or lower packet_flits)",
@@ -641,7 +641,7 @@ mod tests {
         assert_eq!(p, "packet_flits");
 
         let (p, m) = err_path(&AgingInputs { packet_flits: 17, ..AgingInputs::default() });
-        assert_eq!(p, "packet_flits");
+        assert_eq!(p, "staging_buffer");
         assert!(m.contains("staging_buffer >= packet_flits"), "{m}");
 
         let (p, m) = err_path(&AgingInputs { input_buffer: 8, ..AgingInputs::default() });
