@@ -717,6 +717,16 @@ fn overrides_on_the_default_can_change_a_table_type() {
     assert!(matches!(c.router, flitsim_core::router::RouterConfig::Central(_)), "{:?}", c.router);
     c.validate().unwrap();
     assert_eq!(Config::load(None, &["seed=7".into()]).unwrap(), Config { seed: 7, ..Config::default() });
+    // Fields the new type shares stay: a mesh keeps the default torus's dims.
+    let c = Config::load(None, &["topology.type=\"mesh\"".into()]).unwrap();
+    let spec = c.validate().unwrap();
+    assert_eq!((spec.topology.num_nodes, spec.topology.wrap.clone()), (64, vec![false, false]));
+    // Partial overrides of the default's tables keep the rest of the table.
+    let c = Config::load(None, &["topology.dims=[4,4]".into()]).unwrap();
+    assert_eq!(c.validate().unwrap().topology.num_nodes, 16);
+    // A field the user gives that the new type lacks is still an error.
+    let e = Config::load(None, &["router.type=\"central\"".into(), "router.allocator=\"islip\"".into()]).unwrap_err();
+    assert!(e.to_string().contains("router.allocator"), "{e}");
 }
 
 #[test]

@@ -238,10 +238,28 @@ impl Config {
         match text {
             Some(text) => Self::from_toml(text, overrides),
             None if overrides.is_empty() => Ok(Config::default()),
-            // Overrides on top of the default config: an empty file is the default, and
-            // starting from it (not from every default field written out) lets an override
-            // change a table's type without leaving the old type's fields behind.
-            None => Self::from_toml("", overrides),
+            None => {
+                // Overrides on top of the default config, written out in full. When an
+                // override changes a table's `type`, fields of the default's type that the
+                // new one does not have are dropped (the user never wrote them); every
+                // other error stands.
+                let mut table: toml::Table = Config::default().to_toml().parse().expect("the default config is valid TOML");
+                for o in overrides {
+                    apply_override(&mut table, o)?;
+                }
+                let keys: Vec<&str> = overrides.iter().filter_map(|o| o.split_once('=')).map(|(k, _)| k.trim()).collect();
+                let retyped: Vec<&str> = keys.iter().filter_map(|k| k.strip_suffix(".type")).collect();
+                loop {
+                    match Self::from_table(table.clone()) {
+                        Err(Error::Parse { path, message })
+                            if message.starts_with("unknown field")
+                                && retyped.iter().any(|t| path.strip_prefix(t).is_some_and(|rest| rest.starts_with('.')))
+                                && !keys.contains(&path.as_str())
+                                && remove_key(&mut table, &path) => {}
+                        other => return other,
+                    }
+                }
+            }
         }
     }
 
@@ -553,6 +571,17 @@ pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str
         Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
     } else {
         Ok(())
+    }
+}
+
+/// Remove the value at dotted key `path` from `table`; false if there is none.
+fn remove_key(table: &mut toml::Table, path: &str) -> bool {
+    match path.split_once('.') {
+        None => table.remove(path).is_some(),
+        Some((head, rest)) => match table.get_mut(head) {
+            Some(toml::Value::Table(t)) => remove_key(t, rest),
+            _ => false,
+        },
     }
 }
 
