@@ -267,6 +267,7 @@ impl Config {
     pub fn from_table(table: toml::Table) -> Result<Config> {
         let default: toml::Table = Config::default().to_toml().parse().expect("the default config is valid TOML");
         tables_where_tables_belong(&default, &table, "")?;
+        let kept = table.clone();
         let de = toml::Value::Table(table);
         serde_path_to_error::deserialize::<_, Config>(de).map_err(|e| {
             let (inner, message) = split_marked(&without_context(&e.inner().to_string()));
@@ -280,7 +281,13 @@ impl Config {
             if path.is_empty() {
                 path = "<root>".into();
             }
-            Error::Parse { path, message: humanize(&message) }
+            let mut message = humanize(&message);
+            // A number or boolean where a name belongs: serde says only that it wanted a
+            // string; ask for the names by trying one that is none of them.
+            if message == "invalid type: unit variant, expected string only" {
+                message = the_names_here(&kept, &path).unwrap_or(message);
+            }
+            Error::Parse { path, message }
         })
     }
 
@@ -572,6 +579,43 @@ pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str
     } else {
         Ok(())
     }
+}
+
+/// For a value at `path` that must be one of an enum's names: "V is not one of ...",
+/// with the names serde lists for a string that is none of them.
+fn the_names_here(table: &toml::Table, path: &str) -> Option<String> {
+    let mut probe = table.clone();
+    let slot = value_at_mut(&mut probe, path)?;
+    let given = slot.to_string();
+    *slot = toml::Value::String("\u{1}".into());
+    match Config::from_table(probe) {
+        Err(Error::Parse { path: p, message }) if p == path && message.starts_with("unknown variant") => {
+            // ("expected `a`", "expected `a` or `b`", "expected one of `a`, `b`, `c`")
+            let names = message.split_once(", expected ")?.1;
+            Some(format!("{given} is not a name; expected {names}"))
+        }
+        _ => None,
+    }
+}
+
+/// The value at key path `path` (`a.b[2].c`) in `table`.
+fn value_at_mut<'a>(table: &'a mut toml::Table, path: &str) -> Option<&'a mut toml::Value> {
+    let mut parts = path.split('.');
+    let first = parts.next()?;
+    let (name, idx) = first.split_once('[').map_or((first, ""), |(n, i)| (n, i));
+    let mut cur = table.get_mut(name)?;
+    let mut descend = |mut cur: &'a mut toml::Value, idx: &str| -> Option<&'a mut toml::Value> {
+        for i in idx.split('[').filter(|s| !s.is_empty()) {
+            cur = cur.as_array_mut()?.get_mut(i.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+        Some(cur)
+    };
+    cur = descend(cur, idx)?;
+    for part in parts {
+        let (name, idx) = part.split_once('[').map_or((part, ""), |(n, i)| (n, i));
+        cur = descend(cur.as_table_mut()?.get_mut(name)?, idx)?;
+    }
+    Some(cur)
 }
 
 /// Remove the value at dotted key `path` from `table`; false if there is none.

@@ -124,25 +124,30 @@ impl Default for BufferedConfig {
 /// A 64-bit mask from a TOML integer (which is signed: at most 2^63 - 1) or a string
 /// ("0x..." hex, or decimal).
 fn mask_de<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
-    use serde::de::Error as _;
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Int(i64),
-        Text(String),
-    }
-    match Raw::deserialize(d)? {
-        Raw::Int(i) if i >= 0 => Ok(i as u64),
-        Raw::Int(i) => Err(D::Error::custom(format!("{i} is negative; give a 64-bit mask such as \"0xffffffffffffffff\""))),
-        Raw::Text(s) => {
+    /// Accepts exactly an integer or a string, so that any other type gets a message that
+    /// says what a mask is (an untagged enum would say only that nothing matched).
+    struct Mask;
+    impl serde::de::Visitor<'_> for Mask {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a 64-bit mask: a non-negative integer, or a string in hex such as \"0x5555555555555555\"")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; give a 64-bit mask such as \"0xffffffffffffffff\"")))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<u64, E> {
             let t = s.trim().replace('_', "");
             let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => t.parse::<u64>(),
             };
-            parsed.map_err(|_| D::Error::custom(format!("\"{s}\" is not a 64-bit mask; write it as hex, e.g. \"0x5555555555555555\"")))
+            parsed.map_err(|_| E::custom(format!("\"{s}\" is not a 64-bit mask; write it as hex, e.g. \"0x5555555555555555\"")))
         }
     }
+    d.deserialize_any(Mask)
 }
 
 fn mask_ser<S: Serializer>(m: &u64, s: S) -> std::result::Result<S::Ok, S::Error> {
