@@ -604,7 +604,7 @@ fn value_at_mut<'a>(table: &'a mut toml::Table, path: &str) -> Option<&'a mut to
     let first = parts.next()?;
     let (name, idx) = first.split_once('[').map_or((first, ""), |(n, i)| (n, i));
     let mut cur = table.get_mut(name)?;
-    let mut descend = |mut cur: &'a mut toml::Value, idx: &str| -> Option<&'a mut toml::Value> {
+    let descend = |mut cur: &'a mut toml::Value, idx: &str| -> Option<&'a mut toml::Value> {
         for i in idx.split('[').filter(|s| !s.is_empty()) {
             cur = cur.as_array_mut()?.get_mut(i.trim_end_matches(']').parse::<usize>().ok()?)?;
         }
