@@ -144,7 +144,12 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
                     }
                     Err(e) => {
                         if row.unreachable.len() < 20 {
-                            row.unreachable.push(format!("{s} -> {d}: {e}"));
+                            // (The route's own words, without the config-error frame.)
+                            let why = match &e {
+                                crate::error::Error::Config { message, .. } => message.clone(),
+                                other => other.to_string(),
+                            };
+                            row.unreachable.push(format!("{s} -> {d}: {why}"));
                         }
                     }
                 }

@@ -547,7 +547,8 @@ impl TableRouting {
             hops.push(Hop { router: r, in_port: p, table: Some(table), port: e.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
             if topo.is_local_port(e.port as u32) {
                 if topo.node_at(r, e.port as u32) != Some(dst) {
-                    return Err(Error::config("routing", format!("the tables deliver a packet for node {dst} to node {:?} at router {r}", topo.node_at(r, e.port as u32))));
+                    let to = topo.node_at(r, e.port as u32).map_or_else(|| format!("local port {}", e.port), |n| format!("node {n}"));
+                    return Err(Error::config("routing", format!("the tables deliver a packet for node {dst} to {to} at router {r}")));
                 }
                 return Ok(hops);
             }
