@@ -320,6 +320,8 @@ const CASES: &[Case] = &[
     case("table_dateline_bad_word", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = \"middle\"", Parse, "routing.dateline", &["not a dateline choice", "\"auto\"", "[10, 11, 15]"]),
     case("table_dateline_negative", "[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v1\"\ndateline = [1, -2]", Parse, "routing.dateline", &["non-negative integers", "one per dimension"]),
     case("faults_link_out_of_range", "[faults]\nlinks = [[64, 0]]", Cfg, "faults.links[0]", &["[64, 0] is not a router network port", "routers 0..63"]),
+    case("faults_link_twice", "[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[router]\nvcs = 2\n[faults]\nlinks = [[0, 0], [1, 1]]", Cfg, "faults.links[1]", &["same link as faults.links[0]", "once"]),
+    case("faults_node_twice", "[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n[router]\nvcs = 2\n[faults]\nnodes = [2, 2]", Cfg, "faults.nodes[1]", &["listed already at faults.nodes[0]"]),
     case("faults_link_at_mesh_edge", "[topology]\ntype = \"mesh\"\ndims = [4, 4]\n[faults]\nlinks = [[3, 0]]", Cfg, "faults.links[0]", &["has no link", "mesh edge"]),
     case("faults_fraction_one", "[faults]\nrandom_link_fraction = 1.0", Cfg, "faults.random_link_fraction", &["not a fraction in [0, 1)"]),
     case("faults_with_dor", "[faults]\nlinks = [[0, 0]]", Cfg, "routing.type", &["cannot route around failed links", "vc_policy = \"v3\""]),

@@ -77,6 +77,14 @@ pub enum CyclicRoutes {
     Run,
 }
 
+/// Why `[r, p]` names no link: out of range, or a network without links (a crossbar).
+pub(crate) fn not_a_network_port(topo: &Topology, r: u32, p: u32) -> String {
+    if topo.network_ports() == 0 {
+        return format!("[{r}, {p}] names no link: this network has no router-to-router links to fail");
+    }
+    format!("[{r}, {p}] is not a router network port (routers 0..{}, network ports 0..{})", topo.num_routers - 1, topo.network_ports() - 1)
+}
+
 /// What to do with node pairs the routes do not connect (`faults.unroutable`).
 #[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -137,16 +145,17 @@ impl FaultsConfig {
         let mut failed: Vec<u32> = Vec::new();
         for (i, &[r, p]) in self.links.iter().enumerate() {
             if r >= topo.num_routers || p >= topo.network_ports() {
-                return Err(Error::config(
-                    format!("{path}.links[{i}]"),
-                    format!("[{r}, {p}] is not a router network port (routers 0..{}, network ports 0..{})", topo.num_routers - 1, topo.network_ports().max(1) - 1),
-                ));
+                return Err(Error::config(format!("{path}.links[{i}]"), not_a_network_port(topo, r, p)));
             }
             let c = topo.out_channel[(r * p_n + p) as usize];
             if c == NONE {
-                return Err(Error::config(format!("{path}.links[{i}]"), format!("router {r} port {p} has no link (a mesh edge) to fail")));
+                return Err(Error::config(format!("{path}.links[{i}]"), format!("router {r} port {p} has no link to fail (an unconnected port, as at a mesh edge)")));
             }
-            failed.push(c.min(reverse(c)));
+            let link = c.min(reverse(c));
+            if let Some(j) = failed.iter().position(|&x| x == link) {
+                return Err(Error::config(format!("{path}.links[{i}]"), format!("[{r}, {p}] fails the same link as {path}.links[{j}]; list each link once")));
+            }
+            failed.push(link);
         }
         let seed = self.seed.unwrap_or(run_seed);
         if f > 0.0 {
@@ -159,6 +168,9 @@ impl FaultsConfig {
         for (i, &r) in self.nodes.iter().enumerate() {
             if r >= topo.num_routers {
                 return Err(Error::config(format!("{path}.nodes[{i}]"), format!("router {r} does not exist (routers 0..{})", topo.num_routers - 1)));
+            }
+            if let Some(j) = routers.iter().position(|&x| x == r) {
+                return Err(Error::config(format!("{path}.nodes[{i}]"), format!("router {r} is listed already at {path}.nodes[{j}]; list each node once")));
             }
             routers.push(r);
         }

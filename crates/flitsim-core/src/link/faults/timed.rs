@@ -124,7 +124,7 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
         for (j, &[r, p]) in e.links.iter().enumerate() {
             let field = format!("{path}.at[{i}].links[{j}]");
             if r >= topo.num_routers || p >= topo.network_ports() {
-                return Err(Error::config(field, format!("[{r}, {p}] is not a router network port (routers 0..{}, network ports 0..{})", topo.num_routers - 1, topo.network_ports().max(1) - 1)));
+                return Err(Error::config(field, super::not_a_network_port(topo, r, p)));
             }
             let c = topo.out_channel[(r * p_n + p) as usize];
             if c == NONE {
