@@ -325,8 +325,9 @@ impl InjectionProcess {
                         load_path,
                         format!(
                             "offered load {load} is not below the on/off peak {peak}: an on/off source \
-                             averages less than its peak; use a larger peak (up to 1) or \
-                             `injection = {{ type = \"bernoulli\" }}`"
+                             averages less than its peak (it is OFF some of the time); {} or \
+                             `injection = {{ type = \"bernoulli\" }}`",
+                            if peak < 1.0 { "use a larger peak (up to 1)" } else { "use a load below 1" }
                         ),
                     ));
                 }
