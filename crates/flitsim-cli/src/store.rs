@@ -65,13 +65,18 @@ impl Store {
         self.path.join("results").join(&key[..2]).join(format!("{key}.json"))
     }
 
-    /// The stored report text of `key`, if any.
+    /// The stored report text of `key`, if any. A file that is not JSON (a run killed
+    /// while writing cannot leave one, but a disk or a hand can) is an error naming it.
     pub fn get(&self, key: &str) -> CliResult<Option<String>> {
         let f = self.file(key);
         if !f.exists() {
             return Ok(None);
         }
-        std::fs::read_to_string(&f).map(Some).map_err(|e| format!("cannot read {}: {e}", f.display()))
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+            return Err(format!("store file {} is not a valid report ({e}); delete it to run that point again", f.display()));
+        }
+        Ok(Some(text))
     }
 
     /// Store one run's report text under `key` (a temporary file, then renamed).
@@ -126,6 +131,10 @@ mod tests {
         assert_eq!(s.get(&k).unwrap(), None);
         s.put(&k, "{}").unwrap();
         assert_eq!(s.get(&k).unwrap().as_deref(), Some("{}"));
+        // A damaged entry is named, with what to do about it.
+        std::fs::write(s.file(&k), "{\"stats\": ").unwrap();
+        let e = s.get(&k).unwrap_err();
+        assert!(e.contains(&s.file(&k).display().to_string()) && e.contains("delete it"), "{e}");
         assert!(Store::open(&dir.join("new")).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
