@@ -13,6 +13,9 @@ fn python() -> String {
 
 /// `flitsim report`.
 pub fn cmd_report(dir: &Path, out: Option<&Path>) -> CliResult<ExitCode> {
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory: give a results store, or the --out directory of `flitsim reproduce` or `flitsim sweep`", dir.display()));
+    }
     let python = python();
     let how = "install it with `pip install .` in a flitsim clone, or point FLITSIM_PYTHON at a Python that has it";
     let probe = Command::new(&python)
