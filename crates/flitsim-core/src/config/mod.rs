@@ -135,7 +135,9 @@ pub struct SimConfig {
     /// Deadlock watchdog: stop with an error naming the blocked channels when no flit has
     /// moved for this many cycles while flits are buffered. At least the longest a flit
     /// may wait between two moves: the router pipeline delays plus the longest channel
-    /// latency, and the credit delay. Default 5000.
+    /// latency, and the credit delay. Default 5000. A run that ends before a stall reaches
+    /// it is reported saturated with the stall as its reason ("stalled, likely
+    /// deadlocked") when no flit moved for longer than that longest wait (and 100 cycles).
     #[serde(default = "d_watchdog")]
     pub watchdog: u64,
     /// Check mode: verify flit and credit conservation and buffer bounds every cycle

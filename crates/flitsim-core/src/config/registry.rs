@@ -83,7 +83,7 @@ pub const TABLES: &[Entry] = &[
             ("warmup", "1000", "cycles before the measurement window"),
             ("measure", "10000", "measurement window, cycles; packets created in it are measured"),
             ("drain_limit", "50000", "most cycles to wait after the window for measured packets"),
-            ("watchdog", "5000", "cycles without any flit moving (while flits are buffered) before a deadlock error"),
+            ("watchdog", "5000", "cycles without any flit moving (while flits are buffered) before a deadlock error; a shorter stall at the end of the run is reported in the saturation verdict"),
             ("check", "false", "verify flit/credit conservation and buffer bounds every cycle"),
             ("until_done", "false", "finite workloads: end the run and window once every packet is created and delivered"),
         ],
