@@ -5,7 +5,7 @@ into runs and runs into data frames. It holds no simulation logic: the same conf
 seed give the same report as the ``flitsim`` command, byte for byte.
 
     >>> import flitsim
-    >>> r = flitsim.simulate({"topology": {"dims": [4, 4]}}, set={"traffic.load": 0.2})
+    >>> r = flitsim.simulate({"topology": {"type": "torus", "dims": [4, 4]}}, set={"traffic.load": 0.2})
     >>> r.summary["accepted"]                                       # doctest: +SKIP
     >>> df = flitsim.sweep("torus.toml", grid={"traffic.load": [0.1, 0.2, 0.3]},
     ...                    seeds=3, store="results/")                # doctest: +SKIP

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,8 +68,9 @@ class Config:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        """The whole config as plain data (unset optional fields are None)."""
-        value: dict[str, Any] = json.loads(self._core.canonical_json())
+        """The whole config as plain data, unset optional fields left out, so that
+        ``Config(c.to_dict()) == c``."""
+        value: dict[str, Any] = _without_none(json.loads(self._core.canonical_json()))
         return value
 
     def validate(self) -> None:
@@ -105,8 +107,16 @@ def override_strings(set: Overrides, seed: int | None = None) -> list[str]:
     elif set is not None:
         out.extend(str(s) for s in set)
     if seed is not None:
-        out.append(f"seed={int(seed)}")
+        out.append(f"seed={check_seed(seed)}")
     return out
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an int: a whole number (an int, or an integral NumPy scalar), not a
+    float, string or bool that would silently become another seed."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"a seed is a whole number (int), not {type(seed).__name__} {seed!r}")
+    return int(seed)
 
 
 def is_path(config: str) -> bool:
@@ -126,17 +136,37 @@ def _load(config: ConfigLike, overrides: list[str]) -> _core.Config:
     if isinstance(config, Mapping):
         return _core.Config.from_dict(_plain(config), overrides)
     if isinstance(config, os.PathLike) or (isinstance(config, str) and is_path(config)):
-        text = Path(config).read_text(encoding="utf-8")
+        try:
+            text = Path(config).read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise OSError(f"cannot read config {config}: not UTF-8 text ({e})") from e
         return _core.Config.load(text, overrides)
     if isinstance(config, str):
         return _core.Config.load(config, overrides)
     raise TypeError(f"a config is a path, TOML text, a dict, a flitsim.Config or None, not {type(config).__name__}")
 
 
-def _plain(value: Any) -> Any:
-    """Mappings as dicts and sequences as lists, recursively (the engine reads dicts and lists)."""
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+def _without_none(value: Any) -> Any:
+    """``value`` with the dict entries whose value is None removed, recursively."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
     return value
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """Mappings as dicts and sequences as lists, recursively (the engine reads dicts and
+    lists). Deeper than any config nests, values are passed on as they are, and the
+    engine refuses them with their key path (a deep or self-containing structure)."""
+    if depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in value]
+    return value
+
+
+# The engine's limit on nested lists and dicts (crates/flitsim-py/src/convert.rs).
+_MAX_DEPTH = 64

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Any
 
 from . import _core
@@ -68,6 +69,8 @@ class Simulation:
         An error (deadlock, invariant) stops the simulation for good: it is raised, the
         state stays readable, and further ``run``/``finish`` calls raise RuntimeError.
         """
+        if isinstance(cycles, bool) or not isinstance(cycles, numbers.Integral):
+            raise TypeError(f"cycles is a whole number (int), not {type(cycles).__name__} {cycles!r}")
         if cycles < 0:
             raise ValueError(f"cycles must be >= 0, not {cycles}")
         self._sim.run_cycles(cycles)
@@ -103,7 +106,8 @@ class Simulation:
         return self._sim.finished
 
     def finish(self) -> Result:
-        """Run the rest (window, then drain) and return the result; the simulation is done."""
+        """Run the rest (window, then drain) and return the result; the simulation is done.
+        An error (a deadlock) stops it as in :meth:`run`: raised, the state readable."""
         return Result(self._sim.finish())
 
     def __repr__(self) -> str:

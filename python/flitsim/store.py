@@ -36,9 +36,14 @@ class Store:
 
     def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"{self.path} is a file, not a directory: a results store is a directory")
         marker = self.path / _MARKER
         if marker.exists():
-            found = json.loads(marker.read_text(encoding="utf-8"))
+            try:
+                found = json.loads(marker.read_text(encoding="utf-8"))
+            except ValueError as e:
+                raise ValueError(f"{marker} is damaged ({e}): not a readable flitsim results store") from e
             if found != FORMAT:
                 raise ValueError(f"{self.path} is a results store of format {found}, not {FORMAT}: use another directory")
         else:
@@ -49,19 +54,26 @@ class Store:
 
     def file(self, key: str) -> Path:
         """Where the result of ``key`` lives."""
-        if len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+        if not _is_key(key):
             raise ValueError(f"not a store key (64 lowercase hex digits): {key!r}")
         return self.path / "results" / key[:2] / f"{key}.json"
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.file(key).exists()
+        return isinstance(key, str) and _is_key(key) and self.file(key).exists()
 
     def get(self, key: str) -> Result | None:
         """The stored result of ``key``, or None."""
         f = self.file(key)
         if not f.exists():
             return None
-        return Result(f.read_text(encoding="utf-8"))
+        text = f.read_text(encoding="utf-8", errors="replace")
+        try:
+            report = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"store file {f} is not a valid report ({e}); delete it to run that point again") from e
+        if not isinstance(report, dict) or "stats" not in report:
+            raise ValueError(f"store file {f} is not a flitsim report (no stats); delete it to run that point again")
+        return Result(text)
 
     def put(self, key: str, report_json: str) -> None:
         """Store one run's report text under ``key`` (atomically)."""
@@ -72,13 +84,18 @@ class Store:
     def keys(self) -> Iterator[str]:
         """Every stored key."""
         for f in sorted((self.path / "results").glob("*/*.json")):
-            yield f.stem
+            if _is_key(f.stem):  # (other files are not results)
+                yield f.stem
 
     def __len__(self) -> int:
         return sum(1 for _ in self.keys())
 
     def __repr__(self) -> str:
         return f"flitsim.Store({str(self.path)!r})"
+
+
+def _is_key(key: str) -> bool:
+    return len(key) == 64 and all(c in "0123456789abcdef" for c in key)
 
 
 def _write_atomic(path: Path, text: str) -> None:

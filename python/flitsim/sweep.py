@@ -4,6 +4,7 @@ finished point kept in a results store so that a sweep resumes and a repeated on
 from __future__ import annotations
 
 import itertools
+import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -13,7 +14,7 @@ from tqdm.auto import tqdm
 
 from . import _core
 from .backends import Backend, Task, backend as make_backend
-from .config import Config, ConfigLike, Overrides
+from .config import Config, ConfigLike, Overrides, check_seed
 from .result import SUMMARY_FIELDS, Result
 from .store import Store
 
@@ -56,7 +57,8 @@ def sweep(
 
     One row per (point, seed), in grid order then seed order: the point's overrides as
     columns named by key path, the :data:`~flitsim.result.SUMMARY_FIELDS` (``seed`` among
-    them) and ``key``, the point's store key. ``df.attrs`` holds ``ran`` (simulations run
+    them) and ``key``, the point's store key (``invalid-N`` for a point whose overrides
+    the parser refused, with ``errors="record"``). ``df.attrs`` holds ``ran`` (simulations run
     now) and ``cached`` (points read from the store).
 
     ``set`` applies to every point before the point's own overrides. ``backend``:
@@ -79,26 +81,40 @@ def sweep(
     base.validate()
     overrides = expand_grid(grid) if grid is not None else [dict(p) for p in points] if points is not None else [{}]
     seed_list: list[int | None] = _seeds(seeds)
+    if seeds is not None and any("seed" in p for p in overrides):
+        raise ValueError("give the seeds with seeds= or as a grid key, not both")
 
     rows: list[tuple[dict[str, Any], str]] = []
     todo: dict[str, str] = {}
     points_of: dict[str, dict[str, Any]] = {}
+    results: dict[str, Result | _core.FlitsimError] = {}
     for point in overrides:
         for seed in seed_list:
-            cfg = Config(base, set=point, seed=seed)
+            try:
+                cfg = Config(base, set=point, seed=seed)
+            except _core.FlitsimError as e:
+                # A point whose overrides do not parse: raised now, or recorded (it has
+                # no config, so no store key; its row's key says so).
+                if errors == "raise":
+                    if hasattr(e, "add_note"):
+                        e.add_note(f"in the sweep point {point if seed is None else {**point, 'seed': seed}}")
+                    raise
+                bad = f"invalid-{len(rows)}"
+                rows.append((point, bad))
+                results[bad] = e
+                continue
             rows.append((point, cfg.key))
             todo.setdefault(cfg.key, cfg.toml)
             points_of.setdefault(cfg.key, point if seed is None else {**point, "seed": seed})
 
     stored = store if isinstance(store, Store) or store is None else Store(store)
-    results: dict[str, Result | _core.FlitsimError] = {}
     if stored is not None:
         for key in list(todo):
             found = stored.get(key)
             if found is not None:
                 results[key] = found
                 del todo[key]
-    cached = len(results)
+    cached = sum(isinstance(r, Result) for r in results.values())
     runner = make_backend(backend, jobs, address) if isinstance(backend, str) else backend
     tasks: list[Task] = list(todo.items())
 
@@ -136,11 +152,13 @@ def sweep(
 def _seeds(seeds: Seeds) -> list[int | None]:
     if seeds is None:
         return [None]
-    if isinstance(seeds, int):
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
         if seeds < 1:
             raise ValueError(f"seeds={seeds}: give a count >= 1 or a list of seeds")
-        return list(range(1, seeds + 1))
-    out: list[int | None] = [int(s) for s in seeds]
+        return list(range(1, int(seeds) + 1))
+    if isinstance(seeds, (str, bytes, bool)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds is a count (int) or a list of seeds, not {type(seeds).__name__} {seeds!r}")
+    out: list[int | None] = [check_seed(s) for s in seeds]
     if not out:
         raise ValueError("seeds is empty")
     return out

@@ -153,3 +153,47 @@ def test_the_hierarchy() -> None:
     for name in ("FlitsimError", "ConfigError", "ParseError", "InvalidConfigError", "DeadlockError", "PartialDeadlockError", "InvariantError"):
         cls = getattr(flitsim, name)
         assert cls.__module__ == "flitsim" and cls.__name__ == name
+
+
+def test_a_deadlock_in_finish_leaves_the_simulation_readable() -> None:
+    s = flitsim.Simulation(ring(datelines=False))
+    with pytest.raises(flitsim.DeadlockError) as info:
+        s.finish()
+    # As after a failed run(): where it stopped and what it counted stay readable.
+    assert s.now == info.value.cycle + 1 or s.now == info.value.cycle
+    assert s.counters["flits_injected"] > s.counters["flits_ejected"]
+    assert not s.finished
+    for more in (0, 1):
+        with pytest.raises(RuntimeError, match="stopped with an error"):
+            s.run(more)
+
+
+def test_deep_or_self_containing_values_are_parse_errors() -> None:
+    v: Any = 1
+    for _ in range(20_000):
+        v = [v]
+    with pytest.raises(flitsim.ParseError, match="more than 64 deep") as info:
+        flitsim.Config({"topology": {"type": "torus", "dims": v}})
+    assert info.value.path.startswith("topology.dims[0]")
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(flitsim.ParseError, match="more than 64 deep"):
+        flitsim.Config({"traffic": cyclic})
+
+
+def test_files_and_seeds_that_are_not_what_they_claim(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"seed = 1 # caf\xe9\n")
+    with pytest.raises(OSError, match="latin1.toml: not UTF-8"):
+        flitsim.Config(bad)
+    for seed in (1.7, "3", True):
+        with pytest.raises(TypeError, match="a seed is a whole number"):
+            flitsim.Config(SMALL, seed=seed)  # type: ignore[arg-type]
+    assert flitsim.Config(SMALL, seed=5).seed == 5
+
+
+def test_to_dict_round_trips() -> None:
+    c = flitsim.Config(SMALL, set={"traffic.load": 0.25})
+    d = c.to_dict()
+    assert "dim_latency" not in d["channel"]  # unset: left out, not None
+    assert flitsim.Config(d) == c

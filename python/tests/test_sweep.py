@@ -149,3 +149,33 @@ def test_the_store_refuses_other_directories(tmp_path: Path) -> None:
 def test_unknown_backend() -> None:
     with pytest.raises(ValueError, match="unknown backend"):
         flitsim.sweep(SMALL, backend="slurm", progress=False)
+
+
+def test_record_covers_points_that_do_not_parse_and_seeds_are_checked(tmp_path: Path) -> None:
+    df = flitsim.sweep(SMALL, grid={"router.vcs": [2, "x"]}, jobs=1, progress=False, errors="record")
+    assert pd.isna(df.iloc[0]["error"]) and df.iloc[0]["latency_mean"] > 0
+    assert df.iloc[1]["error"].startswith("ParseError: config error at `router.vcs`")
+    assert df.iloc[1]["key"] == "invalid-1"
+    with pytest.raises(flitsim.ParseError) as info:
+        flitsim.sweep(SMALL, grid={"router.vcs": [2, "x"]}, jobs=1, progress=False)
+    assert "in the sweep point {'router.vcs': 'x'}" in "".join(getattr(info.value, "__notes__", []))
+    for seeds in ("12", 2.0, [1.5], True):
+        with pytest.raises(TypeError):
+            flitsim.sweep(SMALL, seeds=seeds, jobs=1, progress=False)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not both"):
+        flitsim.sweep(SMALL, grid={"seed": [5, 6]}, seeds=2, jobs=1, progress=False)
+
+
+def test_a_damaged_store_is_named(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is a file, not a directory"):
+        flitsim.Store(tmp_path / "file")
+    s = flitsim.Store(tmp_path / "store")
+    key = flitsim.Config(SMALL).key
+    s.put(key, "{}")
+    with pytest.raises(ValueError, match=f"{key}.json is not a flitsim report"):
+        flitsim.sweep(SMALL, jobs=1, progress=False, store=s)
+    assert "xyz" not in s
+    (s.path / "results" / "zz").mkdir()
+    (s.path / "results" / "zz" / "notakey.json").write_text("{}")
+    assert list(s.keys()) == [key]

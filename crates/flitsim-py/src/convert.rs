@@ -16,8 +16,19 @@ pub fn to_table(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Table, Error
     }
 }
 
+/// Deepest nesting of lists and dicts accepted (a config nests a few levels; this
+/// bounds the converter's recursion, which a deep or cyclic structure would overflow).
+pub const MAX_DEPTH: usize = 64;
+
 /// `obj` as a TOML value; `path` names it in errors.
 pub fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Value, Error> {
+    to_value_at(obj, path, 0)
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<toml::Value, Error> {
+    if depth > MAX_DEPTH {
+        return Err(parse_error(path, format!("nests lists and dicts more than {MAX_DEPTH} deep (or contains itself): no config is that deep")));
+    }
     // bool before int: Python's bool is an int.
     if let Ok(b) = obj.cast::<PyBool>() {
         return Ok(toml::Value::Boolean(b.is_true()));
@@ -37,7 +48,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Value, Error
             let Ok(key) = k.extract::<String>() else {
                 return Err(parse_error(path, format!("key {k} is not a string: config keys are strings")));
             };
-            let value = to_value(&v, &join(path, &key))?;
+            let value = to_value_at(&v, &join(path, &key), depth + 1)?;
             table.insert(key, value);
         }
         return Ok(toml::Value::Table(table));
@@ -46,7 +57,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Value, Error
         let mut items = Vec::new();
         for (i, v) in obj.try_iter().map_err(|e| parse_error(path, e.to_string()))?.enumerate() {
             let v = v.map_err(|e| parse_error(path, e.to_string()))?;
-            items.push(to_value(&v, &format!("{}[{i}]", if path.is_empty() { "<root>" } else { path }))?);
+            items.push(to_value_at(&v, &format!("{}[{i}]", if path.is_empty() { "<root>" } else { path }), depth + 1)?);
         }
         return Ok(toml::Value::Array(items));
     }
@@ -57,7 +68,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Value, Error
     // plain-Python `.item()`.
     if let Ok(item) = obj.call_method0("item") {
         if !item.is(obj) && (item.is_instance_of::<PyBool>() || item.is_instance_of::<PyInt>() || item.is_instance_of::<PyFloat>() || item.is_instance_of::<PyString>()) {
-            return to_value(&item, path);
+            return to_value_at(&item, path, depth + 1);
         }
     }
     let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());

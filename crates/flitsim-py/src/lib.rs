@@ -104,13 +104,25 @@ fn build(py: Python<'_>, config: &PyConfig, threads: Option<usize>) -> PyResult<
 #[pyo3(signature = (config, threads=None))]
 fn run(py: Python<'_>, config: &PyConfig, threads: Option<usize>) -> PyResult<String> {
     let mut sim = build(py, config, threads)?;
-    let window_end = sim.spec().config.sim.warmup + sim.spec().config.sim.measure;
+    let window_end = pre_run_end(&sim);
     while sim.now() < window_end {
         let n = (window_end - sim.now()).min(SIGNAL_CHECK_CYCLES);
         py.detach(|| sim.run_cycles(n)).map_err(err)?;
         py.check_signals()?;
     }
     py.detach(move || sim.run(&mut |_| {}).map(|r| r.to_json())).map_err(err)
+}
+
+/// How far a run may be stepped in chunks (checking for Ctrl-C between them) before the
+/// engine's own run takes over: the end of the measurement window, or nowhere for a run
+/// that ends when its finite workload is done (only the engine's run knows when).
+fn pre_run_end(sim: &Simulation) -> u64 {
+    let s = &sim.spec().config.sim;
+    if s.until_done {
+        0
+    } else {
+        s.warmup + s.measure
+    }
 }
 
 /// A network under simulation, advanced by hand.
@@ -154,6 +166,7 @@ impl PySimulation {
     /// Simulate `cycles` more cycles (`Simulation::run_cycles`), checking for Ctrl-C
     /// every few thousand cycles.
     fn run_cycles(&mut self, py: Python<'_>, cycles: u64) -> PyResult<()> {
+        self.live()?; // (even for 0 cycles: a finished or failed run cannot go on)
         let mut left = cycles;
         while left > 0 {
             let n = left.min(SIGNAL_CHECK_CYCLES);
@@ -199,12 +212,24 @@ impl PySimulation {
         Ok(v.to_string())
     }
 
-    /// Run the rest (to the end of the window, then the drain) and report, as JSON; the
-    /// simulation is consumed.
+    /// Run the rest (to the end of the window, checking for Ctrl-C, then the drain) and
+    /// report, as JSON; the simulation is consumed. If an error (a deadlock) stops it,
+    /// its state stays readable, as after a failed `run_cycles`.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
-        self.live()?;
-        let sim = self.sim.take().ok_or_else(|| PyRuntimeError::new_err("the simulation has finished"))?;
-        py.detach(move || sim.run(&mut |_| {}).map(|r| r.to_json())).map_err(|e| errors::to_py(py, e))
+        let sim = self.live()?;
+        let left = pre_run_end(sim).saturating_sub(sim.now());
+        self.run_cycles(py, left)?;
+        let sim = self.live()?;
+        match py.detach(|| sim.drive(&mut |_| {})) {
+            Ok(info) => {
+                let sim = self.sim.take().expect("live above");
+                Ok(py.detach(move || sim.report(info).to_json()))
+            }
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                Err(errors::to_py(py, e))
+            }
+        }
     }
 
     /// True once `finish` has run.

@@ -143,6 +143,31 @@ pub fn summarise(topo: &Topology, counts: &[[u64; 2]]) -> VcBalance {
     VcBalance { dims, links, ring }
 }
 
+/// The VC_balance report (`stats.vc_balance`): analytic from the routes, simulated
+/// from the per-channel VC flit counts of the window.
+pub(crate) fn report(spec: &crate::config::Spec, channels: &crate::link::Channels, channel_flits: &[Vec<u64>]) -> Option<crate::report::VcBalanceReport> {
+    if !spec.config.stats.vc_balance {
+        return None;
+    }
+    let topo = &spec.topology;
+    let analytic = analyse(&spec.routing, topo, 0, spec.faults.as_ref().map(|f| &*f.mask)).ok()?;
+    let per_class = spec.routing.injection_vcs().1 as usize;
+    let split = (per_class / 2).max(1);
+    let p_n = topo.ports as usize;
+    let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
+    for (c, per_vc) in channel_flits.iter().enumerate() {
+        if let crate::link::End::Router { router, port } = channels.src[c] {
+            if port < topo.network_ports() {
+                for (v, &f) in per_vc.iter().enumerate() {
+                    counts[router as usize * p_n + port as usize][(v % per_class.max(1) >= split) as usize] += f;
+                }
+            }
+        }
+    }
+    let simulated = summarise(topo, &counts);
+    Some(crate::report::VcBalanceReport { analytic: analytic.dims, analytic_ring: analytic.ring, simulated: simulated.dims, simulated_ring: simulated.ring })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -451,9 +451,15 @@ impl Simulation {
 
     /// Run `cycles` cycles (for stepwise use).
     pub fn run_cycles(&mut self, cycles: u64) -> Result<()> {
-        for _ in 0..cycles {
-            self.step()?;
+        // (In windows between hand-overs, as `drive` steps, and settled at the end.)
+        let end = self.now + cycles;
+        while self.now < end {
+            match self.window_len(end) {
+                1 => self.step_cycle()?,
+                k => self.step_window(k)?,
+            }
         }
+        self.settle();
         Ok(())
     }
 
@@ -462,6 +468,13 @@ impl Simulation {
     /// the report is the one-shot run's unless the steps went past the cycle where that
     /// run would have stopped.
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Result<Report> {
+        let info = self.drive(progress)?;
+        Ok(self.report(info))
+    }
+
+    /// [`Simulation::run`] up to the report, which [`Simulation::report`] then makes:
+    /// the simulation stays readable if an error (a deadlock) stops it.
+    pub fn drive(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<FinishInfo> {
         let s = self.spec.config.sim.clone();
         let (end, planned) = (s.warmup + s.measure, s.warmup + s.measure);
         while self.now < end {
@@ -508,7 +521,12 @@ impl Simulation {
             quiet_cycles: self.spec.config.quiet_cycles(),
             watchdog: s.watchdog,
         };
-        Ok(self.finish(info))
+        Ok(info)
+    }
+
+    /// The report of a run [`Simulation::drive`] has finished (`info`, what it returned).
+    pub fn report(self, info: FinishInfo) -> Report {
+        self.finish(info)
     }
 
     /// Packets alive in every partition.
@@ -538,7 +556,7 @@ impl Simulation {
         }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);
-        let vc_balance = vc_balance_report(&self.spec, &self.channels, &stats.channel_flits);
+        let vc_balance = crate::routing::vc_balance::report(&self.spec, &self.channels, &stats.channel_flits);
         let window = (stats.window.1 - stats.window.0).max(1) as f64;
         let mut channels = Vec::new();
         if !stats.channel_flits.is_empty() {
@@ -771,30 +789,4 @@ fn port_direction(topo: &crate::topology::Topology, p: u32) -> String {
     } else {
         topo.port_name(p)
     }
-}
-
-/// The VC_balance report (`stats.vc_balance`): analytic from the routes, simulated
-/// from the per-channel VC flit counts of the window.
-fn vc_balance_report(spec: &Spec, channels: &Channels, channel_flits: &[Vec<u64>]) -> Option<crate::report::VcBalanceReport> {
-    use crate::routing::vc_balance;
-    if !spec.config.stats.vc_balance {
-        return None;
-    }
-    let topo = &spec.topology;
-    let analytic = vc_balance::analyse(&spec.routing, topo, 0, spec.faults.as_ref().map(|f| &*f.mask)).ok()?;
-    let per_class = spec.routing.injection_vcs().1 as usize;
-    let split = (per_class / 2).max(1);
-    let p_n = topo.ports as usize;
-    let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
-    for (c, per_vc) in channel_flits.iter().enumerate() {
-        if let End::Router { router, port } = channels.src[c] {
-            if port < topo.network_ports() {
-                for (v, &f) in per_vc.iter().enumerate() {
-                    counts[router as usize * p_n + port as usize][(v % per_class.max(1) >= split) as usize] += f;
-                }
-            }
-        }
-    }
-    let simulated = vc_balance::summarise(topo, &counts);
-    Some(crate::report::VcBalanceReport { analytic: analytic.dims, analytic_ring: analytic.ring, simulated: simulated.dims, simulated_ring: simulated.ring })
 }
