@@ -11,7 +11,7 @@ import hashlib
 import json
 import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -104,8 +104,13 @@ def override_strings(set: Overrides, seed: int | None = None) -> list[str]:
     elif isinstance(set, Mapping):
         for key, value in set.items():
             out.append(_core.Config.override_string(str(key), _plain(value)))
+    elif isinstance(set, (bytes, bytearray)) or (set is not None and not isinstance(set, Iterable)):
+        raise TypeError(f"set is a dict of key paths to values, or a list of \"key=value\" strings, not {type(set).__name__}")
     elif set is not None:
-        out.extend(str(s) for s in set)
+        for s in set:
+            if not isinstance(s, str):
+                raise TypeError(f"set as a list holds \"key=value\" strings, not {type(s).__name__} {s!r}; use a dict for key-value pairs")
+            out.append(s)
     if seed is not None:
         out.append(f"seed={check_seed(seed)}")
     return out

@@ -153,6 +153,8 @@ def latency_cdf(results: Results, *, kind: str = "packet", marks: Sequence[str] 
     """The latency distribution of ``kind`` ("packet": creation to tail ejection; "network")
     of one or several results as cumulative fractions (steps at each bin's upper edge), with
     the engine's percentiles ``marks`` drawn as vertical lines."""
+    if kind not in ("packet", "network"):
+        raise ValueError(f'kind is "packet" or "network", not {kind!r}')
     fig, ax = _figure()
     for i, (label, r) in enumerate(_labelled(results)):
         lat = r.latency

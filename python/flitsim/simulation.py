@@ -35,9 +35,9 @@ def simulate(
 
 
 def _threads(threads: int | None) -> int | None:
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-        raise ValueError(f"threads must be a positive integer or None, not {threads!r}")
-    return threads
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 256):
+        raise ValueError(f"threads must be an integer in 1..=256 or None, not {threads!r}")
+    return None if threads is None else int(threads)
 
 
 class Simulation:

@@ -197,3 +197,16 @@ def test_to_dict_round_trips() -> None:
     d = c.to_dict()
     assert "dim_latency" not in d["channel"]  # unset: left out, not None
     assert flitsim.Config(d) == c
+
+
+def test_arguments_of_the_wrong_shape_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="not bytes"):
+        flitsim.Config(SMALL, set=b"traffic.load=0.1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="use a dict"):
+        flitsim.Config(SMALL, set=[("traffic.load", 0.1)])  # type: ignore[list-item]
+    assert flitsim.Config(SMALL, set=["traffic.load=0.1"]) == flitsim.Config(SMALL, set={"traffic.load": 0.1})
+    for threads in (0, 2**70, 1.0, True):
+        with pytest.raises(ValueError, match="1..=256"):
+            flitsim.Simulation(SMALL, threads=threads)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="whole number"):
+        flitsim.Simulation(SMALL).run("5")  # type: ignore[arg-type]
