@@ -9,6 +9,15 @@ fn flitsim() -> Command {
     c
 }
 
+/// A fresh temporary directory `flitsim-TAG-PID` holding `config.toml` with `toml`.
+fn config_file(tag: &str, toml: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("flitsim-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("config.toml");
+    std::fs::write(&cfg, toml).unwrap();
+    (dir, cfg)
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = flitsim().args(args).output().expect("flitsim runs");
     (
@@ -83,17 +92,10 @@ fn list_shows_every_registered_component() {
 fn packets_lost_to_failures_are_in_the_summary() {
     // Two links of K(3,3) fail for good at cycle 300 under load: the packets in their
     // replay buffers are lost, and the summary says so beside the delivered count.
-    let dir = std::env::temp_dir().join(format!("flitsim-lost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("lost.toml");
-    std::fs::write(
-        &cfg,
-        "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
+    let (dir, cfg) = config_file("lost", "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
          [router]\ntype = \"crosspoint\"\nvcs = 3\n[channel]\nlatency = 2\n[channel.retry.errors]\nber = 2e-5\n\
          [traffic]\nload = 0.5\npackets_per_source = 150\npacket_size = 12\n[sim]\nwarmup = 0\nmeasure = 3000\n\
-         [[faults.at]]\ncycle = 300\nlinks = [[5, 1], [20, 0]]\n",
-    )
-    .unwrap();
+         [[faults.at]]\ncycle = 300\nlinks = [[5, 1], [20, 0]]\n");
     let json = dir.join("lost.json");
     let (code, out, err) = run(&["run", cfg.to_str().unwrap(), "-o", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -106,26 +108,22 @@ fn packets_lost_to_failures_are_in_the_summary() {
 
 #[test]
 fn a_sweep_goes_on_past_points_that_deadlock() {
-    // An 8-ring without datelines under tornado traffic deadlocks at loads 0.31 and 0.61
-    // (see the engine's watchdog tests); 0.01 runs. The good point is written, the
-    // others are listed, and the exit status says not every point ran.
-    let dir = std::env::temp_dir().join(format!("flitsim-sweep-dl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("ring.toml");
-    std::fs::write(
-        &cfg,
-        "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
-         [traffic]\npacket_size = 8\npattern = { type = \"tornado\" }\n[sim]\nwarmup = 200\nmeasure = 2000\ndrain_limit = 500\nwatchdog = 200\n",
-    )
-    .unwrap();
+    // An 8-ring with one VC and no datelines at load 0.9: tornado traffic (3 hops +)
+    // closes the ring's channel cycle and deadlocks for any seed (the engine's watchdog
+    // tests); neighbour traffic (1 hop) cannot. The good point is written, the other is
+    // listed, and the exit status says not every point ran.
+    let (dir, cfg) = config_file("sweep-dl", "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
+         [traffic]\nload = 0.9\npacket_size = 8\n[sim]\nwarmup = 200\nmeasure = 2000\ndrain_limit = 500\nwatchdog = 200\n");
     let out = dir.join("out");
-    let (code, stdout, err) = run(&["sweep", cfg.to_str().unwrap(), "--loads", "0.01:0.9:0.3", "-j", "1", "-o", out.to_str().unwrap()]);
+    let grid = "traffic.pattern={type=\"neighbor\"},{type=\"tornado\"}";
+    let (code, _, err) = run(&["sweep", cfg.to_str().unwrap(), "--grid", grid, "--loads", "0.9", "-j", "1", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("2 of 3 points failed"), "{err}");
-    assert!(err.contains("load 0.31: deadlock detected") && err.contains("load 0.61: deadlock detected"), "{err}");
-    assert!(stdout.contains("0.010"), "{stdout}");
+    assert!(err.contains("1 of 2 points failed"), "{err}");
+    assert!(err.contains("tornado") && err.contains("deadlock detected"), "{err}");
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.lines().nth(1).unwrap().contains("neighbor"), "{csv}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -323,10 +321,7 @@ fn routes_prints_every_hop_with_its_table_and_vc() {
     // 4x4x4 torus with one-plane regions: node 3 = (3,0,0) to node 60 = (0,3,3). x goes
     // + over the wrap (dateline: upper VCs), then y and z go - over their wraps; the
     // first hop is outside the destination's YZ plane, so the global table answers.
-    let dir = std::env::temp_dir().join(format!("flitsim-routes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("t.toml");
-    std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 16\n").unwrap();
+    let (dir, cfg) = config_file("routes", "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 16\n");
     let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--from", "3", "--to", "60", "--json"]);
     assert_eq!(code, 0, "{err}");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -347,14 +342,7 @@ fn routes_prints_every_hop_with_its_table_and_vc() {
 fn vc_balance_reports_the_hand_worked_ring() {
     // The 4-ring of routing::vc_balance's unit test: initial policy, dateline node 3:
     // + links 1/3, 1/3, 1, 1/3 and - links all 1: mean 0.75, bins [0, 3, 0, 5].
-    let dir = std::env::temp_dir().join(format!("flitsim-vcb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("ring.toml");
-    std::fs::write(
-        &cfg,
-        "[topology]\ntype = \"torus\"\ndims = [4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"initial\"\ndateline = [3]\n",
-    )
-    .unwrap();
+    let (dir, cfg) = config_file("vcb", "[topology]\ntype = \"torus\"\ndims = [4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"initial\"\ndateline = [3]\n");
     let (code, out, err) = run(&["vc-balance", cfg.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -368,10 +356,7 @@ fn vc_balance_reports_the_hand_worked_ring() {
 
 #[test]
 fn routes_check_proves_datelines_and_finds_the_ring_cycle() {
-    let dir = std::env::temp_dir().join(format!("flitsim-cdg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("t.toml");
-    std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n").unwrap();
+    let (dir, cfg) = config_file("cdg", "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n");
     let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--check"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("acyclic") && out.contains("every node pair is connected"), "{out}");

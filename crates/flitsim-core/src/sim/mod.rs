@@ -476,7 +476,7 @@ impl Simulation {
     /// the simulation stays readable if an error (a deadlock) stops it.
     pub fn drive(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<FinishInfo> {
         let s = self.spec.config.sim.clone();
-        let (end, planned) = (s.warmup + s.measure, s.warmup + s.measure);
+        let end = s.warmup + s.measure;
         while self.now < end {
             match self.window_len(end) {
                 1 => self.step_cycle()?,
@@ -495,7 +495,7 @@ impl Simulation {
             }
             if self.now.is_multiple_of(window::PROGRESS_EVERY) {
                 let stage = if self.now < s.warmup { Stage::Warmup } else { Stage::Measure };
-                progress(&Progress { cycle: self.now, planned, stage, in_network: self.in_network() });
+                progress(&Progress { cycle: self.now, planned: end, stage, in_network: self.in_network() });
             }
         }
         self.settle();
@@ -506,7 +506,7 @@ impl Simulation {
         while self.measured_outstanding() > 0 && self.now - drain_start < s.drain_limit {
             self.step()?;
             if self.now.is_multiple_of(window::PROGRESS_EVERY) {
-                progress(&Progress { cycle: self.now, planned, stage: Stage::Drain, in_network: self.in_network() });
+                progress(&Progress { cycle: self.now, planned: end, stage: Stage::Drain, in_network: self.in_network() });
             }
         }
         let info = FinishInfo {
