@@ -147,6 +147,11 @@ def _load(config: ConfigLike, overrides: list[str]) -> _core.Config:
             raise OSError(f"cannot read config {config}: not UTF-8 text ({e})") from e
         return _core.Config.load(text, overrides)
     if isinstance(config, str):
+        if config.strip() and not any(c in config for c in "\n=["):
+            # One line that is neither a file nor TOML: most likely a mistyped path.
+            raise FileNotFoundError(
+                f"no config file {config!r} (a str config is a path when it names a file or ends in .toml, else TOML text with key = value lines)"
+            )
         return _core.Config.load(config, overrides)
     raise TypeError(f"a config is a path, TOML text, a dict, a flitsim.Config or None, not {type(config).__name__}")
 

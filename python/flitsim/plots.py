@@ -223,6 +223,11 @@ def channel_grid(result: Result, direction: str, *, z: int = 0, value: str = "ut
         raise ValueError(f"channel heatmaps are for 2-D and 3-D k-ary n-cubes; this network has dims {dims}")
     if len(dims) == 3 and not 0 <= z < dims[2]:
         raise ValueError(f"z={z} is outside the torus's third dimension (radix {dims[2]})")
+    if len(dims) == 2 and z != 0:
+        raise ValueError(f"z={z} names a slice, but this network is 2-D (dims {dims}): leave z out")
+    valid = [f"{sign}{axis}" for axis in "xyz"[: len(dims)] for sign in "+-"]
+    if direction not in valid:
+        raise ValueError(f"direction {direction!r} is not one of this network's: {', '.join(valid)}")
     grid = np.full((dims[1], dims[0]), np.nan)
     ch = result.channels
     if ch.empty:

@@ -7,6 +7,7 @@ derives everything else from it; it pickles as that text.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pandas as pd
@@ -62,11 +63,17 @@ class Result:
     @property
     def summary(self) -> dict[str, Any]:
         """The headline numbers (see :data:`SUMMARY_FIELDS`); latencies in cycles,
-        throughput in flits/node/cycle, ``reason`` the saturation reasons joined by "; "."""
+        throughput in flits/node/cycle, ``reason`` the saturation reasons joined by "; ".
+        With no packet measured (a load of 0, say) the latencies and ``avg_hops`` are NaN."""
         r = self.report
         s = r["stats"]
         lat = s["packet_latency"]
         net = s["network_latency"]
+        # With no packet measured the latencies and hops are missing (NaN), not 0.
+        if lat["count"] == 0:
+            lat = dict.fromkeys(("mean", "p50", "p90", "p99", "p999", "max"), math.nan)
+        if net["count"] == 0:
+            net = dict.fromkeys(("mean", "p50", "p99"), math.nan)
         return {
             "load": r["config"]["traffic"]["load"],
             "seed": r["seed"],
@@ -85,7 +92,7 @@ class Result:
             "network_latency_mean": net["mean"],
             "network_latency_p50": net["p50"],
             "network_latency_p99": net["p99"],
-            "avg_hops": s["avg_hops"],
+            "avg_hops": s["avg_hops"] if s["packets_measured"] else math.nan,
             "packets_measured": s["packets_measured"],
             "packets_delivered": s["packets_delivered"],
             "saturated": s["saturated"],

@@ -40,6 +40,12 @@ def _threads(threads: int | None) -> int | None:
     return None if threads is None else int(threads)
 
 
+_NO_COPY = (
+    "a Simulation is a network in flight and is not copied or pickled; start another from its config, "
+    "flitsim.Simulation(sim.config), or pickle sim.config (and, once finished, the Result)"
+)
+
+
 class Simulation:
     """A network under simulation, advanced by hand.
 
@@ -57,6 +63,16 @@ class Simulation:
     ) -> None:
         self.config: Config = Config(config, set=set, seed=seed)
         self._sim = _core.Simulation(self.config._core, _threads(threads))
+
+    def __copy__(self) -> Simulation:
+        # (A shallow copy would share the engine: stepping one would step both.)
+        raise TypeError(_NO_COPY)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Simulation:
+        raise TypeError(_NO_COPY)
+
+    def __reduce__(self) -> Any:
+        raise TypeError(_NO_COPY)
 
     @property
     def threads(self) -> int:

@@ -102,6 +102,14 @@ def test_channel_heatmap_has_the_torus_shape_and_its_channels(result: flitsim.Re
     assert plots.channel_heatmap(r3, z=1).axes[0].images[0].get_array().shape == (4, 3)
     with pytest.raises(ValueError, match="outside"):
         plots.channel_grid(r3, "+x", z=2)
+    # A slice of a 2-D network, or a direction it does not have, is refused, not an
+    # empty picture.
+    with pytest.raises(ValueError, match="2-D"):
+        plots.channel_heatmap(result, z=1)
+    with pytest.raises(ValueError, match=r"\+x, -x, \+y, -y"):
+        plots.channel_grid(result, "+z")
+    with pytest.raises(ValueError, match="not one of"):
+        plots.channel_grid(r3, "x+")
 
 
 def test_vc_balance_bars_are_the_reports_histograms(result: flitsim.Result) -> None:

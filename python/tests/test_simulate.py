@@ -151,6 +151,12 @@ def test_a_config_that_is_not_a_config() -> None:
         flitsim.simulate(42)  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         flitsim.simulate("no/such/config.toml")
+    # A mistyped path without the .toml ending is not taken for TOML text.
+    with pytest.raises(FileNotFoundError, match="no config file 'examples/torus8x8.tml'"):
+        flitsim.simulate("examples/torus8x8.tml")
+    # One line of TOML is still TOML.
+    with pytest.raises(flitsim.ConfigError, match="traffic.load"):
+        flitsim.simulate("traffic.load = 7")
 
 
 @pytest.mark.parametrize("call", ["flitsim.simulate(LONG)", "flitsim.Simulation(LONG).run(10**9)"])
@@ -177,3 +183,17 @@ def test_ctrl_c_stops_a_long_run(call: str) -> None:
         p.kill()
         p.wait()
     assert p.returncode == 3 and "interrupted" in out, err
+
+
+def test_no_measured_packet_leaves_latency_missing() -> None:
+    # At load 0 nothing is measured: the latencies are missing (NaN), not a latency of
+    # 0 cycles; a measured run has numbers there.
+    import math
+
+    idle = flitsim.simulate(SMALL, set={"traffic.load": 0.0})
+    s = idle.summary
+    assert s["packets_measured"] == 0
+    for key in ("latency_mean", "latency_p50", "latency_p99", "latency_max", "network_latency_mean", "avg_hops"):
+        assert math.isnan(s[key]), key
+    busy = flitsim.simulate(SMALL).summary
+    assert busy["packets_measured"] > 0 and busy["latency_mean"] >= busy["avg_hops"] > 0

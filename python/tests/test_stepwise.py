@@ -66,3 +66,17 @@ def test_config_errors_before_building() -> None:
     with pytest.raises(flitsim.InvalidConfigError) as info:
         flitsim.Simulation(SMALL, set={"router.vcs": 0})
     assert info.value.path == "router.vcs"
+
+
+def test_a_simulation_is_not_copied_behind_the_users_back() -> None:
+    # A copy would share the running engine (stepping one would step the other), so
+    # copying and pickling are refused with the way to start another.
+    import copy
+    import pickle
+
+    sim = flitsim.Simulation(SMALL).run(100)
+    for attempt in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match=r"flitsim.Simulation\(sim.config\)"):
+            attempt(sim)
+    again = flitsim.Simulation(pickle.loads(pickle.dumps(sim.config))).run(100)
+    assert again.now == sim.now and again.counters == sim.counters

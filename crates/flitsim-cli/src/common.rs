@@ -147,6 +147,16 @@ pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Opti
     Ok(ExitCode::SUCCESS)
 }
 
+/// `x` for a reader: as written for ordinary magnitudes, in scientific notation for
+/// tiny or huge ones (which `{}` would spell out in hundreds of digits).
+pub fn number(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// `flitsim validate`.
 pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
     let spec = load_spec(args)?;
@@ -156,7 +166,7 @@ pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
         s.description,
         s.nodes,
         spec.config.router.vcs(),
-        spec.config.traffic.load,
+        number(spec.config.traffic.load),
         spec.config.sim.warmup,
         spec.config.sim.measure
     );

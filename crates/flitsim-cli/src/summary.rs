@@ -28,6 +28,10 @@ pub fn topology_text(s: &TopologySummary) -> String {
 }
 
 fn latency_line(name: &str, l: &LatencyStats) -> String {
+    if l.count == 0 {
+        // (Zeros here would read as a measured latency of 0 cycles.)
+        return format!("{name:<17} none: no packet was measured (n=0)");
+    }
     format!(
         "{name:<17} mean {:>9.2}  p50 {:>6}  p90 {:>6}  p99 {:>6}  p99.9 {:>6}  max {:>7}  (n={})",
         l.mean, l.p50, l.p90, l.p99, l.p999, l.max, l.count

@@ -64,6 +64,17 @@ fn bad_config_exits_2_and_names_the_field() {
 }
 
 #[test]
+fn validate_summarises_the_config_readably() {
+    // A tiny load in scientific notation, not spelled out in 300 digits.
+    let (code, out, err) = run(&["validate", "--set", "traffic.load=1e-300"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("load 1e-300 flits/node/cycle"), "{out}");
+    let (code, out, _) = run(&["validate", "--set", "traffic.load=0.25"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("8x8 torus") && out.contains("load 0.25 flits/node/cycle"), "{out}");
+}
+
+#[test]
 fn topo_prints_closed_form_properties() {
     let (code, out, _) = run(&["topo", "--set", "topology.type=torus", "--set", "topology.dims=[11,12,16]", "--json"]);
     assert_eq!(code, 0);

@@ -564,6 +564,29 @@ const CASES: &[Case] = &[
         "stats.vc_balance",
         &["k-ary n-cube"],
     ),
+    // ---- fields of a mechanism that is off: refused, not ignored ----
+    case(
+        "islip_iterations_without_islip",
+        "[router]\ntype = \"input_queued\"\nislip_iterations = 3",
+        Cfg,
+        "router.islip_iterations",
+        &["3 iterations", "allocator = \"islip\"", "remove islip_iterations"],
+    ),
+    case(
+        "threshold_without_throttling",
+        "[congestion]\nthreshold = 250",
+        Cfg,
+        "congestion.threshold",
+        &["\"static\" and \"tune\"", "remove the threshold"],
+    ),
+    set(
+        "threshold_with_alo",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"",
+        &["congestion.policy=\"alo\"", "congestion.threshold=50"],
+        Cfg,
+        "congestion.threshold",
+        &["only policies"],
+    ),
     // ---- --set overrides ----
     set("override_without_equals", "", &["traffic.load"], Parse, "traffic.load", &["`traffic.load` has no `=`", "key.path=value", "traffic.load=0.4"]),
     set("override_empty", "", &[""], Parse, "<override>", &["key.path=value"]),
@@ -583,6 +606,10 @@ const CASES: &[Case] = &[
     case("sim_is_an_array", "sim = [7, 9]", Parse, "sim", &["expected a table of named fields", "[sim]", "[7, 9]"]),
     set("traffic_override_is_an_array", "", &["traffic=[0.9]"], Parse, "traffic", &["expected a table", "[0.9]"]),
     set("nested_table_is_an_array", "", &["traffic.pattern=[]"], Parse, "traffic.pattern", &["expected a table"]),
+    case("integer_beyond_toml", "seed = 18446744073709551615", Parse, "<root>", &["line 1", "too large", "64-bit signed"]),
+    case("negative_integer_beyond_toml", "seed = 1\nseed2 = -9223372036854775809", Parse, "<root>", &["line 2", "64-bit signed"]),
+    set("override_integer_beyond_toml", "", &["seed=99999999999999999999"], Parse, "seed", &["99999999999999999999 is out of range", "64-bit signed"]),
+    set("override_negative_integer_beyond_toml", "", &["sim.measure=-9_999_999_999_999_999_999"], Parse, "sim.measure", &["-9_999_999_999_999_999_999 is out of range"]),
     set("override_bad_value_later_wins", "[router]\nvcs = 2", &["router.vcs=0"], Cfg, "router.vcs", &["0 is out of range"]),
 ];
 

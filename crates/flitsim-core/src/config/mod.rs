@@ -232,7 +232,11 @@ impl Config {
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
         let mut table: toml::Table = text.parse::<toml::Table>().map_err(|e| {
             let at = e.span().map(|s| line_col(text, s.start)).unwrap_or_default();
-            Error::Parse { path: "<root>".into(), message: format!("not valid TOML{at}: {}", e.message().trim()) }
+            let mut message = format!("not valid TOML{at}: {}", e.message().trim());
+            if ["value was too large", "value was too small", "as i128"].iter().any(|m| message.contains(m)) {
+                message = format!("{message}; a whole number there is {}", parse::TOML_INTEGERS);
+            }
+            Error::Parse { path: "<root>".into(), message }
         })?;
         for o in overrides {
             apply_override(&mut table, o)?;
@@ -413,6 +417,9 @@ impl Config {
             }
             retry.validate("channel.retry")?;
         }
+        // (Checked whatever the policy: a field given for a mechanism that is off is
+        // refused, not ignored.)
+        self.congestion.validate("congestion")?;
         if self.congestion.distribution == crate::congestion::Distribution::Metapackets {
             if !matches!(self.router, RouterConfig::Central(_)) {
                 return Err(Error::config(
@@ -429,7 +436,6 @@ impl Config {
                     ),
                 ));
             }
-            self.congestion.validate("congestion")?;
         }
         if self.congestion.policy != crate::congestion::Policy::None {
             if !matches!(self.router, RouterConfig::Central(_)) {

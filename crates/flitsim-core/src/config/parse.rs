@@ -67,11 +67,17 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     if key.is_empty() {
         return Err(Error::Parse { path: "<override>".into(), message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4") });
     }
-    let value: toml::Value = format!("v = {raw}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(Error::Parse { path: key.into(), message: "empty component in the key path".into() });
     }
+    let value: toml::Value = match format!("v = {raw}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
+        Some(v) => v,
+        // A whole number TOML cannot hold would otherwise become a string, and the error
+        // would say a string is the wrong type.
+        None if is_integer_literal(raw) => return Err(Error::Parse { path: key.into(), message: format!("{raw} is {TOML_INTEGERS}") }),
+        None => toml::Value::String(raw.to_string()),
+    };
     let mut cur = table;
     for (i, part) in parts.iter().enumerate() {
         if i + 1 == parts.len() {
@@ -85,6 +91,15 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a TOML integer can be (the text after "N is ..." for one out of range).
+pub(super) const TOML_INTEGERS: &str = "out of range: TOML integers are 64-bit signed, -9223372036854775808..=9223372036854775807";
+
+/// `-123`, `+45`, `6_000`: digits with an optional sign and underscores.
+fn is_integer_literal(s: &str) -> bool {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    digits.starts_with(|c: char| c.is_ascii_digit()) && digits.chars().all(|c| c.is_ascii_digit() || c == '_')
 }
 
 /// Make serde's messages friendlier: they already name the bad value and list the valid

@@ -84,6 +84,7 @@ pub struct CongestionConfig {
     pub policy: Policy,
     /// Threshold in counted buffers (0..=all buffers counted). `static`: the threshold,
     /// required. `tune`: the initial threshold; default the increment (1% of all buffers).
+    /// Refused with `none` and `alo`, which use no threshold.
     #[serde(default)]
     pub threshold: Option<u32>,
     /// `h`: side-band neighbour-to-neighbour delay in cycles (1..=1024). Default 2
@@ -302,6 +303,10 @@ impl CongestionConfig {
         }
         check_range(path, "metapacket_flits", self.metapacket_flits, 1, 16, "the flits per metapacket")?;
         check_range(path, "adder_delay", self.adder_delay, 0, 64, "the metapacket adder's delay in cycles")?;
+        if matches!(self.policy, Policy::None | Policy::Alo) && self.threshold.is_some() {
+            // (Refused rather than ignored: a study sweeping it would see no effect.)
+            return Err(Error::config(field("threshold"), "only policies \"static\" and \"tune\" throttle against a threshold; set one of them, or remove the threshold"));
+        }
         if self.policy == Policy::Static && self.threshold.is_none() {
             return Err(Error::config(
                 field("threshold"),

@@ -205,7 +205,8 @@ pub struct IqConfig {
     /// Switch allocator: `separable_input_first` (default; round-robin arbiters) or `islip`.
     #[serde(default)]
     pub allocator: AllocatorKind,
-    /// iSLIP iterations per cycle (1..=8). Default 1. Only with `allocator = "islip"`.
+    /// iSLIP iterations per cycle (1..=8). Default 1. Only with `allocator = "islip"`
+    /// (another value with the separable allocator is refused).
     #[serde(default = "d_one")]
     pub islip_iterations: u32,
     /// Cycles for route computation (0..=16). Default 1.
@@ -272,6 +273,13 @@ impl IqConfig {
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
         range("islip_iterations", self.islip_iterations, 1, 8, "iSLIP iterations")?;
+        if self.islip_iterations != 1 && self.allocator != AllocatorKind::Islip {
+            // (Refused rather than ignored: a study sweeping it would see no effect.)
+            return Err(Error::config(
+                format!("{path}.islip_iterations"),
+                format!("{} iterations are for the iSLIP allocator, and this router's allocator does not iterate; set allocator = \"islip\", or remove islip_iterations", self.islip_iterations),
+            ));
+        }
         range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;
         range("vc_alloc_delay", self.vc_alloc_delay, 0, 16, "a pipeline delay")?;
         range("sw_alloc_delay", self.sw_alloc_delay, 0, 16, "a pipeline delay")?;
