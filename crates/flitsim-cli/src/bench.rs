@@ -25,8 +25,9 @@ struct Case {
 
 /// The BookSim2 comparison: 8x8 mesh, XY DOR, 4 VCs x 8 flits, iSLIP-1, 1-cycle stages
 /// and links, 1-flit packets, uniform (incl. self), Bernoulli 0.3, 3 x 10,000 warm-up and
-/// 3 x 10,000 measurement cycles, then the drain. BookSim2 takes ~16.5 s (3,600 cycles/s).
-const BOOKSIM_MESH: &str = r#"
+/// 3 x 10,000 measurement cycles, then the drain. BookSim2 takes ~16.5 s (3,600 cycles/s)
+/// in the brief; `flitsim bench --booksim PATH` measures it ([`crate::booksim`]).
+pub(crate) const BOOKSIM_MESH: &str = r#"
 [topology]
 type = "mesh"
 dims = [8, 8]
@@ -141,14 +142,15 @@ const CASES: &[Case] = &[
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
 const BOOKSIM_CYCLES_PER_S: f64 = 3600.0;
 
+/// One case's figures (the median run's), as a child process prints them.
 #[derive(Serialize, Deserialize, Debug, Clone)]
-struct CaseResult {
-    name: String,
-    cycles: u64,
-    seconds: f64,
-    cycles_per_s: f64,
-    mflit_hops_per_s: f64,
-    peak_rss_mib: f64,
+pub(crate) struct CaseResult {
+    pub name: String,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub cycles_per_s: f64,
+    pub mflit_hops_per_s: f64,
+    pub peak_rss_mib: f64,
 }
 
 fn peak_rss_mib() -> f64 {
@@ -191,8 +193,28 @@ fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
     })
 }
 
-/// `flitsim bench`.
-pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<ExitCode> {
+/// Run case `name` in a child process (`flitsim bench --case`), `reps` times.
+fn run_child(name: &str, quick: bool, reps: usize) -> CliResult<CaseResult> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(&exe);
+    cmd.args(["bench", "--case", name, "--repeat", &reps.to_string()]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    let out = cmd.output().map_err(|e| format!("cannot run bench child: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(line) = text.lines().find_map(|l| l.strip_prefix("BENCH ")) else {
+        return Err(format!("bench case {name} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    };
+    serde_json::from_str(line).map_err(|e| e.to_string())
+}
+
+/// `flitsim bench`; with `booksim`, the comparison with that BookSim2 binary instead
+/// ([`crate::booksim`]).
+pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize, booksim: Option<(&std::path::Path, u32)>) -> CliResult<ExitCode> {
+    if let Some((path, rounds)) = booksim {
+        return crate::booksim::compare(path, rounds, repeat, |name, reps| run_child(name, quick, reps));
+    }
     if let Some(name) = only {
         // Child mode: run one case in this process and print a JSON line.
         let case = CASES.iter().find(|c| c.name == name).ok_or_else(|| {
@@ -203,30 +225,18 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize) -> CliResult<Ex
         println!("BENCH {}", serde_json::to_string(&r).unwrap());
         return Ok(ExitCode::SUCCESS);
     }
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     println!("flitsim {} bench{} (median of {repeat} runs per case, the SeaStar and 32K torus cases once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
     println!("{:<19} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
     let mut done: Vec<CaseResult> = Vec::new();
     for case in CASES {
-        let mut cmd = Command::new(&exe);
-        let reps = if case.once { 1 } else { repeat };
-        cmd.args(["bench", "--case", case.name, "--repeat", &reps.to_string()]);
-        if quick {
-            cmd.arg("--quick");
-        }
-        let out = cmd.output().map_err(|e| format!("cannot run bench child: {e}"))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let Some(line) = text.lines().find_map(|l| l.strip_prefix("BENCH ")) else {
-            return Err(format!("bench case {} failed: {}", case.name, String::from_utf8_lossy(&out.stderr)));
-        };
-        let r: CaseResult = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let r = run_child(case.name, quick, if case.once { 1 } else { repeat })?;
         println!(
             "{:<19} {:>9} {:>9.3} {:>12.0} {:>14.2} {:>10.1}  {}",
             r.name, r.cycles, r.seconds, r.cycles_per_s, r.mflit_hops_per_s, r.peak_rss_mib, case.about
         );
         if case.toml == BOOKSIM_MESH {
             println!(
-                "{:<19} BookSim2 on this machine: ~{:.0} cycles/s (16.5 s); flitsim on {} thread{} is {:.1}x faster (target: 50x)",
+                "{:<19} BookSim2 in the brief: ~{:.0} cycles/s (16.5 s); flitsim on {} thread{} is {:.1}x that (target: 50x; --booksim PATH measures both at once)",
                 "",
                 BOOKSIM_CYCLES_PER_S,
                 case.threads,

@@ -3,6 +3,7 @@
 
 mod aging_params;
 mod bench;
+mod booksim;
 mod common;
 mod plot;
 mod ranks;
@@ -134,6 +135,13 @@ enum Command {
         /// Repetitions per case (the median is reported).
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeat: u32,
+        /// A BookSim2 binary: run it and flitsim on the comparison case in alternation and
+        /// report the speed ratios measured at one moment (instead of the suite)
+        #[arg(long, value_name = "PATH", conflicts_with_all = ["case", "quick"])]
+        booksim: Option<std::path::PathBuf>,
+        /// Rounds of the BookSim2 comparison (one BookSim2 run and the two flitsim cases each)
+        #[arg(long, default_value_t = 3, requires = "booksim", value_parser = clap::value_parser!(u32).range(1..=100))]
+        rounds: u32,
     },
     /// Reproduce a study under experiments/ and print reference vs flitsim.
     Reproduce {
@@ -206,7 +214,7 @@ fn main() -> ExitCode {
         },
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
-        Command::Bench { quick, case, repeat } => bench::cmd_bench(quick, case.as_deref(), repeat as usize),
+        Command::Bench { quick, case, repeat, booksim, rounds } => bench::cmd_bench(quick, case.as_deref(), repeat as usize, booksim.as_deref().map(|p| (p, rounds))),
         Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref()),
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),

@@ -75,6 +75,27 @@ fn validate_summarises_the_config_readably() {
 }
 
 #[test]
+fn booksim_comparison_arguments_are_checked() {
+    // Rounds without a BookSim2 binary, or a quick (shortened) comparison, would compare
+    // nothing or unequal runs.
+    let (code, _, err) = run(&["bench", "--rounds", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--booksim"), "{err}");
+    let (code, _, err) = run(&["bench", "--booksim", "/bin/true", "--quick"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+    let (code, _, err) = run(&["bench", "--booksim", "no/such/booksim"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot run BookSim2 at no/such/booksim"), "{err}");
+    // Something that runs but is not BookSim2.
+    if std::path::Path::new("/bin/true").exists() {
+        let (code, _, err) = run(&["bench", "--booksim", "/bin/true", "--rounds", "1"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("did not finish the comparison case"), "{err}");
+    }
+}
+
+#[test]
 fn topo_prints_closed_form_properties() {
     let (code, out, _) = run(&["topo", "--set", "topology.type=torus", "--set", "topology.dims=[11,12,16]", "--json"]);
     assert_eq!(code, 0);
