@@ -526,6 +526,11 @@ impl TableRouting {
     pub fn path(&self, topo: &Topology, src: u32, dst: u32, vc: u32) -> Result<Vec<Hop>> {
         let mut hops = Vec::new();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
+        // Loop detection (Brent's): the next hop depends only on the state (router, input
+        // port, VC) and the destination, so the tables loop exactly when a state recurs.
+        // `mark` is a state seen earlier, moved forward at powers of two; a loop is found
+        // within twice its length past its entry, instead of after a bound on the length.
+        let (mut mark, mut power, mut since) = ((r, p, v), 1usize, 0usize);
         loop {
             let (e, table) = self.lookup(r, p, dst);
             // The XT router drops a packet that arrives at a dateline node on VC1 and
@@ -556,11 +561,15 @@ impl TableRouting {
             if id == crate::topology::NONE {
                 return Err(Error::config("routing", format!("the tables send a packet for node {dst} out of router {r} port {}, which has no link", e.port)));
             }
-            if hops.len() > 4 * topo.num_routers as usize {
-                return Err(Error::config("routing", format!("the tables loop: a packet from {src} to {dst} does not arrive")));
-            }
             let ch = topo.channels[id as usize];
             (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
+            if (r, p, v) == mark {
+                return Err(Error::config("routing", format!("the tables loop: a packet from {src} to {dst} does not arrive")));
+            }
+            since += 1;
+            if since == power {
+                (mark, power, since) = ((r, p, v), power * 2, 0);
+            }
         }
     }
 
@@ -635,6 +644,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn tables_that_loop_are_reported() {
+        // A 6-ring, one region: node 0 -> node 3 goes 0 -> 1 -> 2 -> 3 by DOR. Make
+        // router 2 send it back (-x): the packet ping-pongs between routers 1 and 2 (1
+        // still sends +x), a loop the walk must report.
+        let t = torus(&[6]);
+        let dor = Dor::new(&t, vec![0], true, 2, 1);
+        let mut tab = TableRouting::generate(&dor, &t, &opts(4096), "routing").unwrap();
+        assert_eq!(tab.path(&t, 0, 3, 0).unwrap().len(), 4);
+        let minus = 1; // (port 2 * dim + 1: -x)
+        assert_eq!(t.channels[t.out_channel[(2 * t.ports + minus) as usize] as usize].dst_router, 1);
+        for p in 0..t.ports {
+            let at = ((2 * t.ports + p) * tab.local_len + 3) as usize;
+            tab.local[at].port = minus as u8;
+        }
+        let err = tab.path(&t, 0, 3, 0).unwrap_err().to_string();
+        assert!(err.contains("the tables loop: a packet from 0 to 3 does not arrive"), "{err}");
+        // Other pairs are untouched: 0 -> 2 still arrives in two hops.
+        assert_eq!(tab.path(&t, 0, 2, 0).unwrap().len(), 3);
     }
 
     #[test]
