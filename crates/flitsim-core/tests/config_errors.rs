@@ -564,6 +564,14 @@ const CASES: &[Case] = &[
         "stats.vc_balance",
         &["k-ary n-cube"],
     ),
+    case("injection_latency_zero", "[channel]\ninjection_latency = 0", Cfg, "channel.injection_latency", &["0 is out of range", "1..=1000"]),
+    case(
+        "vc_alloc_pointer_unknown",
+        "[router]\ntype = \"input_queued\"\nvc_alloc_pointer = \"global\"",
+        Parse,
+        "router.vc_alloc_pointer",
+        &["unknown variant `global`", "`per_port`", "`per_router`"],
+    ),
     // ---- fields of a mechanism that is off: refused, not ignored ----
     case(
         "islip_iterations_without_islip",

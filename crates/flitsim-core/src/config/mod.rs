@@ -96,6 +96,12 @@ pub struct ChannelConfig {
     /// Injection and ejection channel latency in cycles (1..=1000). Default 1.
     #[serde(default = "d_one")]
     pub endpoint_latency: u32,
+    /// Injection channel latency in cycles (1..=1000), overriding `endpoint_latency` for
+    /// the channels from the endpoints into the routers. Default: `endpoint_latency`.
+    /// BookSim2 spends a cycle more there than flitsim (its traffic manager injects after
+    /// clocking the network's inputs): 2 reproduces its latencies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection_latency: Option<u32>,
     /// Link-level retry on every router-to-router link (the SiCortex protocol: sequence
     /// numbers, replay buffer, CRC, control packets, go-back replay) with its error model
     /// (`[channel.retry.errors]`); see [`crate::link::retry::RetryParams`]. Its `latency`
@@ -118,9 +124,16 @@ fn d_one() -> u32 {
     1
 }
 
+impl ChannelConfig {
+    /// The injection channels' latency: `injection_latency`, else `endpoint_latency`.
+    pub fn injection_latency(&self) -> u32 {
+        self.injection_latency.unwrap_or(self.endpoint_latency)
+    }
+}
+
 impl Default for ChannelConfig {
     fn default() -> Self {
-        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, retry: None, flit_bytes: None, link_gbps: None }
+        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, injection_latency: None, retry: None, flit_bytes: None, link_gbps: None }
     }
 }
 
@@ -364,6 +377,7 @@ impl Config {
             None => ch.latency,
         }
         .max(ch.endpoint_latency)
+        .max(ch.injection_latency())
     }
 
     /// The longest a flit may legitimately wait between two moves in this network: a head
@@ -542,6 +556,9 @@ impl Config {
         }
         if !lat_ok(ch.endpoint_latency) {
             return Err(Error::config("channel.endpoint_latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.endpoint_latency)));
+        }
+        if !lat_ok(ch.injection_latency()) {
+            return Err(Error::config("channel.injection_latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.injection_latency())));
         }
         if let Some(dl) = &ch.dim_latency {
             if dl.len() != topology.ndims() {

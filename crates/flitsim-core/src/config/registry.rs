@@ -43,6 +43,7 @@ pub const TABLES: &[Entry] = &[
             ("latency", "1", "router-to-router channel latency, cycles (1..=1000)"),
             ("dim_latency", "none", "per-dimension latency overriding `latency`, x first"),
             ("endpoint_latency", "1", "injection and ejection channel latency, cycles (1..=1000)"),
+            ("injection_latency", "endpoint_latency", "injection channel latency, cycles (2 = BookSim2's)"),
             ("retry", "none", "[channel.retry]: link-level retry (SiCortex) on every router-to-router link; crosspoint switch only"),
             ("flit_bytes", "none", "bytes per flit (>= 1): results also in bytes; needed by traffic.message"),
             ("link_gbps", "none", "link rate, Gbit/s (> 0; needs flit_bytes): cycle = 8 flit_bytes / link_gbps ns, results also in MB/s and ns"),
@@ -215,7 +216,7 @@ mod tests {
                     toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
                 } else if *p == "retry" {
                     e.name == "channel"
-                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "packets_per_source", "source_queue", "message", "flit_bytes", "link_gbps", "until_done"].contains(p) };
+                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "injection_latency", "packets_per_source", "source_queue", "message", "flit_bytes", "link_gbps", "until_done"].contains(p) };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

@@ -205,6 +205,13 @@ pub struct IqConfig {
     /// Switch allocator: `separable_input_first` (default; round-robin arbiters) or `islip`.
     #[serde(default)]
     pub allocator: AllocatorKind,
+    /// Where an input VC's VC-allocation arbiter keeps its round-robin pointer:
+    /// `per_port` (default; over the VCs of the output port it requests, so heads spread
+    /// evenly over the VCs) or `per_router` (one pointer over all the router's output VCs,
+    /// as BookSim2's separable VC allocator keeps it: after a turn the pointer usually
+    /// lies outside the new port's VCs, and the lowest free VC wins).
+    #[serde(default, skip_serializing_if = "VaPointer::is_per_port")]
+    pub vc_alloc_pointer: VaPointer,
     /// iSLIP iterations per cycle (1..=8). Default 1. Only with `allocator = "islip"`
     /// (another value with the separable allocator is refused).
     #[serde(default = "d_one")]
@@ -243,6 +250,7 @@ impl Default for IqConfig {
             buffer_depth: 8,
             flow_control: FlowControl::Wormhole,
             allocator: AllocatorKind::SeparableInputFirst,
+            vc_alloc_pointer: VaPointer::PerPort,
             islip_iterations: 1,
             routing_delay: 1,
             vc_alloc_delay: 1,
@@ -250,6 +258,26 @@ impl Default for IqConfig {
             st_delay: 1,
             credit_delay: 1,
         }
+    }
+}
+
+/// `router.vc_alloc_pointer`: the round-robin pointer of an input VC's VC-allocation
+/// arbiter.
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum VaPointer {
+    /// Per output port, over that port's VCs: moves past the VC won, within the port.
+    #[default]
+    PerPort,
+    /// One pointer over all the router's output VCs (port x VCs + VC), moving past the
+    /// output VC won, as BookSim2's separable VC allocator's input arbiters do.
+    PerRouter,
+}
+
+impl VaPointer {
+    /// The default (left out of written configs, so their keys stay as they were).
+    pub fn is_per_port(&self) -> bool {
+        *self == VaPointer::PerPort
     }
 }
 
@@ -309,6 +337,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         ("buffer_depth", "8", "flit slots per input VC"),
         ("flow_control", "wormhole", "wormhole | virtual_cut_through"),
         ("allocator", "separable_input_first", "separable_input_first | islip"),
+        ("vc_alloc_pointer", "per_port", "per_port | per_router (BookSim2's)"),
         ("islip_iterations", "1", "iSLIP iterations per cycle"),
         ("routing_delay", "1", "route computation cycles"),
         ("vc_alloc_delay", "1", "VC allocation cycles"),

@@ -130,7 +130,7 @@ impl Simulation {
             let c = (r_n * p_n + e) as usize;
             src[c] = End::Endpoint(e);
             dst[c] = End::Router { router: topo.router_of(e), port: topo.local_port_of(e) };
-            latency[c] = cfg.channel.endpoint_latency;
+            latency[c] = cfg.channel.injection_latency();
         }
         let switch = rc.output_delay();
         let flit_caps = (0..total).map(|c| {
@@ -157,13 +157,13 @@ impl Simulation {
         let mut endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
         // A probe's head crosses both endpoint channels and h + 1 router pipelines and h
         // router-to-router channels (the zero-load latency of tests/engine_invariants.rs).
-        let (el, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
-        // It is routed at the source switch `el + routing_delay` cycles after it left.
+        let (el, il, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.injection_latency() as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
+        // It is routed at the source switch `il + routing_delay` cycles after it left.
         let rd = match rc {
             RouterConfig::InputQueued(c) => c.routing_delay as u64,
             _ => 0,
         };
-        endpoints.set_probe_timing(2 * el + pipe, pipe + lat, el + rd);
+        endpoints.set_probe_timing(il + el + pipe, pipe + lat, il + rd);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};

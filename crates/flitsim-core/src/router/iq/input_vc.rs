@@ -30,7 +30,8 @@ pub struct InputVc {
     /// Allocated output VC (valid when active).
     pub out_vc: u8,
     /// Round-robin pointer of this input VC's VC-allocation arbiter: the output VC
-    /// (within the port) it tries first. Advances past the VC it wins.
+    /// (within the port; with `vc_alloc_pointer = "per_router"`, among all the router's
+    /// output VCs) it tries first. Advances past the VC it wins.
     pub(super) va_rr: u8,
     /// Ring head within the buffer.
     pub(super) head: u16,

@@ -20,7 +20,11 @@
 //!    each requesting input VC picks, nearest its own round-robin pointer, a free output
 //!    VC in its candidate range that the flow control lets it claim; each output VC
 //!    grants one requester by round robin. Pointers advance only past a won grant. The winner may compete for the switch
-//!    `vc_alloc_delay` cycles later.
+//!    `vc_alloc_delay` cycles later. (An input VC's pointer is kept per output port, over
+//!    that port's VCs. BookSim2's input arbiters keep one pointer over all the router's
+//!    output VCs, which after a turn favours the lowest VCs: ~0.7 cycles more latency on
+//!    its comparison case at load 0.3, see the README's performance section;
+//!    `vc_alloc_pointer = "per_router"` selects that.)
 //! 4. **Switch allocation**: among active input VCs with a flit and a downstream credit,
 //!    the separable input-first or iSLIP allocator matches inputs to outputs.
 //! 5. **Switch traversal**: each granted flit leaves its buffer (a credit goes upstream,
@@ -699,7 +703,11 @@ impl IqRouters {
                 flow: cfg.flow_control,
                 ready_at: now + cfg.vc_alloc_delay as u64,
             };
-            let (won, won_cred) = va_ctx.allocate::<P, V>(req, &mut free, ivc, buf, outs, va_pickers);
+            let (won, won_cred) = if cfg.vc_alloc_pointer == crate::router::VaPointer::PerRouter {
+                va_ctx.allocate::<P, V, true>(req, &mut free, ivc, buf, outs, va_pickers)
+            } else {
+                va_ctx.allocate::<P, V, false>(req, &mut free, ivc, buf, outs, va_pickers)
+            };
             va &= !won;
             act |= won;
             cred |= won_cred;

@@ -28,10 +28,12 @@ impl VaContext {
     /// output VC picked by one requester simply grants it). Returns the winners, now
     /// active, and those of them whose output VC has a credit; `free` loses the granted
     /// output VCs. `pickers` is work space: per output VC, the requesters that picked it
-    /// (valid for the VCs picked in this call).
+    /// (valid for the VCs picked in this call). `ROUTER_PTR`: the input arbiters keep one
+    /// pointer over the router's output VCs ([`crate::router::VaPointer::PerRouter`])
+    /// rather than one per port (compiled apart, so the default pays nothing for it).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(super) fn allocate<const P: usize, const V: usize>(
+    pub(super) fn allocate<const P: usize, const V: usize, const ROUTER_PTR: bool>(
         &self,
         req: u64,
         free: &mut u64,
@@ -61,7 +63,8 @@ impl VaContext {
             if cand != 0 {
                 // The input arbiter: the claimable free output VC nearest this input
                 // VC's round-robin pointer.
-                let t = round_robin(cand, (o * v_n) as u32 + st.va_rr as u32) as usize;
+                let ptr = if ROUTER_PTR { st.va_rr as u32 } else { (o * v_n) as u32 + st.va_rr as u32 };
+                let t = round_robin(cand, ptr) as usize;
                 // The first pick of `t` in this call starts its set afresh.
                 let earlier = (picked >> t & 1).wrapping_neg();
                 pickers[t] = pickers[t] & earlier | 1 << li;
@@ -82,7 +85,7 @@ impl VaContext {
             let st = &mut ivc[li];
             st.state = state::ACTIVE;
             st.out_vc = (t - st.port as usize * v_n) as u8;
-            st.va_rr = next_ptr(st.out_vc as u32, v_n as u32) as u8;
+            st.va_rr = if ROUTER_PTR { next_ptr(t as u32, n_in) } else { next_ptr(st.out_vc as u32, v_n as u32) } as u8;
             st.delay_until(self.ready_at);
             won |= 1 << li;
             won_cred |= (has_credit as u64) << li;
