@@ -41,9 +41,43 @@ pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
     Config::load(text.as_deref(), &args.set).map_err(|e| e.to_string())
 }
 
-/// Load and validate.
-pub fn load_spec(args: &ConfigArgs) -> CliResult<Spec> {
-    load_config(args)?.validate().map_err(|e| e.to_string())
+/// Load and validate; with `progress`, a spinner on stderr if validating takes over a
+/// second (building and checking routes around failures on a large torus can take a
+/// minute, and a silent minute looks like a hang).
+pub fn load_spec(args: &ConfigArgs, progress: bool) -> CliResult<Spec> {
+    let cfg = load_config(args)?;
+    let validate = || cfg.validate().map_err(|e| e.to_string());
+    if progress {
+        with_spinner("validating the config (building and checking the routes)", validate)
+    } else {
+        validate()
+    }
+}
+
+/// Run `work`, showing a spinner with `message` and the time elapsed on stderr (a
+/// terminal only) once it has taken a second.
+pub fn with_spinner<T>(message: &str, work: impl FnOnce() -> T) -> T {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    use std::time::Duration;
+    // The spinner's thread ends when `done` is dropped (the work finished).
+    let (done, finished) = channel::<()>();
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if finished.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
+                return;
+            }
+            let bar = ProgressBar::new_spinner().with_elapsed(start.elapsed());
+            bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").unwrap());
+            bar.set_message(message.to_string());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            let _ = finished.recv();
+            bar.finish_and_clear();
+        });
+        let out = work();
+        drop(done);
+        out
+    })
 }
 
 /// A progress bar that stays hidden for the first second, then shows cycle progress.
@@ -129,8 +163,8 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
 
 /// `flitsim run`.
 pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Option<usize>) -> CliResult<ExitCode> {
-    let spec = load_spec(args)?;
     let quiet = quiet || crate::ranks::rank() != 0;
+    let spec = load_spec(args, !quiet)?;
     let (report, secs) = run_spec(spec, !quiet, threads)?;
     if crate::ranks::rank() != 0 {
         return Ok(ExitCode::SUCCESS); // process 0 reports a run across processes
@@ -159,7 +193,7 @@ pub fn number(x: f64) -> String {
 
 /// `flitsim validate`.
 pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
-    let spec = load_spec(args)?;
+    let spec = load_spec(args, true)?;
     let s = spec.topology.summary();
     println!(
         "ok: {} ({} nodes), {} VCs, load {} flits/node/cycle, warm-up {} + window {} cycles",
@@ -214,4 +248,23 @@ pub fn cmd_list(json: bool, markdown: bool) -> CliResult<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spinner_returns_the_works_result_and_its_thread_ends() {
+        // Under the test harness stderr is no terminal: the spinner draws nothing, but
+        // its thread still waits for the work and must end with it.
+        assert_eq!(with_spinner("quick", || 6 * 7), 42);
+        let slow = with_spinner("slow", || {
+            std::thread::sleep(std::time::Duration::from_millis(1200));
+            "done"
+        });
+        assert_eq!(slow, "done");
+        let failed: Result<u32, String> = with_spinner("failing", || Err("refused".to_string()));
+        assert_eq!(failed.unwrap_err(), "refused");
+    }
 }

@@ -532,10 +532,18 @@ impl RoutingFunction {
     /// lowest allowed, as the routers choose without contention), and for table-driven
     /// routing the table that answered. An error if the routes loop or leave the network.
     pub fn path(&self, topo: &Topology, src: u32, dst: u32, vc: u32) -> Result<Vec<table::Hop>> {
-        if let RoutingFunction::Table(t) = self {
-            return t.path(topo, src, dst, vc);
-        }
         let mut hops = Vec::new();
+        self.path_into(topo, src, dst, vc, &mut hops)?;
+        Ok(hops)
+    }
+
+    /// [`RoutingFunction::path`] into `hops` (cleared first), for callers that walk many
+    /// pairs with one vector.
+    pub fn path_into(&self, topo: &Topology, src: u32, dst: u32, vc: u32, hops: &mut Vec<table::Hop>) -> Result<()> {
+        if let RoutingFunction::Table(t) = self {
+            return t.path_into(topo, src, dst, vc, hops);
+        }
+        hops.clear();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
         loop {
             let c = self.route(topo, r, p, v, dst);
@@ -545,7 +553,7 @@ impl RoutingFunction {
                 if r != topo.router_of(dst) {
                     return Err(Error::config("routing", format!("no route from {src} to {dst}: it ends at router {r}")));
                 }
-                return Ok(hops);
+                return Ok(());
             }
             let id = topo.out_channel[(r * topo.ports + c.port as u32) as usize];
             if id == crate::topology::NONE || hops.len() > 4 * topo.num_routers as usize {

@@ -80,12 +80,14 @@ pub fn analyse(routing: &RoutingFunction, topo: &Topology, vc: u32, connected: O
     let per_class = routing.injection_vcs().1 as u32;
     let split = (per_class / 2).max(1);
     let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
+    let mut hops = Vec::new();
     for s in 0..topo.num_nodes {
         for d in 0..topo.num_nodes {
             if s == d || connected.is_some_and(|m| !m.get(s, d)) {
                 continue;
             }
-            for h in routing.path(topo, s, d, vc)? {
+            routing.path_into(topo, s, d, vc, &mut hops)?;
+            for h in &hops {
                 if h.port < np {
                     let upper = (h.vc % per_class.max(1) >= split) as usize;
                     counts[h.router as usize * p_n + h.port as usize][upper] += 1;

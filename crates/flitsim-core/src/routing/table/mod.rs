@@ -525,6 +525,15 @@ impl TableRouting {
     /// error if the tables loop or lead off the network.
     pub fn path(&self, topo: &Topology, src: u32, dst: u32, vc: u32) -> Result<Vec<Hop>> {
         let mut hops = Vec::new();
+        self.path_into(topo, src, dst, vc, &mut hops)?;
+        Ok(hops)
+    }
+
+    /// [`TableRouting::path`] into `hops` (cleared first): callers that walk many pairs
+    /// reuse one vector instead of allocating a path per pair (on two threads the
+    /// allocator's lock then cost more than the walks).
+    pub fn path_into(&self, topo: &Topology, src: u32, dst: u32, vc: u32, hops: &mut Vec<Hop>) -> Result<()> {
+        hops.clear();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
         // Loop detection (Brent's): the next hop depends only on the state (router, input
         // port, VC) and the destination, so the tables loop exactly when a state recurs.
@@ -555,7 +564,7 @@ impl TableRouting {
                     let to = topo.node_at(r, e.port as u32).map_or_else(|| format!("local port {}", e.port), |n| format!("node {n}"));
                     return Err(Error::config("routing", format!("the tables deliver a packet for node {dst} to {to} at router {r}")));
                 }
-                return Ok(hops);
+                return Ok(());
             }
             let id = topo.out_channel[(r * topo.ports + e.port as u32) as usize];
             if id == crate::topology::NONE {
@@ -665,6 +674,11 @@ mod tests {
         assert!(err.contains("the tables loop: a packet from 0 to 3 does not arrive"), "{err}");
         // Other pairs are untouched: 0 -> 2 still arrives in two hops.
         assert_eq!(tab.path(&t, 0, 2, 0).unwrap().len(), 3);
+        // A reused vector holds only the last walk: the loop's hops do not linger.
+        let mut hops = Vec::new();
+        assert!(tab.path_into(&t, 0, 3, 0, &mut hops).is_err());
+        tab.path_into(&t, 0, 2, 0, &mut hops).unwrap();
+        assert_eq!(hops, tab.path(&t, 0, 2, 0).unwrap());
     }
 
     #[test]
