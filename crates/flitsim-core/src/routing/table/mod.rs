@@ -418,18 +418,25 @@ impl TableRouting {
         let entry = |r: u32, p: u32, d: u32| -> Entry { if opts.faults { fault_entry(r, p, d) } else { entry(r, p, d) } };
         let mut local = vec![Entry::default(); (r_n * p_n * local_len) as usize];
         let mut global = vec![Entry::default(); (r_n * p_n * 2 * regions) as usize];
-        for r in 0..r_n {
+        // Each router's tables on their own (its entries depend on nothing else), in
+        // parallel: around failures an entry walks the XT's next-hop rules, and the
+        // dateline search generates a table set per candidate.
+        use rayon::prelude::*;
+        let local_rows = local.par_chunks_mut((p_n * local_len) as usize);
+        let global_rows = global.par_chunks_mut((p_n * 2 * regions) as usize);
+        local_rows.zip(global_rows).enumerate().for_each(|(r, (local, global))| {
+            let r = r as u32;
             let my = router_region[r as usize];
             let first = my * region_size;
             for p in 0..p_n {
-                let at = ((r * p_n + p) * local_len) as usize;
+                let at = (p * local_len) as usize;
                 for i in 0..local_len {
                     let x = first + i;
                     if x < n {
                         local[at + i as usize] = entry(r, p, by_xt[x as usize]);
                     }
                 }
-                let at = ((r * p_n + p) * 2 * regions) as usize;
+                let at = (p * 2 * regions) as usize;
                 for g in 0..regions {
                     if g == my {
                         continue;
@@ -471,7 +478,7 @@ impl TableRouting {
                     }
                 }
             }
-        }
+        });
         Ok(TableRouting {
             ports: p_n,
             region_size,
@@ -633,6 +640,28 @@ mod tests {
     fn torus(dims: &[u32]) -> Topology {
         let cfg: TopologyConfig = toml::from_str(&format!("type = \"torus\"\ndims = {dims:?}")).unwrap();
         Topology::build(&cfg, "topology").unwrap()
+    }
+
+    #[test]
+    fn tables_are_the_same_on_any_number_of_threads() {
+        // Routers' tables are generated in parallel: with failed links (the XT's
+        // next-hop rules) and several regions (global tables), every entry must be the
+        // one-thread entry.
+        let toml = "[topology]\ntype = \"torus\"\ndims = [6, 4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\n\
+                    vc_policy = \"v3\"\nregion_size = 16\ndateline = [5, 3, 3]\n[faults]\nrandom_link_fraction = 0.05\n\
+                    unroutable = \"skip\"\ncyclic_routes = \"run\"\n";
+        let cfg = crate::config::Config::from_toml(toml, &[]).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            match pool.install(|| cfg.routes().unwrap().1) {
+                crate::routing::RoutingFunction::Table(t) => (t.local, t.global),
+                _ => unreachable!("table routing"),
+            }
+        };
+        let one = on(1);
+        assert!(one.1.iter().any(|e| *e != Entry::default()), "several regions: global entries");
+        assert_eq!(one, on(2));
+        assert_eq!(one, on(3));
     }
 
     #[test]
