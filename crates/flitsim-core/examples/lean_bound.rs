@@ -23,7 +23,7 @@
 //! Measured on 2026-11-24 (README, performance section): 539 M instructions against
 //! the engine's 867 M for 5,000 + 5,000 cycles, but only 1.28x and 1.36x less time
 //! (medians of two sets of ten alternating runs of the full case; single runs
-//! 1.16-1.51x).
+//! 1.16-1.51x), and 40-44x BookSim2's speed measured at the same moment: short of 50x.
 
 use flitsim_core::router::arbiter::{next_ptr, round_robin};
 
