@@ -107,7 +107,13 @@ fn neighbour(r: usize, p: usize) -> Option<usize> {
 }
 
 fn main() {
-    let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("WARMUP MEASURE: cycle counts")).collect();
+    let args: Vec<u64> = match std::env::args().skip(1).map(|a| a.parse::<u64>()).collect() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("usage: lean_bound [WARMUP MEASURE] (cycle counts, whole numbers): {e}");
+            std::process::exit(2);
+        }
+    };
     let warmup = args.first().copied().unwrap_or(30_000);
     let measure = args.get(1).copied().unwrap_or(30_000);
     let threshold = (0.3 * u64::MAX as f64) as u64;
@@ -194,6 +200,8 @@ fn main() {
                 };
                 nic.queue[nic.q_tail % QUEUE] = pid;
                 nic.q_tail += 1;
+                // (The queue is a ring: below saturation it never holds this many.)
+                assert!(nic.q_tail - nic.q_head <= QUEUE, "source queue of endpoint {e} overflowed: the case saturated");
             }
             if nic.q_head != nic.q_tail {
                 let v = (0..VCS).map(|k| (nic.vc_rr as usize + k) % VCS).find(|&v| nic.credits[v] > 0);
