@@ -3,8 +3,9 @@
 //! 4 VCs x 8 flits, one-cycle RC/VA/SA/ST and links, iSLIP with one iteration,
 //! separable input-first VC allocation with per-port pointers, 1-flit packets,
 //! uniform destinations including the source, Bernoulli 0.3) written as one
-//! hand-specialised loop with every shape a constant and nothing general left: no
-//! channel rings (a sender writes the flit into the receiver's arrival slot and marks
+//! hand-specialised loop with every shape a constant and nothing general left: XY
+//! routes read from a (router, destination) table as the engine reads them on small
+//! networks, no channel rings (a sender writes the flit into the receiver's arrival slot and marks
 //! it; credits are one bit per output VC in the upstream router's slot), no packet
 //! arena beyond destination and creation cycle, no statistics beyond the mean latency,
 //! hops and channel counts, no watchdog, no partitions.
@@ -20,10 +21,12 @@
 //! cargo run --release -p flitsim-core --example profile
 //! ```
 //!
-//! Measured on 2026-11-24 (README, performance section): 539 M instructions against
-//! the engine's 867 M for 5,000 + 5,000 cycles, but only 1.28x and 1.36x less time
-//! (medians of two sets of ten alternating runs of the full case; single runs
-//! 1.16-1.51x), and 40-44x BookSim2's speed measured at the same moment: short of 50x.
+//! Measured on 2026-11-24 (README, performance section): 514 M instructions against
+//! the engine's 858 M for 5,000 + 5,000 cycles, 1.5x less time (0.314 s against
+//! 0.47 s for the full case, medians of ten alternating runs), and 46-50x BookSim2's
+//! speed measured at the same moment (median 48x): at, not past, 50x. (Its first
+//! version worked XY out with a chain of comparisons, whose branches on the random
+//! destination cost it 15% of its time: 0.367 s, 40-44x.)
 
 use flitsim_core::router::arbiter::{next_ptr, round_robin};
 
@@ -61,6 +64,9 @@ struct Router {
     grant: [u8; PORTS],
     accept: [u8; PORTS],
     vc_rr: [u8; PORTS],
+    /// VC allocation's requesters per output VC (valid only where the cycle's `picked`
+    /// bit is set, so never cleared).
+    pickers: [u64; NI],
 }
 
 /// What neighbours write into a router: per arrival slot, the flit on each input port
@@ -135,6 +141,7 @@ fn main() {
         grant: [0; PORTS],
         accept: [0; PORTS],
         vc_rr: [0; PORTS],
+        pickers: [0; NI],
     };
     let mut routers = vec![idle; ROUTERS];
     let mut inbound = vec![Inbound::default(); ROUTERS];
@@ -154,6 +161,25 @@ fn main() {
     for (r, row) in next_router.iter_mut().enumerate() {
         for (p, n) in row.iter_mut().enumerate().take(4) {
             *n = neighbour(r, p).unwrap_or(usize::MAX);
+        }
+    }
+    // XY routes as a table, the output port per (router, destination): no branches.
+    let mut port_to = vec![[0u8; ROUTERS]; ROUTERS];
+    for (r, row) in port_to.iter_mut().enumerate() {
+        let (x, y) = (r % K, r / K);
+        for (d, port) in row.iter_mut().enumerate() {
+            let (dx, dy) = (d % K, d / K);
+            *port = if dx > x {
+                0
+            } else if dx < x {
+                1
+            } else if dy > y {
+                2
+            } else if dy < y {
+                3
+            } else {
+                4
+            };
         }
     }
     // Packets: (destination, creation cycle, measured).
@@ -223,7 +249,6 @@ fn main() {
             if arrived == 0 && credits_in == 0 && r.occ == 0 {
                 continue;
             }
-            let (x, y) = ((ri % K) as u16, (ri / K) as u16);
             let (mut occ, mut va, mut act, mut cred, mut free) = (r.occ, r.va, r.act, r.cred, r.free);
             // Receive.
             while arrived != 0 {
@@ -253,18 +278,7 @@ fn main() {
                 let li = heads.trailing_zeros() as usize;
                 heads &= heads - 1;
                 let dst = packets[r.buf[li][r.head[li] as usize] as usize].0;
-                let (dx, dy) = (dst % K as u16, dst / K as u16);
-                r.out_port[li] = if dx > x {
-                    0
-                } else if dx < x {
-                    1
-                } else if dy > y {
-                    2
-                } else if dy < y {
-                    3
-                } else {
-                    4
-                };
+                r.out_port[li] = port_to[ri][dst as usize % ROUTERS];
                 hops += (li / VCS != LOCAL && in_window) as u64;
                 routed |= 1 << li;
             }
@@ -273,7 +287,7 @@ fn main() {
             va |= routed;
             let mut won = 0u64;
             if requests != 0 {
-                let (mut picked, mut pickers) = (0u64, [0u64; 64]);
+                let (mut picked, pickers) = (0u64, &mut r.pickers);
                 let mut m = requests;
                 while m != 0 {
                     let li = m.trailing_zeros() as usize;
@@ -281,7 +295,7 @@ fn main() {
                     let o = r.out_port[li] as usize;
                     let candidates = free & (0xF << (o * VCS));
                     if candidates != 0 {
-                        let t = round_robin(candidates, (o * VCS) as u32 + r.va_rr[li] as u32) as usize & 63;
+                        let t = round_robin(candidates, (o * VCS) as u32 + r.va_rr[li] as u32) as usize % NI;
                         let earlier = (picked >> t & 1).wrapping_neg();
                         pickers[t] = pickers[t] & earlier | 1 << li;
                         picked |= 1 << t;
@@ -291,7 +305,7 @@ fn main() {
                 while m != 0 {
                     let t = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    let li = round_robin(pickers[t], r.owner_rr[t] as u32) as usize;
+                    let li = round_robin(r.pickers[t], r.owner_rr[t] as u32) as usize;
                     r.owner[t] = li as u8;
                     r.owner_rr[t] = next_ptr(li as u32, NI as u32) as u8;
                     let w = (t % VCS) as u8;

@@ -9,12 +9,10 @@
 #[inline]
 pub fn round_robin(mask: u64, ptr: u32) -> u32 {
     debug_assert!(mask != 0 && ptr < 64);
-    let at_or_after = mask & (u64::MAX << ptr);
-    if at_or_after != 0 {
-        at_or_after.trailing_zeros()
-    } else {
-        mask.trailing_zeros()
-    }
+    // Branch-free: rotated right by `ptr`, bit `ptr` is bit 0, and the lowest set bit
+    // is the first requester at or after the pointer, counted from it (the rotation
+    // wraps over all 64 bits; the bits past the last requester are clear).
+    (mask.rotate_right(ptr).trailing_zeros() + ptr) & 63
 }
 
 /// The pointer value after granting `winner` among `n` requesters.
@@ -47,6 +45,19 @@ mod tests {
         assert_eq!(round_robin(0b1010, 3), 3);
         assert_eq!(round_robin(0b1010, 4), 1);
         assert_eq!(round_robin(1 << 63, 5), 63);
+    }
+
+    #[test]
+    fn the_winner_is_the_first_requester_scanning_from_the_pointer() {
+        // The definition, as a scan: bits ptr, ptr + 1, ..., 63, 0, 1, ... in turn.
+        let scan = |mask: u64, ptr: u32| (0..64).map(|k| (ptr + k) % 64).find(|&b| mask >> b & 1 == 1).unwrap();
+        for low in 1u64..256 {
+            for mask in [low, low << 28, low << 56 | 1, low.rotate_right(4)] {
+                for ptr in 0..64 {
+                    assert_eq!(round_robin(mask, ptr), scan(mask, ptr), "mask {mask:#x} ptr {ptr}");
+                }
+            }
+        }
     }
 
     #[test]
