@@ -42,39 +42,68 @@ pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
 }
 
 /// Load and validate; with `progress`, a spinner on stderr if validating takes over a
-/// second (building and checking routes around failures on a large torus can take a
-/// minute, and a silent minute looks like a hang).
+/// second (building and checking routes around failures on a large torus can take half
+/// a minute, and a silent half minute looks like a hang), which becomes a bar counting
+/// the candidate placements once a dateline search starts.
 pub fn load_spec(args: &ConfigArgs, progress: bool) -> CliResult<Spec> {
     let cfg = load_config(args)?;
-    let validate = || cfg.validate().map_err(|e| e.to_string());
-    if progress {
-        with_spinner("validating the config (building and checking the routes)", validate)
-    } else {
-        validate()
+    if !progress {
+        return cfg.validate().map_err(|e| e.to_string());
     }
+    with_spinner("validating the config (building and checking the routes)", |bar| {
+        cfg.validate_with_progress(&|p| show_search(bar, p)).map_err(|e| e.to_string())
+    })
+}
+
+/// The network's routes as built from the config at `args` (with failures, around
+/// them and checked, without refusing what the check finds), with the same progress
+/// display as [`load_spec`].
+pub fn load_routes(args: &ConfigArgs) -> CliResult<(Config, Topology, flitsim_core::routing::RoutingFunction, Option<flitsim_core::config::FaultRoutes>)> {
+    let cfg = load_config(args)?;
+    let (topo, routing, faults) = with_spinner("building and checking the routes", |bar| {
+        cfg.routes_with_progress(&|p| show_search(bar, p)).map_err(|e| e.to_string())
+    })?;
+    Ok((cfg, topo, routing, faults))
+}
+
+/// Turn `bar` into a count of the dateline search's candidates.
+fn show_search(bar: &ProgressBar, p: flitsim_core::routing::SearchProgress) {
+    if p.done == 0 {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        bar.set_message("searching dateline placements around the failures");
+        bar.set_length(p.total as u64);
+    }
+    bar.set_position(p.done as u64);
 }
 
 /// Run `work`, showing a spinner with `message` and the time elapsed on stderr (a
-/// terminal only) once it has taken a second.
-pub fn with_spinner<T>(message: &str, work: impl FnOnce() -> T) -> T {
+/// terminal only) once it has taken a second; `work` may turn the spinner into a bar
+/// (style, length and position) through the handle it is given.
+pub fn with_spinner<T>(message: &str, work: impl FnOnce(&ProgressBar) -> T) -> T {
     use std::sync::mpsc::{channel, RecvTimeoutError};
     use std::time::Duration;
+    // Drawn nowhere until the work has taken a second.
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").unwrap());
+    bar.set_message(message.to_string());
     // The spinner's thread ends when `done` is dropped (the work finished).
     let (done, finished) = channel::<()>();
-    let start = Instant::now();
     std::thread::scope(|s| {
+        let shown = bar.clone();
         s.spawn(move || {
             if finished.recv_timeout(Duration::from_secs(1)) != Err(RecvTimeoutError::Timeout) {
                 return;
             }
-            let bar = ProgressBar::new_spinner().with_elapsed(start.elapsed());
-            bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").unwrap());
-            bar.set_message(message.to_string());
-            bar.enable_steady_tick(Duration::from_millis(120));
+            shown.set_draw_target(ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(Duration::from_millis(120));
             let _ = finished.recv();
-            bar.finish_and_clear();
+            shown.finish_and_clear();
         });
-        let out = work();
+        let out = work(&bar);
         drop(done);
         out
     })
@@ -258,13 +287,16 @@ mod tests {
     fn the_spinner_returns_the_works_result_and_its_thread_ends() {
         // Under the test harness stderr is no terminal: the spinner draws nothing, but
         // its thread still waits for the work and must end with it.
-        assert_eq!(with_spinner("quick", || 6 * 7), 42);
-        let slow = with_spinner("slow", || {
+        assert_eq!(with_spinner("quick", |_| 6 * 7), 42);
+        let slow = with_spinner("slow", |bar| {
+            // A search's bar: length and position reach the caller's handle.
+            show_search(bar, flitsim_core::routing::SearchProgress { done: 0, total: 15 });
             std::thread::sleep(std::time::Duration::from_millis(1200));
-            "done"
+            show_search(bar, flitsim_core::routing::SearchProgress { done: 3, total: 15 });
+            (bar.length(), bar.position())
         });
-        assert_eq!(slow, "done");
-        let failed: Result<u32, String> = with_spinner("failing", || Err("refused".to_string()));
+        assert_eq!(slow, (Some(15), 3));
+        let failed: Result<u32, String> = with_spinner("failing", |_| Err("refused".to_string()));
         assert_eq!(failed.unwrap_err(), "refused");
     }
 }

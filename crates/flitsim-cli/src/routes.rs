@@ -5,15 +5,14 @@ use std::process::ExitCode;
 
 use flitsim_core::routing::table::Lookup;
 
-use crate::common::{load_config, CliResult};
+use crate::common::{load_routes, load_spec, CliResult};
 use crate::ConfigArgs;
 
 /// `flitsim routes`.
 pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) -> CliResult<ExitCode> {
-    let cfg = load_config(args)?;
     // The routes as built, even for a fault set `run` would refuse: this is how one
     // looks at why.
-    let (topo, routing, _) = cfg.routes().map_err(|e| e.to_string())?;
+    let (_, topo, routing, _) = load_routes(args)?;
     let topo = &topo;
     let n = topo.num_nodes;
     for (flag, v) in [("--from", from), ("--to", to)] {
@@ -73,8 +72,7 @@ pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) ->
 
 /// `flitsim vc-balance`: the VC_balance of every link under uniform all-pairs traffic.
 pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
-    let cfg = load_config(args)?;
-    let spec = cfg.validate().map_err(|e| e.to_string())?;
+    let spec = load_spec(args, true)?;
     let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0, spec.faults.as_ref().map(|f| &*f.mask)).map_err(|e| e.to_string())?;
     if json {
         println!("{}", serde_json::to_string_pretty(&b).unwrap());
@@ -93,8 +91,7 @@ pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
 /// `flitsim routes --check`: the channel dependency graph of every route, and with
 /// failures the pairs connected and the path stretch.
 pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
-    let cfg = load_config(args)?;
-    let (topo, routing, faults) = cfg.routes().map_err(|e| e.to_string())?;
+    let (cfg, topo, routing, faults) = load_routes(args)?;
     let r = match &faults {
         Some(f) => f.check.clone(),
         None => flitsim_core::routing::cdg::check(&routing, &topo, cfg.router.vcs()),
@@ -150,8 +147,7 @@ pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
 /// `flitsim routes CONFIG --write-tables FILE`: the tables the config routes by, as a
 /// file `routing.tables` can load.
 pub fn cmd_write_tables(args: &ConfigArgs, file: &std::path::Path) -> CliResult<ExitCode> {
-    let cfg = load_config(args)?;
-    let (topo, routing, _) = cfg.routes().map_err(|e| e.to_string())?;
+    let (_, topo, routing, _) = load_routes(args)?;
     let flitsim_core::routing::RoutingFunction::Table(t) = &routing else {
         return Err("only table-driven routing has tables to write: set routing.type = \"table\"".into());
     };

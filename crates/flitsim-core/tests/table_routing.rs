@@ -94,6 +94,30 @@ fn a_fault_set_whose_routes_could_deadlock_is_refused() {
     assert!(e.contains("routing.type") && e.contains("vc_policy = \"v3\""), "{e}");
 }
 
+#[test]
+fn the_dateline_search_reports_each_candidate_it_tries() {
+    // The fault set above, datelines left to flitsim: the pinned placement is cyclic, so
+    // the search tries candidates until one routes deadlock-free, and says so for each.
+    let cfg = Config::from_toml(&format!("{FAULTY}[faults]\nlinks = [[0, 5]]\n"), &[]).unwrap();
+    let heard = std::sync::Mutex::new(Vec::new());
+    let spec = cfg.validate_with_progress(&|p| heard.lock().unwrap().push(p)).unwrap();
+    let heard = heard.into_inner().unwrap();
+    assert!(!heard.is_empty(), "a search ran but reported nothing");
+    // Candidates 0, 1, ..., k - 1 of one budgeted total, in order.
+    for (i, p) in heard.iter().enumerate() {
+        assert_eq!((p.done, p.total), (i, heard[0].total), "{heard:?}");
+    }
+    assert!(heard.len() <= heard[0].total);
+    // The datelines it settled on are not the pinned ones, and reporting changes nothing.
+    let moved = spec.routing.datelines().unwrap();
+    assert_ne!(moved, vec![3, 3, 3]);
+    assert_eq!(cfg.validate().unwrap().routing.datelines().unwrap(), moved);
+    // Without failures nothing is searched.
+    let quiet = std::sync::Mutex::new(0);
+    Config::from_toml(FAULTY, &[]).unwrap().validate_with_progress(&|_| *quiet.lock().unwrap() += 1).unwrap();
+    assert_eq!(*quiet.lock().unwrap(), 0);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 10, ..Default::default() })]
 

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::router::RouterConfig;
-use crate::routing::{RoutingConfig, RoutingFunction};
+use crate::routing::{RoutingConfig, RoutingFunction, SearchProgress};
 use crate::stats::StatsConfig;
 use crate::topology::{Topology, TopologyConfig};
 use crate::traffic::{NodeSpace, TrafficConfig, Workload};
@@ -326,29 +326,35 @@ impl Config {
     /// function, and with failures the routes' check — without refusing anything the
     /// check finds (`flitsim routes --check` reports it; [`Config::validate`] refuses).
     pub fn routes(&self) -> Result<(Topology, RoutingFunction, Option<FaultRoutes>)> {
+        self.routes_with_progress(&|_| {})
+    }
+
+    /// [`Config::routes`], telling `on_progress` how a dateline search around failures
+    /// advances (the long part of building routes on a large torus with failures).
+    pub fn routes_with_progress(&self, on_progress: &dyn Fn(SearchProgress)) -> Result<(Topology, RoutingFunction, Option<FaultRoutes>)> {
         let mut topology = Topology::build(&self.topology, "topology")?;
-        let (routing, faults) = self.routes_on(&mut topology)?;
+        let (routing, faults) = self.routes_on(&mut topology, on_progress)?;
         Ok((topology, routing, faults))
     }
 
-    fn routes_on(&self, topology: &mut Topology) -> Result<(RoutingFunction, Option<FaultRoutes>)> {
+    fn routes_on(&self, topology: &mut Topology, on_progress: &dyn Fn(SearchProgress)) -> Result<(RoutingFunction, Option<FaultRoutes>)> {
         let vcs = self.router.vcs();
         let failed = self.faults.apply(topology, self.seed, "faults")?;
         if failed.is_empty() {
             return Ok((RoutingFunction::build_seeded(&self.routing, topology, vcs, false, self.seed, "routing")?, None));
         }
-        let (routing, faults) = self.route_around(topology, vcs, failed)?;
+        let (routing, faults) = self.route_around(topology, vcs, failed, on_progress)?;
         Ok((routing, Some(faults)))
     }
 
     /// Routes around the failures `failed` already applied to `topology`, checked.
-    fn route_around(&self, topology: &Topology, vcs: u32, failed: crate::link::faults::Failed) -> Result<(RoutingFunction, FaultRoutes)> {
+    fn route_around(&self, topology: &Topology, vcs: u32, failed: crate::link::faults::Failed, on_progress: &dyn Fn(SearchProgress)) -> Result<(RoutingFunction, FaultRoutes)> {
         let mut down = vec![false; topology.num_routers as usize];
         for &r in &failed.routers {
             down[r as usize] = true;
         }
         let dead: Vec<bool> = (0..topology.num_nodes).map(|e| down[topology.router_of(e) as usize]).collect();
-        let (routing, pairs, check) = RoutingFunction::build_around(&self.routing, topology, vcs, &dead, "routing")?;
+        let (routing, pairs, check) = RoutingFunction::build_around(&self.routing, topology, vcs, &dead, "routing", on_progress)?;
         Ok((routing, FaultRoutes { failed, dead, mask: std::sync::Arc::new(pairs.mask), check }))
     }
 
@@ -389,6 +395,12 @@ impl Config {
 
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
+        self.validate_with_progress(&|_| {})
+    }
+
+    /// [`Config::validate`], telling `on_progress` how a dateline search around failures
+    /// advances (on the XT's 2,112-node torus, about 15 candidates of ~2 s each).
+    pub fn validate_with_progress(&self, on_progress: &dyn Fn(SearchProgress)) -> Result<Spec> {
         let mut topology = Topology::build(&self.topology, "topology")?;
         let space = match topology.shape {
             // No coordinates: patterns see the nodes as one group, as on a crossbar.
@@ -475,7 +487,7 @@ impl Config {
         if !self.faults.at.is_empty() {
             crate::link::faults::timed::check_setup(self, &topology)?;
         }
-        let (mut routing, faults) = self.routes_on(&mut topology)?;
+        let (mut routing, faults) = self.routes_on(&mut topology, on_progress)?;
         let mut timed_failures = Vec::new();
         if let (RoutingFunction::Source(s), RoutingConfig::Source { vc_start, .. }, false) = (&routing, &self.routing, self.faults.at.is_empty()) {
             let dead = faults.as_ref().map(|f| f.failed.routers.clone()).unwrap_or_default();

@@ -411,7 +411,8 @@ impl RoutingFunction {
     /// within a budget of [`SEARCH_PAIR_WALKS`] route walks. The best routes found win:
     /// deadlock-free first, then the most pairs connected. Returns the routes, the pairs
     /// they connect and the verdict; the caller decides what to refuse.
-    pub fn build_around(cfg: &RoutingConfig, topo: &Topology, vcs: u32, dead: &[bool], path: &str) -> Result<(Self, cdg::PairRoutes, cdg::CdgReport)> {
+    /// `on_progress` hears of each candidate placement as the search tries it.
+    pub fn build_around(cfg: &RoutingConfig, topo: &Topology, vcs: u32, dead: &[bool], path: &str, on_progress: &dyn Fn(SearchProgress)) -> Result<(Self, cdg::PairRoutes, cdg::CdgReport)> {
         let built = Self::build(cfg, topo, vcs, true, path)?;
         let pairs = cdg::pair_routes(&built, topo, dead);
         let report = cdg::check_pairs(&built, topo, vcs, &pairs);
@@ -468,11 +469,13 @@ impl RoutingFunction {
                 }
             }
         }
-        for nodes in candidates {
+        let total = candidates.len().min((budget / cost.max(1)) as usize);
+        for (done, nodes) in candidates.into_iter().enumerate() {
             if budget < cost {
                 break;
             }
             budget -= cost;
+            on_progress(SearchProgress { done, total });
             let opts = table::TableOptions { dateline: Some(table::Datelines::Nodes(nodes)), ..opts.clone() };
             let r = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
             let p = cdg::pair_routes(&r, topo, dead);
@@ -563,6 +566,17 @@ impl RoutingFunction {
             (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
         }
     }
+}
+
+/// How far the automatic dateline search around failures ([`RoutingFunction::build_around`])
+/// has got, for a progress display: it is trying candidate placement `done + 1` of at
+/// most `total` (it stops early at a perfect one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchProgress {
+    /// Candidates tried before this one.
+    pub done: usize,
+    /// Candidates the search's budget allows.
+    pub total: usize,
 }
 
 /// Most pair walks the automatic dateline search around failures may spend.
