@@ -383,3 +383,38 @@ fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, r
     let p = out.join("reproduction.json");
     std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap() + "\n").map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every study under experiments/ reads as an experiment, and every run its rows ask
+    /// for (each value of `over`, each baseline) parses with its overrides: a row edited
+    /// into a bad key or value fails here, not an hour into `flitsim reproduce`.
+    /// (Parsed, not validated: validating the XT fault sets searches datelines for ~30 s.)
+    #[test]
+    fn every_study_row_names_configs_and_overrides_that_parse() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+        let mut studies = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let folder = entry.unwrap().path();
+            let Ok(text) = std::fs::read_to_string(folder.join("experiment.toml")) else { continue };
+            let exp: Experiment = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+            assert!(!exp.row.is_empty(), "{}: no rows", folder.display());
+            for r in &exp.row {
+                let mut runs: Vec<(String, Vec<String>)> = r.run_sets().into_iter().map(|s| (r.config.clone(), s)).collect();
+                if let Some(b) = &r.relative_to {
+                    runs.push((r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()));
+                }
+                for (cfg, set) in runs {
+                    let cfg_text = std::fs::read_to_string(folder.join(&cfg)).unwrap_or_else(|e| panic!("{}: row {:?}: {cfg}: {e}", folder.display(), r.name));
+                    if let Err(e) = Config::from_toml(&cfg_text, &set) {
+                        panic!("{}: row {:?}: {cfg} with {set:?}: {e}", folder.display(), r.name);
+                    }
+                }
+            }
+            studies += 1;
+        }
+        assert_eq!(studies, 6, "the six studies of experiments/README.md");
+    }
+}

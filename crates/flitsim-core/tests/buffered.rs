@@ -209,8 +209,11 @@ proptest! {
     /// in the network leaves. A packet in the network never waits longer than it takes
     /// the bottleneck to deliver every flit the network can hold, times the ports it
     /// can lose to at each grant (a generous bound, but finite: starvation breaks it).
+    /// The timestamp wraps, so epochs switch (and may be inhibited) in the 1,600-cycle
+    /// run, only for periods of at most 6 (256 x 6 < 1,600): a third of the cases draw
+    /// from those.
     #[test]
-    fn no_packet_starves(mask in any::<u64>(), period in prop_oneof![1u32..64, Just(4096u32)]) {
+    fn no_packet_starves(mask in any::<u64>(), period in prop_oneof![1u32..=6, 7u32..64, Just(4096u32)]) {
         let set = [format!("router.age_rr_select=\"{mask:#x}\""), format!("router.age_clock_period={period}")];
         let set: Vec<&str> = set.iter().map(|s| s.as_str()).collect();
         let r = run(STARVE, &set);
