@@ -49,7 +49,9 @@ fn zero_load_latency_is_the_closed_form_and_routes_are_minimal() {
 
 /// Saturating load on a small torus, every source sending 40 packets, then a drain: with
 /// Duato's escape VC (mesh or dateline escape) or Disha recovery every packet arrives
-/// (check mode verifies flit and credit conservation every cycle).
+/// (check mode verifies flit and credit conservation every cycle, and that recoveries
+/// are serialized: one packet on the deadlock-buffer lanes, only while it holds the
+/// token).
 #[test]
 fn heavy_load_drains_completely_with_avoidance_and_recovery() {
     for routing in ["deadlock = \"avoidance\"", "deadlock = \"avoidance\"\nescape = \"dateline_dor\"\n[router.x]", "deadlock = \"recovery\""] {

@@ -1,4 +1,5 @@
-//! Check mode: flit and credit conservation and buffer bounds, verified every cycle.
+//! Check mode: flit and credit conservation and buffer bounds, verified every cycle, and
+//! the routers' own invariants (crosspoint entries, Disha's one recovering packet).
 
 use super::Simulation;
 use crate::error::{Error, Result};
@@ -30,6 +31,11 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     let crosspoint = matches!(r, Routers::Crosspoint(_));
     if let Routers::Crosspoint(x) = r {
         if let Some(message) = x.check_entries() {
+            return bad(message);
+        }
+    }
+    if let Routers::Central(c) = r {
+        if let Some(message) = c.check_recovery(ch) {
             return bad(message);
         }
     }

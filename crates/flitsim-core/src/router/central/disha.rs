@@ -27,6 +27,7 @@
 //! one-partition token.
 
 use super::{state, CentralRouters, FREE};
+use crate::link::{Channels, End};
 use crate::routing::adaptive::Adaptive;
 use crate::sim::packet::PacketArena;
 use crate::topology::Topology;
@@ -90,6 +91,54 @@ impl CentralRouters {
             self.token.at = if r + 1 == topo.num_routers { 0 } else { r + 1 };
             self.token.next_move = now + self.cfg.token_hop as u64;
         }
+    }
+
+    /// Check mode: recovery is serialized, as Disha's exclusive access requires. Every
+    /// flit on a deadlock-buffer lane (in an input lane, or on a link between routers)
+    /// belongs to one packet, and while any is there, or a deadlock-buffer output lane is
+    /// held, the token is held. `None` when that holds, else what broke it.
+    pub fn check_recovery(&self, ch: &Channels) -> Option<String> {
+        let (p_n, l_n, depth, db) = (self.ports as usize, self.lanes as usize, self.depth as usize, self.vcs as usize);
+        let mut pid: Option<u32> = None;
+        let mut one = |p: u32, at: &dyn Fn() -> String| -> Option<String> {
+            match pid {
+                Some(q) if q != p => Some(format!("two packets on deadlock-buffer lanes at once: {q} and {p} ({})", at())),
+                _ => {
+                    pid = Some(p);
+                    None
+                }
+            }
+        };
+        let routers = self.ivc.len() / (p_n * l_n);
+        let mut lane_held = false;
+        for r in 0..routers {
+            for p in 0..p_n {
+                let li = (r * p_n + p) * l_n + db;
+                let st = self.ivc[li];
+                for i in 0..st.len as usize {
+                    let f = self.buf[li * depth + (st.head as usize + i) % depth];
+                    if let Some(e) = one(f.pid, &|| format!("router {r} input port {p}")) {
+                        return Some(e);
+                    }
+                }
+                let owner = self.out[li].owner;
+                lane_held |= owner != FREE && owner != super::DRAINING;
+            }
+        }
+        for c in 0..ch.len() {
+            if !matches!(ch.dst[c], End::Router { .. }) {
+                continue;
+            }
+            for f in ch.flits.iter(c).filter(|f| f.vc as usize == db) {
+                if let Some(e) = one(f.flit.pid, &|| format!("channel {c}")) {
+                    return Some(e);
+                }
+            }
+        }
+        if (pid.is_some() || lane_held) && !self.token.held {
+            return Some(format!("packet {pid:?} on the deadlock-buffer lanes (an output lane held: {lane_held}) while the recovery token is free"));
+        }
+        None
     }
 
     /// The network input VC of router `r` whose header has waited longest, if at least
