@@ -99,6 +99,15 @@ fn clos_with_random_up_down_routes() {
 }
 
 #[test]
+fn k_ary_n_tree_with_static_hashed_routes() {
+    same_on_any_thread_count(
+        "k-ary n-tree",
+        "seed = 6\n[topology]\ntype = \"k_ary_n_tree\"\nk = 4\nn = 3\n[routing]\ntype = \"updown\"\nselection = \"static\"\nstatic_scheme = \"hashed\"\n\
+         [traffic]\nload = 0.6\npacket_size = 4\n[sim]\nwarmup = 300\nmeasure = 1200\n",
+    );
+}
+
+#[test]
 fn finite_workload_stops_at_the_same_cycle() {
     same_on_any_thread_count(
         "until done",
