@@ -45,6 +45,20 @@ fn same_with_two_processes(name: &str, toml: &str) {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// NIC route dispersion across processes: probe answers and reassembly cross the
+/// process boundary (the Clos of `tests/parallel.rs` in flitsim-core).
+#[cfg(feature = "mpi")]
+#[test]
+fn clos_messages_with_probing_dispersion_across_two_processes() {
+    same_with_two_processes(
+        "clos",
+        "seed = 11\n[topology]\ntype = \"clos\"\nradix = 16\nstages = 3\nnodes = 64\n\
+         [router]\nvcs = 1\nbuffer_depth = 16\nrouting_delay = 0\nvc_alloc_delay = 0\n[routing]\ntype = \"updown\"\nselection = \"probing\"\n\
+         [channel]\nflit_bytes = 16\n[traffic]\npattern = { type = \"random_bisection\", index = 2 }\ninjection = { type = \"backlogged\" }\n\
+         message = { bytes = 8192, mtu = 256, per_source = 4 }\n[sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n",
+    );
+}
+
 #[cfg(feature = "mpi")]
 #[test]
 fn a_torus_across_two_processes_reports_the_one_process_run() {
