@@ -117,13 +117,13 @@ type = "table"
 vc_policy = "v3"
 dateline = [3, 3, 0]
 [traffic]
-load = 0.2
+load = 0.3
 [sim]
 warmup = 300
 measure = 20000
 watchdog = 300
 [faults]
-links = [[0, 5], [5, 1]]
+links = [[5, 4], [30, 4]]
 unroutable = "skip"
 cyclic_routes = "run"
 """

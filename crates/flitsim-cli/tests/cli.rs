@@ -373,16 +373,16 @@ fn routes_prints_every_hop_with_its_table_and_vc() {
 #[test]
 fn vc_balance_reports_the_hand_worked_ring() {
     // The 4-ring of routing::vc_balance's unit test: initial policy, dateline node 3:
-    // + links 1/3, 1/3, 1, 1/3 and - links all 1: mean 0.75, bins [0, 3, 0, 5].
+    // + links 1/3, 1/3, 1, 1 and - links all 1: mean 5/6, bins [0, 2, 0, 6].
     let (dir, cfg) = config_file("vcb", "[topology]\ntype = \"torus\"\ndims = [4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"initial\"\ndateline = [3]\n");
     let (code, out, err) = run(&["vc-balance", cfg.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert!((d["dims"][0]["mean"].as_f64().unwrap() - 0.75).abs() < 1e-12, "{d}");
-    assert_eq!(d["dims"][0]["histogram"], serde_json::json!([0, 3, 0, 5]));
+    assert!((d["dims"][0]["mean"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12, "{d}");
+    assert_eq!(d["dims"][0]["histogram"], serde_json::json!([0, 2, 0, 6]));
     let (code, out, _) = run(&["vc-balance", cfg.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("x          8    0.750"), "{out}");
+    assert!(out.contains("x          8    0.833"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

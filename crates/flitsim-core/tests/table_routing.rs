@@ -207,7 +207,7 @@ fn failed_nodes_send_and_receive_nothing_and_are_counted() {
 const PARTIAL: &str = "[topology]\ntype = \"cube\"\ndims = [4, 3, 4]\nwrap = [true, false, true]\n[router]\nvcs = 2\n\
                        [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 2, 2]\n\
                        [traffic]\nload = 0.3\n[sim]\nwarmup = 300\nmeasure = 1500\ncheck = true\n\
-                       [faults]\nlinks = [[7, 4], [9, 5], [25, 0], [42, 2], [44, 0]]\n";
+                       [faults]\nlinks = [[20, 0], [26, 2], [29, 2], [33, 4], [39, 2]]\n";
 
 #[test]
 fn unconnected_pairs_are_refused_or_skipped_as_configured() {
@@ -238,12 +238,12 @@ fn unconnected_pairs_are_refused_or_skipped_as_configured() {
 
 #[test]
 fn cyclic_routes_run_on_request_and_the_predicted_deadlock_forms() {
-    // Router 0's -z and router 5's -x links with the datelines pinned where the detours
+    // Router 5's and router 30's +z links with the datelines pinned where the detours
     // close a dependency cycle: refused by default; run on request at a heavy load, the
     // cycle the check names becomes a real deadlock, which the watchdog reports (whole or
     // partial).
     let pinned = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 0]").replace("load = 0.3", "load = 0.9");
-    let toml = format!("{pinned}[faults]\nlinks = [[0, 5], [5, 1]]\n");
+    let toml = format!("{pinned}[faults]\nlinks = [[5, 4], [30, 4]]\n");
     let e = Config::from_toml(&toml, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("can deadlock") && e.contains("cyclic_routes = \"run\""), "{e}");
     let spec = Config::from_toml(&format!("{toml}unroutable = \"skip\"\ncyclic_routes = \"run\"\n"), &[]).unwrap().validate().unwrap();

@@ -186,24 +186,27 @@ mod tests {
     #[test]
     fn initial_policy_on_a_4_ring_by_hand() {
         // Dateline node 3. + packets: (0,1) VC 0^1=1; (0,2) VC0; (1,2) VC1; (1,3) reaches
-        // 3: VC0; (2,3) VC0; (2,0) VC0 then VC1 out of 3; (3,0) VC 3^0=1; (3,1) VC0.
-        // - packets (distance 1): (0,3) reaches 3: VC0; (1,0), (2,1), (3,2) VC1.
+        // 3: VC0; (2,3) VC0; (2,0) VC0 then VC1 out of 3; (3,0) and (3,1) start at the
+        // dateline node, out of which every packet is on VC1 (not 3^1 = VC0 for (3,1)).
+        // - packets (distance 1): (0,3) reaches 3: VC0; (1,0), (2,1) VC1; (3,2) VC1 (out
+        // of the dateline node).
         let (r, t) = routing(RING);
         let b = analyse(&r, &t, 0, None).unwrap();
         let link = |router: u32, port: u32| b.links.iter().find(|l| l.router == router && l.port == port).copied().unwrap();
-        assert_eq!((link(0, 0).vc0, link(0, 0).vc1), (2, 1)); // 0->1
+        assert_eq!((link(0, 0).vc0, link(0, 0).vc1), (1, 2)); // 0->1: (0,2) | (0,1), (3,1)
         assert_eq!((link(1, 0).vc0, link(1, 0).vc1), (2, 1)); // 1->2
         assert_eq!((link(2, 0).vc0, link(2, 0).vc1), (3, 0)); // 2->3
-        assert_eq!((link(3, 0).vc0, link(3, 0).vc1), (1, 2)); // 3->0
+        assert_eq!((link(3, 0).vc0, link(3, 0).vc1), (0, 3)); // 3->0
         assert_eq!((link(0, 1).vc0, link(0, 1).vc1), (1, 0)); // 0->3
         for router in 1..4 {
             assert_eq!((link(router, 1).vc0, link(router, 1).vc1), (0, 1));
         }
-        assert!((b.dims[0].mean - 0.75).abs() < 1e-12);
-        assert_eq!(b.dims[0].histogram, [0, 3, 0, 5]);
+        // + links 1/3, 1/3, 1, 1; - links all 1: mean (2/3 + 6) / 8 = 5/6.
+        assert!((b.dims[0].mean - 5.0 / 6.0).abs() < 1e-12);
+        assert_eq!(b.dims[0].histogram, [0, 2, 0, 6]);
         let third = 1.0 / 3.0;
         assert_eq!(b.ring.len(), 4);
-        for (got, want) in b.ring.iter().zip([third, third, 1.0, third]) {
+        for (got, want) in b.ring.iter().zip([third, third, 1.0, 1.0]) {
             assert!((got - want).abs() < 1e-12, "{:?}", b.ring);
         }
     }
@@ -219,6 +222,9 @@ mod tests {
         assert_eq!(vcs(&v3, 2, 3)[0], 1);
         assert_eq!(&vcs(&init, 2, 0)[..2], &[0, 1]);
         assert_eq!(&vcs(&v3, 2, 0)[..2], &[0, 1]);
+        // 3 -> 1 starts at the dateline node: VC1 all the way in both (XOR would say 0).
+        assert_eq!(&vcs(&init, 3, 1)[..2], &[1, 1]);
+        assert_eq!(&vcs(&v3, 3, 1)[..2], &[1, 1]);
     }
 
     #[test]

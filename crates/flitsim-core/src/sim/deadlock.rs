@@ -195,7 +195,7 @@ watchdog = 200
     /// the run end as "saturated". Without the failures the same traffic runs clean.
     #[test]
     fn a_partial_deadlock_is_found_while_other_flits_move() {
-        partial_deadlock_with("vcs = 2", 0.2);
+        partial_deadlock_with("vcs = 2", 0.3);
     }
 
     /// The same in buffered-crossbar routers, whose wait-for graph also holds the
@@ -210,7 +210,7 @@ watchdog = 200
         let text = format!("[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\n{router}\n\
                     [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
                     [traffic]\nload = {load}\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n");
-        let faulty = format!("{text}[faults]\nlinks = [[0, 5], [5, 1]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n");
+        let faulty = format!("{text}[faults]\nlinks = [[5, 4], [30, 4]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n");
         let spec = Config::from_toml(&faulty, &[]).unwrap().validate().unwrap();
         let mut sim = crate::sim::Simulation::new(spec).unwrap();
         let err = (0..20_000).find_map(|_| sim.step().err()).expect("no deadlock reported in 20,000 cycles");
