@@ -174,6 +174,7 @@ pub(crate) fn report(spec: &crate::config::Spec, channels: &crate::link::Channel
 mod tests {
     use super::*;
     use crate::config::Config;
+    use crate::routing::table::Lookup;
 
     fn routing(toml: &str) -> (RoutingFunction, Topology) {
         let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
@@ -225,6 +226,30 @@ mod tests {
         // 3 -> 1 starts at the dateline node: VC1 all the way in both (XOR would say 0).
         assert_eq!(&vcs(&init, 3, 1)[..2], &[1, 1]);
         assert_eq!(&vcs(&v3, 3, 1)[..2], &[1, 1]);
+    }
+
+    #[test]
+    fn packets_leave_the_dateline_node_on_vc1_by_either_table() {
+        // 6x4x4, regions of two YZ planes (x = 0-1, 2-3, 4-5), x dateline at x = 2. A
+        // packet injected at x = 2 for another region goes by the global table, one for
+        // x = 3 by the local table: under every XT policy its first x hop leaves the
+        // dateline node on VC1 (the lower class's upper VC). From x = 1 (not the dateline
+        // node, not its + neighbour) to x = 3 it crosses: VC0, then VC1 out of x = 2.
+        for policy in ["initial", "v1", "v2", "v3"] {
+            let toml = format!(
+                "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
+                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
+            );
+            let (r, t) = routing(&toml);
+            let node = |x: u32| (0..t.num_nodes).find(|&e| t.coords(t.router_of(e)) == [x, 1, 1]).unwrap();
+            let RoutingFunction::Table(tab) = &r else { panic!("table routing") };
+            for (to, table) in [(5, Lookup::Global), (0, Lookup::Global), (3, Lookup::Local)] {
+                let hops = tab.path(&t, node(2), node(to), 0).unwrap();
+                assert_eq!((hops[0].table, hops[0].vc), (Some(table), 1), "{policy}: 2 -> {to}: {hops:?}");
+            }
+            let hops = tab.path(&t, node(1), node(3), 0).unwrap();
+            assert_eq!(hops.iter().map(|h| h.vc).take(2).collect::<Vec<_>>(), [0, 1], "{policy}: 1 -> 3: {hops:?}");
+        }
     }
 
     #[test]

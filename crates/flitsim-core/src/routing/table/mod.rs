@@ -468,15 +468,18 @@ impl TableRouting {
                             let port = e.port as u32;
                             let entering = port < np && !(p < np && p / 2 == port / 2);
                             if policy != VcPolicy::Dor && entering {
-                                // A packet enters a dimension by the global table: VC0,
-                                // unless (v2, v3) no node of the region can be reached
-                                // across the dateline, when the id bit picks the VC.
+                                // A packet enters a dimension by the global table: VC1
+                                // at the dateline node itself (everything leaves it on
+                                // VC1), else VC0, unless (v2, v3) no node of the region
+                                // can be reached across the dateline, when the id bit
+                                // picks the VC.
                                 let dim = (port / 2) as usize;
                                 let plus = port.is_multiple_of(2);
                                 let s0 = topo.coords(r)[dim];
                                 let may_cross = topo.wrap[dim]
                                     && (lo..hi).any(|x| crosses(s0, topo.coords(topo.router_of(by_xt[x as usize]))[dim], plus, dateline[dim], topo.dims[dim], at_output));
                                 e.vc = match policy {
+                                    _ if topo.wrap[dim] && s0 == dateline[dim] => rule::UPPER,
                                     VcPolicy::V2 | VcPolicy::V3 if !may_cross => {
                                         if bit == 0 {
                                             rule::LOWER
