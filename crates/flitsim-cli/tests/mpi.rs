@@ -46,7 +46,8 @@ fn same_with_two_processes(name: &str, toml: &str) {
 }
 
 /// NIC route dispersion across processes: probe answers and reassembly cross the
-/// process boundary (the Clos of `tests/parallel.rs` in flitsim-core).
+/// process boundary. The Clos that flitsim-core's `tests/distributed.rs` splits over its
+/// in-process mailbox, here over Open MPI's transport.
 #[cfg(feature = "mpi")]
 #[test]
 fn clos_messages_with_probing_dispersion_across_two_processes() {

@@ -228,6 +228,15 @@ mod tests {
         assert_eq!(&vcs(&v3, 3, 1)[..2], &[1, 1]);
     }
 
+    /// A 6x4x4 torus-mesh-torus in three regions of two YZ planes, two traffic classes,
+    /// datelines at x = 2 and z = 3, under XT policy `policy`.
+    fn mixed_torus(policy: &str) -> (RoutingFunction, Topology) {
+        routing(&format!(
+            "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
+             [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
+        ))
+    }
+
     #[test]
     fn packets_leave_the_dateline_node_on_vc1_by_either_table() {
         // 6x4x4, regions of two YZ planes (x = 0-1, 2-3, 4-5), x dateline at x = 2. A
@@ -236,11 +245,7 @@ mod tests {
         // dateline node on VC1 (the lower class's upper VC). From x = 1 (not the dateline
         // node, not its + neighbour) to x = 3 it crosses: VC0, then VC1 out of x = 2.
         for policy in ["initial", "v1", "v2", "v3"] {
-            let toml = format!(
-                "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
-                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
-            );
-            let (r, t) = routing(&toml);
+            let (r, t) = mixed_torus(policy);
             let node = |x: u32| (0..t.num_nodes).find(|&e| t.coords(t.router_of(e)) == [x, 1, 1]).unwrap();
             let RoutingFunction::Table(tab) = &r else { panic!("table routing") };
             for (to, table) in [(5, Lookup::Global), (0, Lookup::Global), (3, Lookup::Local)] {
@@ -256,11 +261,7 @@ mod tests {
     fn every_xt_policy_is_drop_free_on_a_mixed_torus() {
         // path() refuses a packet that reaches a dateline node on VC1 and passes on.
         for policy in ["initial", "v1", "v2", "v3"] {
-            let toml = format!(
-                "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
-                 [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = [2, 0, 3]\n"
-            );
-            let (r, t) = routing(&toml);
+            let (r, t) = mixed_torus(policy);
             let b = analyse(&r, &t, 0, None).unwrap();
             assert_eq!(b.dims.len(), 3, "{policy}");
         }
