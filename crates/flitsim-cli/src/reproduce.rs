@@ -59,6 +59,11 @@ struct Row {
     /// Optional path whose value divides the metric.
     #[serde(default)]
     divide_by: Option<String>,
+    /// Optional constant the metric (after `divide_by`) is multiplied by: a unit
+    /// conversion, e.g. flits/node/cycle to MB/s per process. The study's README states
+    /// how it is derived. In a `relative_to` ratio it cancels (the baseline scales too).
+    #[serde(default)]
+    scale: Option<f64>,
     /// Optional baseline: the same config with these overrides instead of `set`. The
     /// row's value is then the metric (after `divide_by`) divided by the baseline's,
     /// e.g. the latency under aging relative to round robin.
@@ -276,7 +281,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                 let den = lookup(rep, d).ok_or_else(|| format!("row {:?}: divide_by {d} not found", r.name))?;
                 got = if den != 0.0 { got / den } else { f64::NAN };
             }
-            Ok(got)
+            Ok(got * r.scale.unwrap_or(1.0))
         };
         let base = match &r.relative_to {
             Some(b) => Some(value(r.relative_config.as_ref().unwrap_or(&r.config), b)?),

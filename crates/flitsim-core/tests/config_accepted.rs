@@ -42,6 +42,9 @@ fn edge_values_just_inside_the_ranges_are_accepted() {
         "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 1",
         "[topology]\ntype = \"torus\"\ndims = [2, 2]\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 3",
         "[routing]\norder = [1, 0]",
+        // The fewest processes that pair: 2 nodes x 1, and 2 active of 3 (one node idle).
+        "[topology]\ntype = \"crossbar\"\nports = 2\n[traffic.pattern]\ntype = \"process_pairs\"\nper_node = 1",
+        "[topology]\ntype = \"crossbar\"\nports = 3\n[traffic.pattern]\ntype = \"process_pairs\"\nper_node = 1\nactive = 2",
         "[topology]\ntype = \"crossbar\"\nports = 2\n[traffic]\npackets_per_source = 1\npattern = { type = \"all_to_all\" }",
         // Default pipeline 4 + wire 1: the shortest watchdog that cannot fire falsely.
         "[sim]\nwatchdog = 5\nmeasure = 1\nwarmup = 0\ndrain_limit = 0",

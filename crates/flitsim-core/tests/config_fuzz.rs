@@ -60,7 +60,7 @@ const TABLES: &[&str] = &[
 const NAMES: &[&str] = &[
     "torus", "mesh", "cube", "crossbar", "input_queued", "dor", "wormhole", "virtual_cut_through",
     "islip", "separable_input_first", "uniform", "bit_complement", "bit_reverse", "shuffle",
-    "transpose", "tornado", "neighbor", "random_permutation", "hotspot", "merge_to_one",
+    "transpose", "tornado", "neighbor", "random_permutation", "hotspot", "merge_to_one", "process_pairs",
     "bernoulli", "on_off", "",
 ];
 

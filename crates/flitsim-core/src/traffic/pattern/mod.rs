@@ -132,6 +132,22 @@ pub enum PatternConfig {
         #[serde(default = "sixteen")]
         per_switch: u32,
     },
+    /// Processes paired at random ([`processes`]; the SiCortex high-contention experiment,
+    /// section 6.1): `per_node` processes on every node, `active` of them (default all)
+    /// matched into random pairs, each streaming to its partner. A node's `k`-th packet
+    /// (or message) belongs to its `(k mod a)`-th active process, `a` its active count; a
+    /// node with none sends nothing. `active` must be even.
+    ProcessPairs {
+        /// Processes per node, >= 1 (6 on the SC5832). Required.
+        per_node: u32,
+        /// Processes taking part, even, at most `per_node` x N (the paper: 5,000 of the
+        /// SC5832's 5,832). Default: all of them.
+        #[serde(default)]
+        active: Option<u32>,
+        /// Seed of the pairing. Default: the run seed.
+        #[serde(default)]
+        seed: Option<u64>,
+    },
     /// With probability `fraction` a packet goes to one of `nodes` (chosen uniformly),
     /// otherwise to a uniformly random node of the whole network.
     Hotspot {
@@ -196,6 +212,13 @@ enum RawPattern {
         #[serde(default = "sixteen")]
         per_switch: u32,
     },
+    ProcessPairs {
+        per_node: u32,
+        #[serde(default)]
+        active: Option<u32>,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
     Hotspot {
         nodes: Vec<u32>,
         fraction: f64,
@@ -233,6 +256,7 @@ impl From<RawPattern> for PatternConfig {
             RawPattern::RandomPermutation { seed } => PatternConfig::RandomPermutation { seed },
             RawPattern::RandomBisection { index, seed } => PatternConfig::RandomBisection { index, seed },
             RawPattern::Bridge { per_switch } => PatternConfig::Bridge { per_switch },
+            RawPattern::ProcessPairs { per_node, active, seed } => PatternConfig::ProcessPairs { per_node, active, seed },
             RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
             RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
             RawPattern::AllToAll {} => PatternConfig::AllToAll,
@@ -304,6 +328,11 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         &[("index", "0", "pattern number ω"), ("seed", "run seed", "seed of the pattern stream")],
     ),
     entry(
+        "process_pairs",
+        "SiCortex contention (sec. 6.1): per_node processes per node, `active` of them paired at random; a node's k-th packet is its (k mod a)-th active process's",
+        &[("per_node", "required", "processes per node, >= 1"), ("active", "all", "processes taking part, even"), ("seed", "run seed", "seed of the pairing")],
+    ),
+    entry(
         "hotspot",
         "a fraction of packets to hot-spot nodes, the rest uniform",
         &[
@@ -365,6 +394,7 @@ enum Kind {
         hot: Box<[u32]>,
         hot_threshold: u64,
     },
+    Processes(processes::ProcessPairs),
     MergeToOne {
         dest: u32,
     },
@@ -450,6 +480,7 @@ impl Pattern {
                 Kind::Table(generator.pattern(*index).partners().into())
             }
             PatternConfig::Bridge { per_switch } => Kind::Table(crate::traffic::bisection::bridge(n, *per_switch, path)?.partners().into()),
+            PatternConfig::ProcessPairs { per_node, active, seed } => Kind::Processes(processes::ProcessPairs::build(n, *per_node, *active, seed.unwrap_or(run_seed), path)?),
             PatternConfig::Hotspot { nodes, fraction } => {
                 let nodes_path = format!("{path}.nodes");
                 if nodes.is_empty() {
@@ -532,18 +563,20 @@ impl Pattern {
         self.num_nodes
     }
 
-    /// Does `src` send at all under this pattern? (false only for merge_to_one's `dest`)
+    /// Does `src` send at all under this pattern? (false for merge_to_one's `dest` and
+    /// for a node without active processes under process_pairs)
     #[inline]
     pub fn is_source(&self, src: u32) -> bool {
-        match self.kind {
-            Kind::MergeToOne { dest } => src != dest,
+        match &self.kind {
+            Kind::MergeToOne { dest } => src != *dest,
+            Kind::Processes(p) => p.is_source(src),
             _ => true,
         }
     }
 
     /// Destination of the next packet from `src` (`src < num_nodes`), which is the `k`-th
-    /// packet (counting from 0) that `src` creates in the run; only `all_to_all` uses
-    /// `k`. Hot path: no allocation; deterministic patterns draw nothing from `rng`.
+    /// packet (counting from 0) that `src` creates in the run; only `all_to_all`,
+    /// `recursive_doubling` and `process_pairs` use `k`. Hot path: no allocation; deterministic patterns draw nothing from `rng`.
     #[inline]
     pub fn dest(&self, src: u32, k: u64, rng: &mut SimRng) -> u32 {
         debug_assert!(src < self.num_nodes);
@@ -558,6 +591,7 @@ impl Pattern {
                 }
             }
             Kind::MergeToOne { dest } => *dest,
+            Kind::Processes(p) => p.dest(src, k),
             Kind::AllToAll => {
                 let n = self.num_nodes as u64;
                 ((src as u64 + 1 + k % (n - 1)) % n) as u32
@@ -712,6 +746,7 @@ fn coordinate_shift(space: &NodeSpace, src: u32, step: impl Fn(u32) -> u32) -> u
     router * c + local
 }
 
+mod processes;
 #[cfg(test)]
 mod tests;
 

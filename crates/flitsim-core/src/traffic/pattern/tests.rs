@@ -479,3 +479,101 @@ fn general_patterns_parse_from_toml() {
     assert_eq!(t.pattern, PatternConfig::Complement);
     assert!(toml::from_str::<crate::traffic::TrafficConfig>("pattern = { type = \"complement\", rows = 2 }").is_err());
 }
+
+/// The built pairing of a `process_pairs` pattern.
+fn pairs_of(p: &Pattern) -> &processes::ProcessPairs {
+    match &p.kind {
+        Kind::Processes(pp) => pp,
+        other => panic!("not process_pairs: {other:?}"),
+    }
+}
+
+/// Streams per (source node, destination node) of a `process_pairs` pattern: one per
+/// active process. Checks on the way that a node's packets go round robin over its
+/// active processes (`Pattern::dest` of packet `k` is its `(k mod a)`-th process's).
+fn process_streams(p: &Pattern) -> Vec<Vec<u32>> {
+    let pp = pairs_of(p);
+    let n = p.num_nodes() as usize;
+    let mut rng = stream(0, domain::ENDPOINT, 0);
+    let mut m = vec![vec![0u32; n]; n];
+    for s in 0..n as u32 {
+        let a = pp.active_at(s);
+        assert_eq!(p.is_source(s), a > 0);
+        for k in 0..3 * a as u64 {
+            assert_eq!(p.dest(s, k, &mut rng), pp.dest(s, k % a as u64), "node {s} packet {k}");
+        }
+        for k in 0..a as u64 {
+            m[s as usize][pp.dest(s, k) as usize] += 1;
+        }
+    }
+    m
+}
+
+fn process_pairs(per_node: u32, active: Option<u32>, seed: u64) -> PatternConfig {
+    PatternConfig::ProcessPairs { per_node, active, seed: Some(seed) }
+}
+
+#[test]
+fn process_pairs_stream_both_ways_one_stream_per_active_process() {
+    // All 30 processes of 10 nodes x 3: every node carries 3 streams, and a pair's two
+    // streams run both ways, so the stream matrix is symmetric.
+    let space = NodeSpace::crossbar(10);
+    for seed in 0..20 {
+        let m = process_streams(&build(process_pairs(3, None, seed), &space));
+        for s in 0..10 {
+            assert_eq!(m[s].iter().sum::<u32>(), 3, "seed {seed} node {s}");
+            for d in 0..10 {
+                assert_eq!(m[s][d], m[d][s], "seed {seed}: {s}->{d}");
+            }
+        }
+    }
+    // The paper's experiment: 5,000 of the SC5832's 5,832 processes in 2,500 pairs.
+    let space = NodeSpace::crossbar(972);
+    let p = build(process_pairs(6, Some(5000), 7), &space);
+    let m = process_streams(&p);
+    assert_eq!(m.iter().flatten().sum::<u32>(), 5000);
+    assert!((0..972).all(|s| (0..972).all(|d| m[s][d] == m[d][s])));
+    assert!((0..972).all(|s| pairs_of(&p).active_at(s) <= 6));
+}
+
+#[test]
+fn process_pairs_draw_every_matching_and_subset_equally_often() {
+    // 4 nodes x 1 process, all active: the 3 perfect matchings, each 1/3 of the seeds.
+    let space = NodeSpace::crossbar(4);
+    let mut matchings = std::collections::BTreeMap::new();
+    for seed in 0..3000 {
+        let p = build(process_pairs(1, None, seed), &space);
+        let partner_of_0 = pairs_of(&p).dest(0, 0);
+        assert_eq!(pairs_of(&p).dest(partner_of_0, 0), 0, "a matching pairs both ways");
+        *matchings.entry(partner_of_0).or_insert(0u32) += 1;
+    }
+    assert_eq!(matchings.len(), 3);
+    // Binomial(3000, 1/3): sd 25.8; 5 sd.
+    assert!(matchings.values().all(|&c| (870..=1130).contains(&c)), "{matchings:?}");
+    // 2 of 4 active: the 6 pairs, each 1/6; the other two nodes send nothing.
+    let mut pairs = std::collections::BTreeMap::new();
+    for seed in 0..6000 {
+        let p = build(process_pairs(1, Some(2), seed), &space);
+        let sources: Vec<u32> = (0..4).filter(|&s| p.is_source(s)).collect();
+        assert_eq!(sources.len(), 2, "seed {seed}");
+        assert_eq!(pairs_of(&p).dest(sources[0], 0), sources[1]);
+        *pairs.entry((sources[0], sources[1])).or_insert(0u32) += 1;
+    }
+    assert_eq!(pairs.len(), 6);
+    // Binomial(6000, 1/6): sd 28.9; 5 sd.
+    assert!(pairs.values().all(|&c| (855..=1145).contains(&c)), "{pairs:?}");
+}
+
+#[test]
+fn process_pairs_seed_and_errors() {
+    let space = NodeSpace::crossbar(10);
+    let with = |seed: Option<u64>, run: u64| process_streams(&Pattern::build(&PatternConfig::ProcessPairs { per_node: 2, active: None, seed }, &space, run, "p").unwrap());
+    assert_eq!(with(Some(4), 1), with(Some(4), 2), "an explicit seed overrides the run seed");
+    assert_eq!(with(None, 4), with(Some(4), 1), "no seed means the run seed");
+    assert_ne!(with(None, 4), with(None, 5));
+    assert_err(err(process_pairs(0, None, 1), &space), "traffic.pattern.per_node", "at least one process");
+    assert_err(err(process_pairs(2, Some(21), 1), &space), "traffic.pattern.active", "at most 20");
+    assert_err(err(process_pairs(2, Some(7), 1), &space), "traffic.pattern.active", "even number");
+    assert_err(err(process_pairs(2, Some(0), 1), &space), "traffic.pattern.active", "even number");
+    assert_err(err(process_pairs(3, None, 1), &NodeSpace::crossbar(5)), "traffic.pattern.active", "odd number");
+}
