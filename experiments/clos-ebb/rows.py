@@ -104,6 +104,25 @@ def main():
                 )
                 + "\n"
             )
+        # The probing time: a probe's round trip, queueing to reply, in microseconds
+        # (51.2 ns per 64-byte flit at 10 Gb/s).
+        rows.append(
+            "\n".join(
+                [
+                    "[[row]]",
+                    f'name = "convergence {nodes} nodes, probing: mean probe round trip (us)"',
+                    'config = "clos.toml"',
+                    "set = [" + ", ".join(q(x) for x in s) + "]",
+                    'metric = "dispersion.round_trip_cycles"',
+                    'divide_by = "dispersion.answers"',
+                    "scale = 0.0512",
+                    "reference = 4.0",
+                    'compare = "report"',
+                    'source = "paper sec. 4.4.1: the probing time is a round trip, about 4 us (a 4 KB packet takes 3.5 us to inject); its figure is for an idle path"',
+                ]
+            )
+            + "\n"
+        )
     head = '''title = "Effective bisection bandwidth on a Clos: static, random oblivious, adaptive and probing adaptive source routing (Geoffray & Hoefler)"
 description = """
 Figures 2-7: eBB as a fraction of the uncontended pair bandwidth (the same messages on one

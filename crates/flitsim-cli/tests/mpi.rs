@@ -45,7 +45,7 @@ fn same_with_two_processes(name: &str, toml: &str) {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// NIC route dispersion across processes: probe answers and reassembly cross the
+/// NIC route dispersion across processes: probes, their replies and reassembly cross the
 /// process boundary. The Clos that flitsim-core's `tests/distributed.rs` splits over its
 /// in-process mailbox, here over Open MPI's transport.
 #[cfg(feature = "mpi")]

@@ -82,9 +82,10 @@ fn dispersion_is_deterministic_and_checked() {
     assert!(bad("selection = \"probing\"\nprobability = 2\n").contains("routing.probability"));
 }
 
-/// Probes are real one-flit packets: with check mode on (flit and credit conservation
-/// every cycle) every injected flit is a data flit (64 nodes x 6 messages x 32 packets x
-/// 16 flits) or a probe, and probes are not traffic: they are counted in no packet total.
+/// Probes and their replies are real one-flit packets: with check mode on (flit and
+/// credit conservation every cycle) every injected flit is a data flit (64 nodes x 6
+/// messages x 32 packets x 16 flits), a probe or a reply, every probe is answered by one
+/// reply, and neither is traffic: they are counted in no packet total.
 #[test]
 fn probes_are_one_flit_packets_outside_the_traffic() {
     let toml = clos(64, "probing", "{ type = \"random_bisection\", index = 1 }").replace("until_done = true\n", "until_done = true\ncheck = true\n");
@@ -92,7 +93,15 @@ fn probes_are_one_flit_packets_outside_the_traffic() {
     let d = r.dispersion.unwrap();
     assert!(d.probes > 0);
     let data_flits = 64 * 6 * 32 * 16;
-    assert_eq!(r.counters.flits_injected, data_flits + d.probes);
+    // The run ends only when no packet is left, probes and replies included.
+    assert_eq!(d.replies, d.probes, "{d:?}");
+    // The answer is a round trip: no shorter than a one-flit packet's zero-load latency
+    // between leaves (measured alone on the same network, every such route is two
+    // switch hops) out and back.
+    let alone = clos(64, "static", "{ type = \"random_bisection\", index = 1 }").replace("message = { bytes = 8192, mtu = 256, per_source = 6 }", "packet_size = 1\nload = 0.001\npackets_per_source = 1");
+    let one_way = run(&alone).stats.packet_latency.max;
+    assert!(d.answers > 0 && d.round_trip_cycles >= d.answers * 2 * one_way, "{d:?}, one way {one_way}");
+    assert_eq!(r.counters.flits_injected, data_flits + d.probes + d.replies);
     assert_eq!(r.counters.flits_ejected, r.counters.flits_injected);
     assert_eq!((r.counters.packets_created, r.counters.packets_delivered), (64 * 6 * 32, 64 * 6 * 32));
     assert!(d.probes_free <= d.probes && d.route_changes <= d.probes_free + d.forced);

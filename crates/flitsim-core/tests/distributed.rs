@@ -180,7 +180,7 @@ fn sicortex_retry_links_with_errors_and_a_failure_across_processes() {
 }
 
 /// Messages over a Clos with probing adaptive dispersion: reassembly totals gathered
-/// from every process, probe answers sent back across processes.
+/// from every process, probes and their replies crossing between processes.
 #[test]
 fn clos_messages_with_probing_dispersion_across_processes() {
     same_across_processes(

@@ -267,7 +267,7 @@ fn sicortex_retry_finite_workload_with_failures_stops_at_the_same_cycle() {
 
 /// A Clos of 16-port Myrinet-like crossbars streaming 8 KiB messages over a random
 /// bisection with NIC routing scheme `selection` (messages reassembled at receivers of
-/// every partition, probe answers handed back to sources in other partitions).
+/// every partition, probes and their replies crossing partitions as packets).
 fn clos_messages(selection: &str) -> String {
     format!(
         "seed = 11\n[topology]\ntype = \"clos\"\nradix = 16\nstages = 3\nnodes = 64\n\
@@ -289,6 +289,17 @@ fn clos_messages_with_probing_adaptive_dispersion() {
 #[test]
 fn clos_messages_with_adaptive_dispersion() {
     same_on_any_thread_count("clos + adaptive", &clos_messages("adaptive"));
+}
+
+/// Probing in windows of several cycles: 4-cycle links and a fixed measurement window
+/// (not `until_done`, which steps cycle by cycle), so partitions step 4 cycles between
+/// hand-overs while probes and replies cross between them.
+#[test]
+fn clos_probing_in_lookahead_windows() {
+    let toml = clos_messages("probing").replace("measure = 1000000\nuntil_done = true\n", "measure = 4000\ndrain_limit = 0\n").replace("[channel]\n", "[channel]\nlatency = 4\n");
+    let (one, _) = report(&toml, 1);
+    assert!(one["dispersion"]["replies"].as_u64().unwrap() > 10, "too few replies: {}", one["dispersion"]);
+    same_on_any_thread_count("clos + probing, windows", &toml);
 }
 
 /// Longer channels and credit wires: nothing a partition sends arrives within 4 cycles

@@ -26,8 +26,12 @@
 //! routing at the source switch (so the wait behind the NIC's own blocked data on the
 //! first link, which every route shares, does not count), is compared with the zero-load
 //! latency of the rest of its route: equal means no switch on the way held it, so the
-//! route is unused. The answer returns to the source after the route's zero-load latency
-//! (the reply is not simulated as a packet).
+//! route is unused. **The reply** ([`PROBE_REPLY_PHASE`]) carries that verdict back: a
+//! one-flit packet the destination NIC sends to the source ahead of its own next data
+//! packet, on its current route to the source, competing like the probe. The source
+//! takes the answer when the reply arrives, so the probing time is the round trip the
+//! paper describes (section 4.4.1: "the probing time is equivalent to a round-trip
+//! time"), waits behind the data packets being sent at both NICs included.
 //!
 //! Draws come from the NIC's own random stream, so results do not depend on the order
 //! NICs are stepped in.
@@ -82,11 +86,24 @@ impl DispersionParams {
 /// The `phase` field of a probe packet (never a traffic phase).
 pub const PROBE_PHASE: u32 = u32::MAX;
 
+/// The `phase` field of a probe's reply packet (never a traffic phase). The reply's
+/// `hop_start` is the probed route's number, its `seq` 1 if the probe found the route
+/// unused, else 0.
+pub const PROBE_REPLY_PHASE: u32 = u32::MAX - 1;
+
+/// Is `phase` a probe's or a reply's (control packets, not traffic)?
+#[inline]
+pub fn is_probing(phase: u32) -> bool {
+    phase >= PROBE_REPLY_PHASE
+}
+
 /// A probe on its way.
 #[derive(Clone, Copy, Debug)]
 struct Probe {
     route: u32,
-    /// Cycle its answer arrives (`u64::MAX` until the probe reached the destination).
+    /// Cycle it was queued at the NIC.
+    sent_at: u64,
+    /// Cycle its answer arrived (`u64::MAX` until the reply arrived).
     answer_at: u64,
     /// Found the route unused.
     free: bool,
@@ -123,6 +140,15 @@ pub struct DispersionCounters {
     pub route_changes: u64,
     /// Probes sent.
     pub probes: u64,
+    /// Replies sent (one per probe that reached its destination).
+    #[serde(default)]
+    pub replies: u64,
+    /// Probe answers the NICs took, and the sum of their round trips in cycles (from
+    /// queueing the probe to the reply's arrival): the probing time of section 4.4.1.
+    #[serde(default)]
+    pub answers: u64,
+    #[serde(default)]
+    pub round_trip_cycles: u64,
     /// Probes that found their route unused.
     pub probes_free: u64,
     /// Dispersions forced after `probe_limit` failed probes.
@@ -137,6 +163,9 @@ impl DispersionCounters {
         self.blocked_packets += o.blocked_packets;
         self.route_changes += o.route_changes;
         self.probes += o.probes;
+        self.replies += o.replies;
+        self.answers += o.answers;
+        self.round_trip_cycles += o.round_trip_cycles;
         self.probes_free += o.probes_free;
         self.forced += o.forced;
         self.last_change = self.last_change.max(o.last_change);
@@ -169,6 +198,8 @@ impl NicRoutes {
         let pair = self.pair(dst, initial);
         if let Some(probe) = pair.probe.filter(|q| q.answer_at <= now) {
             pair.probe = None;
+            c.answers += 1;
+            c.round_trip_cycles += probe.answer_at - probe.sent_at;
             if probe.free {
                 c.probes_free += 1;
                 if fires(rng, p.change) {
@@ -234,11 +265,16 @@ impl NicRoutes {
         Action::Keep
     }
 
-    /// A probe of route `route` to `dst` was sent.
-    pub fn probe_sent(&mut self, dst: u32, route: u32, c: &mut DispersionCounters) {
+    /// The current route to `dst`, if this NIC has sent to it.
+    pub fn current(&self, dst: u32) -> Option<u32> {
+        self.pairs.iter().find(|q| q.dst == dst).map(|q| q.route)
+    }
+
+    /// A probe of route `route` to `dst` was queued at cycle `now`.
+    pub fn probe_sent(&mut self, dst: u32, route: u32, now: u64, c: &mut DispersionCounters) {
         c.probes += 1;
         if let Some(pair) = self.pairs.iter_mut().find(|q| q.dst == dst) {
-            pair.probe = Some(Probe { route, answer_at: u64::MAX, free: false });
+            pair.probe = Some(Probe { route, sent_at: now, answer_at: u64::MAX, free: false });
         }
     }
 
@@ -306,7 +342,7 @@ mod tests {
         // A blocked packet probes; the probe finds the route busy: no change.
         let Action::Probe(a) = nic.sent(5, true, 0, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
         assert_ne!(a, 1);
-        nic.probe_sent(5, a, &mut c);
+        nic.probe_sent(5, a, 0, &mut c);
         nic.probe_answer(5, a, false, 10);
         // While the probe is out no other is sent; before the answer the route holds.
         assert_eq!(nic.sent(5, true, 1, &p, 8, &mut rng, &mut c), Action::Keep);
@@ -314,7 +350,7 @@ mod tests {
         assert_eq!(nic.route(5, 1, 10, &p, 8, &mut rng, &mut c), 1);
         // A second busy probe reaches the limit of 2: forced dispersion to it.
         let Action::Probe(b) = nic.sent(5, true, 11, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
-        nic.probe_sent(5, b, &mut c);
+        nic.probe_sent(5, b, 11, &mut c);
         nic.probe_answer(5, b, false, 21);
         assert_eq!(nic.route(5, 1, 21, &p, 8, &mut rng, &mut c), b);
         assert_eq!((c.probes, c.probes_free, c.forced), (2, 0, 1));
@@ -322,12 +358,14 @@ mod tests {
         // is tolerated, the next probes; a free probe switches.
         assert_eq!(nic.sent(5, true, 22, &p, 8, &mut rng, &mut c), Action::Keep);
         let Action::Probe(d) = nic.sent(5, true, 23, &p, 8, &mut rng, &mut c) else { panic!("no probe") };
-        nic.probe_sent(5, d, &mut c);
+        nic.probe_sent(5, d, 23, &mut c);
         // An answer for another route (a stale probe) is ignored.
         nic.probe_answer(5, d + 1, false, 24);
         nic.probe_answer(5, d, true, 27);
         assert_eq!(nic.route(5, 1, 27, &p, 8, &mut rng, &mut c), d);
         assert_eq!(c.probes_free, 1);
+        // Three answers taken, round trips 10 - 0, 21 - 11 and 27 - 23.
+        assert_eq!((c.answers, c.round_trip_cycles), (3, 24));
     }
 
     #[test]

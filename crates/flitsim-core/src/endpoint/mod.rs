@@ -115,25 +115,12 @@ pub struct Endpoints {
     probe_timing: (u64, u64, u64),
     /// Probes that reached their destination this cycle (reused buffer).
     probe_arrivals: Vec<ProbeArrival>,
-    /// Answers of this cycle for sources of other partitions.
-    pub probes_out: Vec<ProbeAnswer>,
     /// The endpoints this structure steps, `[lo, hi)`: all, or one partition's
     /// ([`crate::sim::parallel`]); the others' state stays here unused.
     own: (u32, u32),
     /// Refused packets of endpoints stepped by other processes, added at the end of a
     /// run across processes ([`Endpoints::add_totals`]).
     unroutable_elsewhere: (u64, u64),
-}
-
-/// A probe's answer for a source another partition steps (the partitioned engine hands
-/// it over after the cycle; it is used `zero_load` cycles later, so in time).
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ProbeAnswer {
-    src: u32,
-    dst: u32,
-    route: u32,
-    free: bool,
-    at: u64,
 }
 
 /// A probe packet reached its destination.
@@ -203,7 +190,6 @@ impl Endpoints {
             dispersion: dispersion::DispersionCounters::default(),
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
-            probes_out: Vec::new(),
             own: (0, n),
             unroutable_elsewhere: (0, 0),
         }
@@ -213,8 +199,7 @@ impl Endpoints {
     /// of which `start` from the NIC to its routing at the source switch. A probe timed
     /// from that routing to its arrival at more than the rest met another packet on its
     /// route (the wait behind the NIC's own data at the source switch, which every route
-    /// shares, does not count); its answer returns to the source after a zero-load
-    /// latency.
+    /// shares, does not count); the verdict returns to the source in a reply packet.
     pub fn set_probe_timing(&mut self, base: u64, per_hop: u64, start: u64) {
         self.probe_timing = (base, per_hop, start);
     }
@@ -251,14 +236,6 @@ impl Endpoints {
         &self.nics[self.own.0 as usize..self.own.1 as usize]
     }
 
-    /// Answers another partition's endpoints sent to sources of this one.
-    pub fn receive_probe_answers(&mut self, answers: &[ProbeAnswer]) {
-        for a in answers {
-            if (self.own.0..self.own.1).contains(&a.src) {
-                self.nics[a.src as usize].routes.probe_answer(a.dst, a.route, a.free, a.at);
-            }
-        }
-    }
 
     /// Message reassembly and dispersion totals of this partition's endpoints (at the
     /// end of a partitioned run).
@@ -323,7 +300,7 @@ impl Endpoints {
         };
         let timing = self.probe_timing;
         let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
-        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, probes_out, .. } = self;
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
         for (i, (nic, credits)) in nics[lo..hi].iter_mut().zip(credits[lo * vcs..hi * vcs].chunks_exact_mut(vcs)).enumerate() {
             let e = lo + i;
             let ctx = (now, phase, workload, sending, throttle);
@@ -332,17 +309,20 @@ impl Endpoints {
                 d.after_step(e as u32, nic, now, packets, dispersion);
             }
         }
-        // Probe verdicts: unused if the probe met no other packet (zero-load latency);
-        // the answer reaches the source one zero-load latency later.
-        for a in probe_arrivals.drain(..) {
-            let zero_load = timing.0 + timing.1 * a.hops as u64;
-            let free = a.latency.saturating_add(timing.2) <= zero_load;
-            if (lo..hi).contains(&(a.src as usize)) {
-                nics[a.src as usize].routes.probe_answer(a.dst, a.route, free, a.now + zero_load);
-            } else {
-                // (Answers of one source concern different destinations: their order
-                // does not matter.)
-                probes_out.push(ProbeAnswer { src: a.src, dst: a.dst, route: a.route, free, at: a.now + zero_load });
+        // Probe verdicts: unused if the probe met no other packet (zero-load latency).
+        // The destination NIC (this partition's: the probe arrived there) replies with
+        // a one-flit packet on its own route to the source, ahead of its next data
+        // packet (after the one it is sending, if any).
+        if let Some(d) = &disp {
+            for a in probe_arrivals.drain(..) {
+                let zero_load = timing.0 + timing.1 * a.hops as u64;
+                let free = a.latency.saturating_add(timing.2) <= zero_load;
+                let nic = &mut nics[a.dst as usize];
+                let r = nic.routes.current(a.src).unwrap_or_else(|| d.routing.route_index(a.dst, a.src, 0) as u32);
+                let route = d.routing.route_string_at(a.dst, a.src, r as u64);
+                let reply = packets.alloc(Packet { src: a.dst, dst: a.src, size: 1, hops: 0, create: a.now, inject: 0, measured: false, phase: dispersion::PROBE_REPLY_PHASE, seq: free as u32, age: 0, hop_start: a.route, route });
+                nic.queue.insert(usize::from(nic.sent > 0).min(nic.queue.len()), reply);
+                dispersion.replies += 1;
             }
         }
     }
@@ -419,7 +399,12 @@ impl Endpoints {
             let pk = *packets.get(f.pid);
             ctr.flits_ejected += 1;
             ctr.last_progress = now;
-            if pk.phase == dispersion::PROBE_PHASE {
+            if pk.phase == dispersion::PROBE_REPLY_PHASE {
+                // A reply to one of this NIC's probes: the verdict on the probed route
+                // (`hop_start`) to the replying node.
+                nic.routes.probe_answer(pk.src, pk.hop_start, pk.seq != 0, now);
+                packets.release(f.pid);
+            } else if pk.phase == dispersion::PROBE_PHASE {
                 // A probe (one flit): not traffic; its verdict goes back to the source.
                 // Timed from its routing at the source switch (cycle mod 2^16 in `age`).
                 let routed = if now - pk.inject >= 1 << 16 { u64::MAX } else { (now as u16).wrapping_sub(pk.age) as u64 };
@@ -539,7 +524,7 @@ impl Disperse<'_> {
         if let Some(pid) = nic.started.take() {
             let pk = packets.get(pid);
             let dst = pk.dst;
-            if pk.phase != dispersion::PROBE_PHASE && dst != e {
+            if !dispersion::is_probing(pk.phase) && dst != e {
                 let count = self.routing.route_count(e, dst);
                 let initial = self.routing.route_index(e, dst, 0) as u32;
                 let r = nic.routes.route(dst, initial, now, self.params, count, &mut nic.rng, c);
@@ -548,7 +533,7 @@ impl Disperse<'_> {
         }
         if let Some((pid, blocked)) = nic.finished.take() {
             let pk = *packets.get(pid);
-            if pk.phase == dispersion::PROBE_PHASE {
+            if dispersion::is_probing(pk.phase) {
                 return;
             }
             let count = self.routing.route_count(e, pk.dst);
@@ -558,7 +543,7 @@ impl Disperse<'_> {
                 let route = self.routing.route_string_at(e, pk.dst, r as u64);
                 let probe = packets.alloc(Packet { src: e, dst: pk.dst, size: 1, hops: 0, create: now, inject: 0, measured: false, phase: dispersion::PROBE_PHASE, seq: 0, age: 0, hop_start: r, route });
                 nic.queue.push_front(probe);
-                nic.routes.probe_sent(pk.dst, r, c);
+                nic.routes.probe_sent(pk.dst, r, now, c);
             }
         }
     }

@@ -85,8 +85,6 @@ pub struct Crossings {
     /// Crosspoint switches with link-level retry: what this partition's switches did to
     /// retry links into or out of other partitions this cycle.
     pub retry: Vec<crate::router::crosspoint::RetryEvent>,
-    /// NIC dispersion: probe answers for sources of other partitions.
-    pub probes: Vec<crate::endpoint::ProbeAnswer>,
     /// Metapacket flits (the congestion estimate gathered in-band) for routers of other
     /// partitions.
     pub meta: Vec<MetaCross>,
@@ -118,7 +116,7 @@ impl Crossings {
 
     /// Nothing waiting to be handed over?
     pub fn is_empty(&self) -> bool {
-        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none() && self.retry.is_empty() && self.probes.is_empty() && self.meta.is_empty()
+        self.flits.is_empty() && self.credits.is_empty() && self.token.is_none() && self.retry.is_empty() && self.meta.is_empty()
     }
 
     /// Flit `entry` leaves on `ring` for a router of another partition (row `row`,
@@ -153,7 +151,6 @@ impl Crossings {
         spare.credits.clear();
         spare.token = None;
         spare.retry.clear();
-        spare.probes.clear();
         spare.meta.clear();
         spare.xlate = std::mem::take(&mut self.xlate);
         std::mem::replace(self, spare)

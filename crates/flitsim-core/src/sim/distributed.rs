@@ -20,8 +20,7 @@
 //! counts of full buffers (a reduction in the cycles it samples), so every process
 //! throttles its sources alike. Disha's token state travels with the outbox of the
 //! process that decided it ([`crate::router::central::disha`]), and so do the events of
-//! retry links whose ends are in two processes, the probe answers of NIC dispersion, and
-//! metapackets' sums and finished rounds (every process's controller sees all rounds).
+//! retry links whose ends are in two processes, and metapackets' sums and finished rounds (every process's controller sees all rounds).
 //! So every process takes the same branch in the same cycle. At the end process 0
 //! gathers the other processes' collectors, endpoint totals (message reassembly,
 //! dispersion counts), router performance and event counters and retry-link totals,
@@ -40,7 +39,7 @@ use super::peers::Peers;
 use crate::config::Spec;
 use crate::endpoint::Endpoints;
 use crate::link::Channels;
-use crate::endpoint::{ProbeAnswer, Throttle};
+use crate::endpoint::Throttle;
 use crate::router::central::disha::Token;
 use crate::congestion::metapacket::{Completion, MetaReport};
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings, MetaCross};
@@ -57,7 +56,6 @@ struct WireOut<'a> {
     credits: &'a [CrossCredit],
     token: Option<Token>,
     retry: &'a [RetryEvent],
-    probes: &'a [ProbeAnswer],
     meta: &'a [MetaCross],
     /// Metapacket rounds finished here this cycle.
     done: &'a [Completion],
@@ -73,7 +71,6 @@ struct WireIn {
     credits: Vec<CrossCredit>,
     token: Option<Token>,
     retry: Vec<RetryEvent>,
-    probes: Vec<ProbeAnswer>,
     meta: Vec<MetaCross>,
     done: Vec<Completion>,
     counts: [u64; 11],
@@ -164,7 +161,7 @@ impl Distributed {
     ) -> (Counters, u64) {
         let mut made = PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step_cycles(now, k, spec, throttle);
         let mine = made;
-        let outbox = take_outbox(routers, endpoints, std::mem::take(&mut self.spare));
+        let outbox = take_outbox(routers, std::mem::take(&mut self.spare));
         // Rounds finished here go to every process (each controller sees them all).
         let mut done = std::mem::take(&mut self.done);
         done.clear();
@@ -175,7 +172,7 @@ impl Distributed {
         }
         self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, probes: &outbox.probes, meta: &outbox.meta, done: &done, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
+        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, meta: &outbox.meta, done: &done, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
         self.peers.exchange(&self.out, &mut self.inbox);
         let rank = self.peers.rank();
         for (k, bytes) in self.inbox.iter().enumerate() {
@@ -194,12 +191,12 @@ impl Distributed {
                 *a = (*a).max(b);
             }
             made += w.made;
-            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.probes.is_empty() && w.meta.is_empty() {
+            if w.flits.is_empty() && w.credits.is_empty() && w.token.is_none() && w.retry.is_empty() && w.meta.is_empty() {
                 continue;
             }
-            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, probes: w.probes, meta: w.meta, xlate: Vec::new() };
+            let b = Crossings { flits: w.flits, credits: w.credits, token: w.token, retry: w.retry, meta: w.meta, xlate: Vec::new() };
             self.crossed += b.flits_crossing();
-            receive_outbox(routers, endpoints, &b, channels, packets);
+            receive_outbox(routers, &b, channels, packets);
         }
         self.spare = outbox;
         self.done = done;

@@ -35,7 +35,6 @@
 //! that decides a capture or release in a cycle hands the new state over with its
 //! outbox ([`crate::router::central::disha`]). A retry link whose ends are in different
 //! partitions is held and stepped by both ([`crate::router::crosspoint`]'s `crossing`).
-//! A probe's answer for a source of another partition goes in the outbox too.
 //!
 //! What is partitioned: every router microarchitecture (input-queued with its arrival
 //! calendar, buffered-crossbar with its age clocks and performance counters,
@@ -251,15 +250,15 @@ impl Parallel {
         // are still pending, step this window, and take its outbox.
         let last = if *pending { &boxes[..] } else { &[][..] };
         let step = |p: &mut Part| {
-            receive_all(last, p.index, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
+            receive_all(last, p.index, &mut p.routers, &mut p.channels, &mut p.packets);
             let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
             p.made = m.step_cycles(now, k, spec, throttle);
-            p.outbox = take_outbox(&mut p.routers, &mut p.endpoints, std::mem::take(&mut p.outbox));
+            p.outbox = take_outbox(&mut p.routers, std::mem::take(&mut p.outbox));
         };
         let made = team.run(parts, &step, || {
-            receive_all(last, 0, first.routers, first.endpoints, first.channels, first.packets);
+            receive_all(last, 0, first.routers, first.channels, first.packets);
             let made = first.step_cycles(now, k, spec, throttle);
-            *outbox0 = take_outbox(first.routers, first.endpoints, std::mem::take(outbox0));
+            *outbox0 = take_outbox(first.routers, std::mem::take(outbox0));
             made
         });
         std::mem::swap(&mut boxes[0], outbox0);
@@ -269,7 +268,7 @@ impl Parallel {
         *crossed += boxes.iter().map(Crossings::flits_crossing).sum::<u64>();
         *pending = boxes.iter().any(|b| !b.is_empty());
         if !*defer && std::mem::take(pending) {
-            hand_over(team, parts, boxes, first.routers, first.channels, first.endpoints, first.packets);
+            hand_over(team, parts, boxes, first.routers, first.channels, first.packets);
         }
         totals(first.counters, parts, made)
     }
@@ -278,12 +277,12 @@ impl Parallel {
     /// partition receives them on its own thread). The engine does this before it
     /// reads any partition's state between windows; [`Parallel::step`] does it at the
     /// start of the next window otherwise (one meeting of the threads per window).
-    pub fn settle(&mut self, routers: &mut Routers, channels: &mut Channels, endpoints: &mut Endpoints, packets: &mut PacketArena) {
+    pub fn settle(&mut self, routers: &mut Routers, channels: &mut Channels, packets: &mut PacketArena) {
         if let (Some(pipe), Some(last)) = (&mut self.pipe, self.last) {
             if !pipe.is_settled(last) {
                 let pipe_ref = &*pipe;
-                let receive = |p: &mut Part| pipe_ref.settle_job(p.index, last, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
-                self.team.run(&mut self.parts, &receive, || pipe_ref.settle_job(0, last, routers, endpoints, channels, packets));
+                let receive = |p: &mut Part| pipe_ref.settle_job(p.index, last, &mut p.routers, &mut p.channels, &mut p.packets);
+                self.team.run(&mut self.parts, &receive, || pipe_ref.settle_job(0, last, routers, channels, packets));
                 pipe.mark_settled(last);
             }
             return;
@@ -291,7 +290,7 @@ impl Parallel {
         if !std::mem::take(&mut self.pending) {
             return;
         }
-        hand_over(&self.team, &mut self.parts, &self.boxes, routers, channels, endpoints, packets);
+        hand_over(&self.team, &mut self.parts, &self.boxes, routers, channels, packets);
     }
 
     /// The congestion estimate's count of full (or occupied) VC buffers in the
@@ -439,33 +438,29 @@ pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
     }
 }
 
-/// A partition's outbox of this cycle: its routers' crossings and its endpoints' probe
-/// answers for other partitions.
-pub(super) fn take_outbox(r: &mut Routers, e: &mut Endpoints, spare: Crossings) -> Crossings {
-    let mut b = take_crossings(r, spare);
-    std::mem::swap(&mut b.probes, &mut e.probes_out);
-    b
+/// A partition's outbox of this cycle: its routers' crossings.
+pub(super) fn take_outbox(r: &mut Routers, spare: Crossings) -> Crossings {
+    take_crossings(r, spare)
 }
 
 /// Every partition, on its own thread, receives the outboxes `boxes` of the others.
-fn hand_over(team: &super::team::Team, parts: &mut [Part], boxes: &[Crossings], routers: &mut Routers, channels: &mut Channels, endpoints: &mut Endpoints, packets: &mut PacketArena) {
-    let receive = |p: &mut Part| receive_all(boxes, p.index, &mut p.routers, &mut p.endpoints, &mut p.channels, &mut p.packets);
-    team.run(parts, &receive, || receive_all(boxes, 0, routers, endpoints, channels, packets));
+fn hand_over(team: &super::team::Team, parts: &mut [Part], boxes: &[Crossings], routers: &mut Routers, channels: &mut Channels, packets: &mut PacketArena) {
+    let receive = |p: &mut Part| receive_all(boxes, p.index, &mut p.routers, &mut p.channels, &mut p.packets);
+    team.run(parts, &receive, || receive_all(boxes, 0, routers, channels, packets));
 }
 
 /// Receive, in partition order, the outboxes `boxes` of every partition but `own`.
-fn receive_all(boxes: &[Crossings], own: usize, r: &mut Routers, e: &mut Endpoints, ch: &mut Channels, packets: &mut PacketArena) {
+fn receive_all(boxes: &[Crossings], own: usize, r: &mut Routers, ch: &mut Channels, packets: &mut PacketArena) {
     for (j, b) in boxes.iter().enumerate() {
         if j != own && !b.is_empty() {
-            receive_outbox(r, e, b, ch, packets);
+            receive_outbox(r, b, ch, packets);
         }
     }
 }
 
 /// Receive another partition's outbox ([`take_outbox`]).
-pub(super) fn receive_outbox(r: &mut Routers, e: &mut Endpoints, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
+pub(super) fn receive_outbox(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
     receive_crossings(r, b, ch, packets);
-    e.receive_probe_answers(&b.probes);
 }
 
 /// Receive another partition's outbox.

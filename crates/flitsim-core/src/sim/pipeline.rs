@@ -50,7 +50,6 @@ use crossbeam_utils::CachePadded;
 
 use super::parallel::{receive_outbox, take_outbox, PartMut};
 use crate::config::Spec;
-use crate::endpoint::Endpoints;
 use crate::link::Channels;
 use crate::router::crossing::{Crossings, Which};
 use crate::router::Routers;
@@ -153,7 +152,7 @@ impl Mailboxes {
     }
 
     /// Receive, in partition order, every other partition's outbox of cycle `c`.
-    fn receive(&self, own: usize, c: u64, r: &mut Routers, e: &mut Endpoints, ch: &mut Channels, packets: &mut PacketArena) {
+    fn receive(&self, own: usize, c: u64, r: &mut Routers, ch: &mut Channels, packets: &mut PacketArena) {
         for (j, b) in self.boxes.iter().enumerate() {
             if j == own {
                 continue;
@@ -162,7 +161,7 @@ impl Mailboxes {
             // the slot of `c + 2` only after this partition finished `c + 1`).
             let outbox = unsafe { &*b.slots[(c & 1) as usize].get() };
             if !outbox.is_empty() {
-                receive_outbox(r, e, outbox, ch, packets);
+                receive_outbox(r, outbox, ch, packets);
             }
         }
     }
@@ -175,7 +174,7 @@ impl Mailboxes {
         // received this slot's outbox of `t - 2` and none reads it again.
         let slot = unsafe { &mut *b.slots[(t & 1) as usize].get() };
         let spare = std::mem::take(slot);
-        *slot = take_outbox(p.routers, p.endpoints, spare);
+        *slot = take_outbox(p.routers, spare);
         let n = slot.flits_crossing();
         if n != 0 {
             b.crossed.store(b.crossed.load(Ordering::Relaxed) + n, Ordering::Relaxed);
@@ -213,7 +212,7 @@ impl Mailboxes {
                 let slot = self.boxes[own].slots[(t & 1) as usize].get();
                 crate::router::prefetch_bytes(slot as *const u8, std::mem::size_of::<Crossings>(), true);
                 if self.settled != Some(c) {
-                    self.receive(own, c, p.routers, p.endpoints, p.channels, p.packets);
+                    self.receive(own, c, p.routers, p.channels, p.packets);
                 }
             }
             p.routers.step(Which::Boundary, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
@@ -227,9 +226,9 @@ impl Mailboxes {
 
     /// Before the engine reads the partitions' state after cycle `last`: partition
     /// `own` receives the other partitions' outboxes of `last` (unless done already).
-    pub fn settle_job(&self, own: usize, last: u64, r: &mut Routers, e: &mut Endpoints, ch: &mut Channels, packets: &mut PacketArena) {
+    pub fn settle_job(&self, own: usize, last: u64, r: &mut Routers, ch: &mut Channels, packets: &mut PacketArena) {
         if self.settled != Some(last) {
-            self.receive(own, last, r, e, ch, packets);
+            self.receive(own, last, r, ch, packets);
         }
     }
 

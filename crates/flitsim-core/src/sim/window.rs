@@ -22,8 +22,9 @@
 //! cycle at a time. Networks with mechanisms read or decided
 //! every cycle across partitions have a lookahead of 1: throttling and ALO (the
 //! congestion controller's decision), Disha's token, retry links (both ends' copies take
-//! each other's events before the next cycle), links or nodes failing during the run
-//! (the sources' routes change at a cycle), and NIC dispersion (probe answers).
+//! each other's events before the next cycle), and links or nodes failing during the
+//! run (the sources' routes change at a cycle). NIC dispersion does not need it: its
+//! probes and their replies are packets, crossing partitions as flits.
 
 use super::Simulation;
 use crate::config::Spec;
@@ -41,7 +42,6 @@ pub(super) fn lookahead(spec: &Spec, routers: &Routers, channels: &Channels) -> 
     if !matches!(routers, Routers::Iq(_) | Routers::Buffered(_))
         || cfg.congestion.policy != crate::congestion::Policy::None
         || !spec.timed_failures.is_empty()
-        || matches!(&spec.routing, crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some())
     {
         return 1;
     }
@@ -82,7 +82,7 @@ impl Simulation {
     /// partitions between cycles.
     pub(super) fn settle(&mut self) {
         if let Some(p) = &mut self.parallel {
-            p.settle(&mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets);
+            p.settle(&mut self.routers, &mut self.channels, &mut self.packets);
         }
     }
 

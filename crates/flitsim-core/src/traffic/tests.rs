@@ -499,7 +499,7 @@ fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
 #[test]
 fn registry_lists_every_pattern_and_injection() {
     let names: Vec<_> = REGISTRY.iter().map(|e| (e.family, e.name)).collect();
-    assert_eq!(names.len(), 20);
+    assert_eq!(names.len(), 21);
     for e in REGISTRY {
         let table = match e.family {
             "pattern" => format!("[traffic.pattern]\ntype = \"{}\"", e.name),
