@@ -136,6 +136,30 @@ for pat, label in [("uniform", "uniform"), ("matrix_transpose", "transpose (27 x
         "paper sections 2 and 5: the pin budget gives 3 ports per node; higher bisection width 'translates into better bisection bandwidth', key to matrix transpose")
     rows[-1]["relative_to"] = [p, SAT]
     rows[-1]["relative_config"] = "compare-torus.toml"
+# The same torus at the Kautz fabric's pin budget: 6 links of half the width (4-byte
+# flits, section 2's fixed pins per node), so the same packets are 16 flits, buffers
+# hold the same bytes (128 flits per VC), and a load in 8-byte flits is twice that in
+# 4-byte flits. The ratios convert the torus's flits to 8-byte ones (relative_scale 0.5)
+# and compare bytes.
+HALF = ["traffic.packet_size=16", "router.buffer_depth=128"]
+# Low load for latency: 0.02 8-byte flits/node/cycle (0.04 of the torus's 4-byte flits),
+# below the equal-cost torus's saturation for every pattern (transpose: 0.097 of its
+# 4-byte flits, so the 0.05 of the equal-link rows would saturate it).
+LOW1, LOW2 = "traffic.load=0.02", "traffic.load=0.04"
+for pat, label in [("uniform", "uniform"), ("matrix_transpose", "transpose (27 x 36)"), ("complement", "complement (N-1-s)")]:
+    p = f"traffic.pattern.type={pat}"
+    row(f"Kautz vs equal-cost torus, {label}: torus of half-width links, saturation (4-byte flits/node/cycle)", "compare-torus.toml", [p, SAT] + HALF, "stats.accepted.mean", None, source="not in the paper (section 2: a fixed pin budget per node)")
+    row(f"Kautz vs equal-cost torus, {label}: torus of half-width links, low-load (0.04) mean packet latency (cycles)", "compare-torus.toml", [p, LOW2] + HALF, "stats.packet_latency.mean", None, source="not in the paper (the bytes per cycle of 0.02 8-byte flits)")
+    row(f"Kautz vs equal-cost torus, {label}: Kautz low-load (0.02) mean packet latency (cycles)", "compare-kautz.toml", [p, LOW1], "stats.packet_latency.mean", None, source="not in the paper")
+    row(f"Kautz vs equal-cost torus, {label}: Kautz / torus saturation throughput in bytes", "compare-kautz.toml", [p, SAT], "stats.accepted.mean", 1.0, "at_least", 0,
+        "paper sections 2 and 5: at a fixed pin budget the degree-3 switch gets wider links; higher bisection width 'translates into better bisection bandwidth'")
+    rows[-1]["relative_to"] = [p, SAT] + HALF
+    rows[-1]["relative_config"] = "compare-torus.toml"
+    rows[-1]["relative_scale"] = 0.5
+    row(f"Kautz vs equal-cost torus, {label}: Kautz / torus low-load latency", "compare-kautz.toml", [p, LOW1], "stats.packet_latency.mean", 1.0, "at_most", 0,
+        "paper section 5: low diameter and a simpler switch; at equal pins the torus also serializes each packet over half-width links")
+    rows[-1]["relative_to"] = [p, LOW2] + HALF
+    rows[-1]["relative_config"] = "compare-torus.toml"
 row("Kautz vs torus, uniform: Kautz / torus mean hops", "compare-kautz.toml", ["traffic.pattern.type=uniform", LOW], "stats.avg_hops", 1.0, "at_most", 0,
     "paper section 5 and Table 1: diameter 6 vs 15 at 972 nodes (logarithmic vs cube root)")
 rows[-1]["relative_to"] = ["traffic.pattern.type=uniform", LOW]
@@ -159,7 +183,7 @@ lines = ['title = "The SiCortex fabric: Kautz topology (Godiwala, Leonard & Reil
          '3-D torus under uniform, transpose and complement traffic. See README.md.', '"""', '']
 for r in rows:
     lines.append("[[row]]")
-    for key in ['name', 'config', 'set', 'metric', 'divide_by', 'scale', 'over', 'relative_config', 'relative_to', 'reference', 'tolerance', 'compare', 'source']:
+    for key in ['name', 'config', 'set', 'metric', 'divide_by', 'scale', 'over', 'relative_config', 'relative_to', 'relative_scale', 'reference', 'tolerance', 'compare', 'source']:
         if key not in r or (key == 'reference' and r[key] is None) or (key == 'tolerance' and r['compare'] == 'report'):
             continue
         lines.append(f"{key} = {q(r[key])}")

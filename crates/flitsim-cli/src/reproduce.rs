@@ -4,10 +4,12 @@
 //! A study is `experiments/NAME/experiment.toml`: a title, a description and `[[row]]`s.
 //! Each row names a config file (relative to the study folder) plus `set` overrides, a
 //! `metric` (a dotted path into the run's JSON report, e.g. `stats.accepted.mean` or
-//! `stats.per_source.values[6]`), an optional `divide_by` path, the `reference` value
+//! `stats.per_source.values[6]`), an optional `divide_by` path and `scale` factor (a
+//! unit conversion), the `reference` value
 //! with its `source`, and how to compare (`within` +- tolerance, `at_most`, `at_least`).
 //! A row with `relative_to` (a baseline's overrides) compares the ratio of its metric to
-//! the baseline run's, for results the papers state relative to a baseline.
+//! the baseline run's (times `relative_scale`, when the two configs count different
+//! units), for results the papers state relative to a baseline.
 //! Rows that share a config and overrides share one run; runs go in parallel. A run that
 //! deadlocks is a result: its report is `deadlock.found = true` (with `deadlock.cycle`
 //! and, for a fault set, the route check under `faults`), and a successful run has
@@ -72,6 +74,11 @@ struct Row {
     /// The baseline's config, when it is not the row's (e.g. a torus beside a Kautz graph).
     #[serde(default)]
     relative_config: Option<String>,
+    /// A constant the baseline's value is multiplied by before the ratio: the unit
+    /// conversion between two configs whose metrics count different units (e.g. flits
+    /// of 4 bytes against flits of 8: 0.5).
+    #[serde(default)]
+    relative_scale: Option<f64>,
     /// The reference number; may be left out for a `report` row whose paper value exists
     /// only as a curve in a figure (printed as "-").
     #[serde(default)]
@@ -283,8 +290,11 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             }
             Ok(got * r.scale.unwrap_or(1.0))
         };
+        if r.relative_scale.is_some() && r.relative_to.is_none() {
+            return Err(format!("row {:?}: relative_scale scales the baseline of relative_to, which the row does not have", r.name));
+        }
         let base = match &r.relative_to {
-            Some(b) => Some(value(r.relative_config.as_ref().unwrap_or(&r.config), b)?),
+            Some(b) => Some(value(r.relative_config.as_ref().unwrap_or(&r.config), b)? * r.relative_scale.unwrap_or(1.0)),
             None => None,
         };
         let values: Vec<f64> = r

@@ -405,3 +405,32 @@ fn routes_check_proves_datelines_and_finds_the_ring_cycle() {
     assert!(err.contains("--from") || err.contains("required"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A study's row arithmetic on numbers known in advance: the offered load echoed in the
+/// report (`config.traffic.load`), scaled (`scale`), as a ratio to a baseline whose value
+/// is scaled too (`relative_scale`); `relative_scale` without a baseline is refused.
+#[test]
+fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
+    let root = std::env::temp_dir().join(format!("flitsim-rows-{}", std::process::id()));
+    let study = root.join("arith");
+    std::fs::create_dir_all(&study).unwrap();
+    std::fs::write(study.join("net.toml"), "[topology]\ntype = \"crossbar\"\nports = 2\n[sim]\nwarmup = 10\nmeasure = 20\n").unwrap();
+    let row = |name: &str, extra: &str| {
+        format!("[[row]]\nname = \"{name}\"\nconfig = \"net.toml\"\nset = ['traffic.load=0.2']\nmetric = \"config.traffic.load\"\nsource = \"by hand\"\n{extra}\n")
+    };
+    let rows = [
+        // 0.2 x 10 = 2.
+        row("scaled", "scale = 10.0\nreference = 2.0\ntolerance = 1e-9"),
+        // 0.2 / (0.1 x 4) = 0.5; `scale` cancels in the ratio.
+        row("ratio", "scale = 3.0\nrelative_to = ['traffic.load=0.1']\nrelative_scale = 4.0\nreference = 0.5\ntolerance = 1e-9"),
+    ];
+    std::fs::write(study.join("experiment.toml"), format!("title = \"arithmetic\"\n{}", rows.concat())).unwrap();
+    let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 of 2 judged rows pass"), "{out}");
+    std::fs::write(study.join("experiment.toml"), format!("title = \"arithmetic\"\n{}", row("orphan", "relative_scale = 2.0\nreference = 1.0"))).unwrap();
+    let (code, _, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("relative_scale") && err.contains("orphan"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
