@@ -15,9 +15,12 @@
 //! * **Probing adaptive** (4.3): instead of changing blindly, the NIC probes a random
 //!   alternate route and switches (with the dispersion probability) only if the probe
 //!   found it unused; a probe that found it in use makes the next blocked packet probe
-//!   another. After `probe_limit` failed probes in a row (the local optimum of 4.4.2) it
-//!   disperses anyway, and its threshold is doubled until its next change ("temporarily
-//!   elevating the dispersion threshold following such forced dispersion").
+//!   another. Once every other route has failed a probe twice since the last change
+//!   (section 4.3: "until all possible routes have been probed multiple times"; or after
+//!   `probe_limit` failed probes, if given) it is at the local optimum of 4.4.2: it
+//!   disperses anyway, to the route of the last failed probe, and its threshold is
+//!   doubled until its next change ("temporarily elevating the dispersion threshold
+//!   following such forced dispersion").
 //!
 //! **The probe** is a light packet, one flit, that the NIC sends along the alternate route
 //! ahead of its next data packet ([`PROBE_PHASE`] marks it; it is not traffic: it counts
@@ -51,9 +54,17 @@ pub struct DispersionParams {
     /// Probability of changing route on sensing contention, as a [`threshold`] of the
     /// RNG.
     pub change: u64,
-    /// Failed probes in a row before a forced dispersion.
+    /// Failed probes in a row before a forced dispersion; 0: once every other route
+    /// failed twice ([`MAX_TRACKED_ROUTES`] routes at most; beyond, twice the count).
     pub probe_limit: u32,
 }
+
+/// Most routes per pair whose failed probes are tracked one by one (the default forced
+/// dispersion); pairs with more routes force after twice their route count.
+pub const MAX_TRACKED_ROUTES: u32 = 256;
+
+/// A set of route numbers below [`MAX_TRACKED_ROUTES`].
+type RouteSet = [u64; (MAX_TRACKED_ROUTES / 64) as usize];
 
 /// The `[routing]` fields of the dispersive schemes, as given (defined and documented in
 /// [`crate::routing::RoutingConfig::Updown`]).
@@ -64,8 +75,8 @@ pub struct DispersionConfig {
     /// Probability in [0, 1] of changing route on sensing contention. Default 0.5
     /// (adaptive), 1 (probing).
     pub probability: Option<f64>,
-    /// Probing: failed probes in a row before a forced dispersion, >= 1. Default: twice
-    /// the pair's route count.
+    /// Probing: failed probes in a row before a forced dispersion, >= 1. Default: once
+    /// every other route has failed twice.
     pub probe_limit: Option<u32>,
 }
 
@@ -116,6 +127,9 @@ struct Pair {
     route: u32,
     blocked: u32,
     failed_probes: u32,
+    /// Routes whose probe failed once, and twice or more, since the last change.
+    failed_once: RouteSet,
+    failed_twice: RouteSet,
     /// Threshold doubled after a forced dispersion, until the next change.
     elevated: bool,
     probe: Option<Probe>,
@@ -183,7 +197,7 @@ impl NicRoutes {
         let i = match self.pairs.iter().position(|p| p.dst == dst) {
             Some(i) => i,
             None => {
-                self.pairs.push(Pair { dst, route: initial, blocked: 0, failed_probes: 0, elevated: false, probe: None });
+                self.pairs.push(Pair { dst, route: initial, blocked: 0, failed_probes: 0, failed_once: RouteSet::default(), failed_twice: RouteSet::default(), elevated: false, probe: None });
                 self.pairs.len() - 1
             }
         };
@@ -207,8 +221,19 @@ impl NicRoutes {
                 }
             } else {
                 pair.failed_probes += 1;
-                let limit = if p.probe_limit == 0 { 2 * count } else { p.probe_limit };
-                if pair.failed_probes >= limit {
+                let at_limit = if p.probe_limit != 0 {
+                    pair.failed_probes >= p.probe_limit
+                } else if count > MAX_TRACKED_ROUTES {
+                    pair.failed_probes >= 2 * count
+                } else {
+                    let (w, b) = ((probe.route / 64) as usize, probe.route % 64);
+                    if pair.failed_once[w] >> b & 1 == 1 {
+                        pair.failed_twice[w] |= 1 << b;
+                    }
+                    pair.failed_once[w] |= 1 << b;
+                    (0..count).all(|r| r == pair.route || pair.failed_twice[(r / 64) as usize] >> (r % 64) & 1 == 1)
+                };
+                if at_limit {
                     // The local optimum (4.4.2): disperse anyway, and hold the next
                     // dispersion back so that this NIC loses the next battle.
                     c.forced += 1;
@@ -228,6 +253,8 @@ impl NicRoutes {
         pair.route = route;
         pair.blocked = 0;
         pair.failed_probes = 0;
+        pair.failed_once = RouteSet::default();
+        pair.failed_twice = RouteSet::default();
         pair.elevated = false;
     }
 
@@ -366,6 +393,30 @@ mod tests {
         assert_eq!(c.probes_free, 1);
         // Three answers taken, round trips 10 - 0, 21 - 11 and 27 - 23.
         assert_eq!((c.answers, c.round_trip_cycles), (3, 24));
+    }
+
+    /// Without `probe_limit`, the dispersion is forced once every other route has failed
+    /// a probe twice: here routes 1, 2, 3 of 4 (the current one is 0), whatever the
+    /// order, and a third failure of one route does not stand in for another's second.
+    #[test]
+    fn probing_forces_once_every_other_route_failed_twice() {
+        let p = DispersionParams::build(&DispersionConfig { threshold: Some(0), probability: Some(1.0), probe_limit: None }, true, "routing").unwrap();
+        let (mut nic, mut rng, mut c) = (NicRoutes::default(), stream(4, 0, 0), DispersionCounters::default());
+        nic.route(9, 0, 0, &p, 4, &mut rng, &mut c);
+        // Failed probes of these routes in turn; the last completes the second round.
+        let order = [1, 1, 1, 2, 3, 3, 2];
+        for (t, &r) in order.iter().enumerate() {
+            let t = t as u64 * 10;
+            assert!(matches!(nic.sent(9, true, t, &p, 4, &mut rng, &mut c), Action::Probe(_)), "probe {t}");
+            nic.probe_sent(9, r, t, &mut c);
+            nic.probe_answer(9, r, false, t + 5);
+            let now = nic.route(9, 0, t + 5, &p, 4, &mut rng, &mut c);
+            if t / 10 + 1 < order.len() as u64 {
+                assert_eq!((now, c.forced), (0, 0), "forced early, after probe {}", t / 10);
+            } else {
+                assert_eq!((now, c.forced), (2, 1), "not forced after every route failed twice");
+            }
+        }
     }
 
     #[test]

@@ -139,8 +139,10 @@ pub enum RoutingConfig {
         /// contention. Default 0.5 (adaptive), 1 (probing).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         probability: Option<f64>,
-        /// Probing: failed probes in a row before a forced dispersion (>= 1). Default
-        /// twice the pair's route count.
+        /// Probing: failed probes in a row before a forced dispersion (>= 1). Default:
+        /// none; the dispersion is forced once every other route of the pair has failed
+        /// a probe twice (section 4.3: "until all possible routes have been probed
+        /// multiple times"; pairs of more than 256 routes: after twice the route count).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         probe_limit: Option<u32>,
     },
@@ -293,7 +295,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("selection", "static", "static (one route per pair) | random (a random route per packet) | adaptive | probing (dispersion at the NIC on back-pressure)"),
         ("threshold", "4 / 16", "adaptive, probing: blocked packets tolerated before dispersing"),
         ("probability", "0.5 / 1", "adaptive, probing: probability of changing route on sensing contention"),
-        ("probe_limit", "2 x routes", "probing: failed probes in a row before a forced dispersion"),
+        ("probe_limit", "every route twice", "probing: failed probes in a row before a forced dispersion; default: once every other route failed twice"),
         ("static_scheme", "destination", "destination (destination-mod-k) | source (source-mod-k) | hashed (per pair, from the seed)"),
     ],
 }];

@@ -55,7 +55,7 @@ pub enum Selection {
     /// other route with `routing.probability`.
     Adaptive,
     /// Probing adaptive dispersion ([`crate::endpoint::dispersion`]): switch only to a
-    /// route a probe found unused; forced after `routing.probe_limit` failed probes.
+    /// route a probe found unused; forced after `routing.probe_limit` failed probes (default: once every other route failed a probe twice).
     Probing,
 }
 
