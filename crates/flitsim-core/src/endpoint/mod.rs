@@ -47,6 +47,9 @@ struct Nic {
     vc_ptr: u8,
     /// Source queue (packet ids), unbounded.
     queue: VecDeque<u32>,
+    /// Probes and replies in `queue` (not traffic: the source queue's bound counts only
+    /// the packets of the workload).
+    control: u32,
     src_state: SourceState,
     rng: SimRng,
     /// Flow control stopped the packet being sent (adaptive dispersion senses it).
@@ -165,6 +168,7 @@ impl Endpoints {
                     cur_vc: 0,
                     vc_ptr: inj_range.0,
                     queue: VecDeque::new(),
+                    control: 0,
                     src_state,
                     rng,
                     blocked: false,
@@ -322,6 +326,7 @@ impl Endpoints {
                 let route = d.routing.route_string_at(a.dst, a.src, r as u64);
                 let reply = packets.alloc(Packet { src: a.dst, dst: a.src, size: 1, hops: 0, create: a.now, inject: 0, measured: false, phase: dispersion::PROBE_REPLY_PHASE, seq: free as u32, age: 0, hop_start: a.route, route });
                 nic.queue.insert(usize::from(nic.sent > 0).min(nic.queue.len()), reply);
+                nic.control += 1;
                 dispersion.replies += 1;
             }
         }
@@ -419,7 +424,7 @@ impl Endpoints {
             let message = workload.message();
             let count = message.map_or(1, |m| m.packets);
             // Room for a whole packet (message)?
-            let full = nic.queue.len() as u64 + count as u64 > workload.source_queue() as u64;
+            let full = (nic.queue.len() as u64 - nic.control as u64) + count as u64 > workload.source_queue() as u64;
             // A backlogged source only creates when there is room (it suppresses nothing).
             let generated = if full && workload.backlogged() { None } else { workload.generate(now, ph, e, &mut nic.src_state, &mut nic.rng) };
             if full && generated.is_some() {
@@ -502,6 +507,9 @@ impl Endpoints {
             nic.blocked = false;
             nic.sent = 0;
             nic.queue.pop_front();
+            if size == 1 && dispersion::is_probing(packets.get(pid).phase) {
+                nic.control -= 1;
+            }
         } else {
             nic.sent = idx + 1;
         }
@@ -543,6 +551,7 @@ impl Disperse<'_> {
                 let route = self.routing.route_string_at(e, pk.dst, r as u64);
                 let probe = packets.alloc(Packet { src: e, dst: pk.dst, size: 1, hops: 0, create: now, inject: 0, measured: false, phase: dispersion::PROBE_PHASE, seq: 0, age: 0, hop_start: r, route });
                 nic.queue.push_front(probe);
+                nic.control += 1;
                 nic.routes.probe_sent(pk.dst, r, now, c);
             }
         }
