@@ -138,7 +138,8 @@ pub enum PatternConfig {
     /// (or message) belongs to its `(k mod a)`-th active process, `a` its active count; a
     /// node with none sends nothing. `active` must be even.
     ProcessPairs {
-        /// Processes per node, >= 1 (6 on the SC5832). Required.
+        /// Processes per node, >= 1 (6 on the SC5832), at most 2^26 in the network.
+        /// Required.
         per_node: u32,
         /// Processes taking part, even, at most `per_node` x N (the paper: 5,000 of the
         /// SC5832's 5,832). Default: all of them.
@@ -330,7 +331,7 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
     entry(
         "process_pairs",
         "SiCortex contention (sec. 6.1): per_node processes per node, `active` of them paired at random; a node's k-th packet is its (k mod a)-th active process's",
-        &[("per_node", "required", "processes per node, >= 1"), ("active", "all", "processes taking part, even"), ("seed", "run seed", "seed of the pairing")],
+        &[("per_node", "required", "processes per node, >= 1; at most 2^26 in all"), ("active", "all", "processes taking part, even"), ("seed", "run seed", "seed of the pairing")],
     ),
     entry(
         "hotspot",

@@ -30,6 +30,9 @@ pub(crate) struct ProcessPairs {
 /// uses 0), so the two patterns do not share draws under one seed.
 const STREAM: u64 = 2;
 
+/// Most processes in a pairing (2^26: its tables then take at most 512 MiB).
+const MAX_PROCESSES: u64 = 1 << 26;
+
 impl ProcessPairs {
     /// Validate and draw the pairing of `per_node` processes on each of `n` nodes, `active`
     /// of them taking part (default: all). `path` is the pattern table's key path.
@@ -38,8 +41,8 @@ impl ProcessPairs {
             return Err(Error::config(format!("{path}.per_node"), "is 0: every node needs at least one process; use per_node >= 1 (the SC5832 has 6)"));
         }
         let total = u64::from(n) * u64::from(per_node);
-        if total > u64::from(u32::MAX) {
-            return Err(Error::config(format!("{path}.per_node"), format!("{n} nodes x {per_node} processes is more than 2^32 processes; use fewer per node")));
+        if total > MAX_PROCESSES {
+            return Err(Error::config(format!("{path}.per_node"), format!("{n} nodes x {per_node} processes is {total}, more than the {MAX_PROCESSES} processes a pairing may hold; use fewer per node")));
         }
         let total = total as u32;
         let active_path = format!("{path}.active");

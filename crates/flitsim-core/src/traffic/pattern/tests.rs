@@ -576,4 +576,6 @@ fn process_pairs_seed_and_errors() {
     assert_err(err(process_pairs(2, Some(7), 1), &space), "traffic.pattern.active", "even number");
     assert_err(err(process_pairs(2, Some(0), 1), &space), "traffic.pattern.active", "even number");
     assert_err(err(process_pairs(3, None, 1), &NodeSpace::crossbar(5)), "traffic.pattern.active", "odd number");
+    // 2^26 processes at most: 1,024 nodes x 65,537 is refused before anything is drawn.
+    assert_err(err(process_pairs(65_537, None, 1), &NodeSpace::crossbar(1024)), "traffic.pattern.per_node", "use fewer per node");
 }
