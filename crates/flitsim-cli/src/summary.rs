@@ -73,9 +73,13 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
     if c.packets_lost > 0 {
         let _ = writeln!(
             o,
-            "LOST              {} packets ({} flits, {} of them measured) to failures (counters.packets_lost)",
+            "LOST              {} packets ({} flits, {} of them measured) to failures or dateline drops (counters.packets_lost)",
             c.packets_lost, c.flits_lost, c.measured_lost
         );
+    }
+    if let Some(d) = r.dateline_drops.as_ref().filter(|d| d.packets > 0) {
+        let first = d.first.map_or(String::new(), |e| format!("; first at cycle {}, router {} input port {} vc{}, packet {} -> {}", e.cycle, e.router, e.port, e.vc, e.src, e.dst));
+        let _ = writeln!(o, "DATELINE DROPS    {} packets arrived at a dateline node on VC1 and were dropped, a table error (routing.dateline_errors){first}", d.packets);
     }
     if let Some(u) = &r.units {
         let mut line = format!("in bytes          {} B/flit: offered {:.2}, accepted {:.2} B/node/cycle", u.flit_bytes, u.offered_bytes_per_cycle, u.accepted_bytes_per_cycle);

@@ -62,6 +62,11 @@ pub struct Report {
     /// not carry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<FaultsReport>,
+    /// Packets the routers dropped at Cray XT dateline nodes (arriving on VC1 and passing
+    /// through: a table error, `routing.dateline_errors`), and the first; present with
+    /// table routing under an XT VC policy. Correct tables drop none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dateline_drops: Option<crate::router::iq::drops::DatelineDrops>,
     /// With `[[faults.at]]`: each failure cycle, its links, and the routes from then on
     /// (diameter, mean length before and after, largest growth, VCs needed). The packets
     /// lost are in `counters.packets_lost` and `retry`.

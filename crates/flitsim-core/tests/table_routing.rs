@@ -293,3 +293,72 @@ fn tables_written_to_a_file_load_and_simulate_bit_for_bit() {
     assert!(e.contains("routing.tables") && e.contains("can deadlock") && e.contains(" -> "), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tables_that_drop_at_a_dateline_are_refused_or_run_and_every_drop_is_counted() {
+    // A 4x4 torus's v3 tables with every VC rule rewritten to VC1: a packet passing a
+    // dateline node (x = 3 or y = 3) arrives there on VC1, which the XT router drops.
+    let dir = std::env::temp_dir().join(format!("flitsim-drops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("upper.tab");
+    let per_source = 6;
+    let base = format!(
+        "[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [true, true]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n\
+         [traffic]\nload = 0.2\npacket_size = 3\npackets_per_source = {per_source}\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 0\n\
+         [sim]\nwarmup = 0\nmeasure = 2000\ncheck = true\n"
+    );
+    let spec = Config::from_toml(&base, &[]).unwrap().validate().unwrap();
+    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
+    let mut bad = (**t).clone();
+    for e in bad.entries_mut() {
+        if e.vc != flitsim_core::routing::table::rule::ANY {
+            e.vc = flitsim_core::routing::table::rule::UPPER;
+        }
+    }
+    std::fs::write(&file, bad.to_bytes(&spec.topology)).unwrap();
+    let loaded = base.replace("[traffic]", &format!("tables = {:?}\n[traffic]", file.to_str().unwrap()));
+    // Which sources' packets the static route walk says are dropped (on the way to 0).
+    let walk = flitsim_core::routing::RoutingFunction::Table(Box::new(bad));
+    let dropped: Vec<u32> = (1..16)
+        .filter(|&s| match walk.path(&spec.topology, s, 0, 0) {
+            Ok(_) => false,
+            Err(e) => {
+                assert_eq!(e.path(), Some(flitsim_core::routing::table::DROP_FIELD), "{s} -> 0: {e}");
+                true
+            }
+        })
+        .collect();
+    assert!(!dropped.is_empty() && dropped.len() < 15, "some sources and not all pass a dateline node: {dropped:?}");
+    // By default the set is refused, naming the drops and the field that would run them.
+    let e = Config::from_toml(&loaded, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("routing.tables") && e.contains("dropped at a dateline node") && e.contains("dateline_errors"), "{e}");
+    // Run: the routers drop exactly the walk's sources' packets, every flit accounted
+    // (check mode verifies conservation, lost flits included, every cycle).
+    let dropping = loaded.replace("vc_policy = \"v3\"\n", "vc_policy = \"v3\"\ndateline_errors = \"drop\"\n");
+    let r = run(&dropping);
+    // The same drops, bit for bit, on two and four threads (check mode runs on one).
+    for threads in [2, 4] {
+        let unchecked = dropping.replace("check = true", "check = false");
+        let mut sim = Simulation::new(Config::from_toml(&unchecked, &[]).unwrap().validate().unwrap()).unwrap();
+        assert_eq!(sim.set_threads(threads).unwrap(), threads);
+        assert_eq!(without_config(&sim.run(&mut |_| {}).unwrap()), without_config(&r), "{threads} threads");
+    }
+    let drops = r.dateline_drops.expect("table routing under v3 reports its drops");
+    let lost = dropped.len() as u64 * per_source;
+    assert_eq!((drops.packets, r.counters.packets_lost, r.counters.flits_lost), (lost, lost, 3 * lost));
+    assert_eq!(r.counters.packets_delivered, (15 - dropped.len() as u64) * per_source);
+    assert_eq!(r.counters.packets_created, 15 * per_source);
+    let first = drops.first.expect("a first drop");
+    let c = spec.topology.coords(first.router);
+    assert!((c[0] == 3 || c[1] == 3) && first.vc == 1 && first.dst == 0 && dropped.contains(&first.src), "{first:?}");
+    // Generated tables drop nothing.
+    let ok = run(&base);
+    assert_eq!((ok.dateline_drops.unwrap().packets, ok.counters.packets_lost, ok.counters.packets_delivered), (0, 0, 15 * per_source));
+    // Only the input-queued router simulates drops; the XT VC policies are needed.
+    let e = Config::from_toml(&base.replace("[routing]", "dateline_errors = 1\n[routing]"), &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(!e.is_empty());
+    let dor = base.replace("vc_policy = \"v3\"\n", "dateline_errors = \"drop\"\n");
+    let e = Config::from_toml(&dor, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("routing.dateline_errors") && e.contains("vc_policy"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

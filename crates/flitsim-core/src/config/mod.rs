@@ -435,6 +435,12 @@ impl Config {
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
                 return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
             }
+            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Table { dateline_errors: crate::routing::table::DatelineErrors::Drop, .. }) => {
+                return Err(Error::config(
+                    "routing.dateline_errors",
+                    "dateline drops are simulated by the input-queued router; use router.type = \"input_queued\", or dateline_errors = \"refuse\" (the tables are checked and a set that drops is refused)",
+                ));
+            }
             _ => {}
         }
         if let Some(retry) = &self.channel.retry {
@@ -508,11 +514,22 @@ impl Config {
             let check = crate::routing::cdg::check(&routing, &topology, self.router.vcs());
             if check.unreachable_pairs > 0 || !check.acyclic {
                 let why = if check.acyclic {
-                    format!("do not connect {} of {} node pairs, e.g. {}", check.unreachable_pairs, check.pairs, check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
+                    let drops = if check.dropped_pairs > 0 && !routing.runs_drops() {
+                        format!(" ({} of them dropped at a dateline node; routing.dateline_errors = \"drop\" simulates the drops)", check.dropped_pairs)
+                    } else {
+                        String::new()
+                    };
+                    format!("do not connect {} of {} node pairs{drops}, e.g. {}", check.unreachable_pairs, check.pairs, check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
                 } else {
                     format!("can deadlock: channel dependency cycle {}", check.cycle.join(" -> "))
                 };
                 return Err(Error::config("routing.tables", format!("the tables in {file} {why}; fix the tables")));
+            }
+            if check.dropped_pairs > 0 && workload.has_dependencies() {
+                return Err(Error::config(
+                    "routing.dateline_errors",
+                    format!("the tables in {file} drop the packets of {} node pairs at dateline nodes, and a recursive-doubling exchange waits for every partner's data, so it could never finish; fix the tables, or use a pattern without rounds", check.dropped_pairs),
+                ));
             }
         }
         let mut workload = workload;

@@ -45,6 +45,11 @@ pub struct CdgReport {
     pub unreachable: Vec<String>,
     /// How many pairs are unreachable.
     pub unreachable_pairs: u64,
+    /// Pairs whose packets the tables drop at a dateline node (arriving there on VC1 and
+    /// passing through, [`crate::routing::table::DROP_FIELD`]). With
+    /// `routing.dateline_errors = "drop"` their packets run and are dropped; otherwise
+    /// they are among the unreachable pairs.
+    pub dropped_pairs: u64,
     /// Mean router-to-router hops of the connected pairs' routes.
     pub mean_hops: f64,
     /// Mean minimal hops of the same pairs in the network without failures.
@@ -90,6 +95,9 @@ pub struct PairRoutes {
     pub pairs: u64,
     /// Of those, connected.
     pub routable: u64,
+    /// Pairs whose route ends in a dateline drop (see [`CdgReport::dropped_pairs`]); in
+    /// `mask` when the drops are simulated.
+    pub dropped: u64,
     /// Up to 20 unconnected pairs with the reason.
     pub unreachable: Vec<String>,
     /// Hops and fault-free minimal hops summed over the connected distinct pairs.
@@ -113,11 +121,13 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
         connected: Vec<u32>,
         pairs: u64,
         routable: u64,
+        dropped: u64,
         hops: u64,
         minimal: u64,
         max_extra: u32,
         unreachable: Vec<String>,
     }
+    let run_drops = routing.runs_drops();
     // Sources in parallel, merged in source order: the same result on any number of
     // threads.
     let rows: Vec<Row> = (0..n)
@@ -142,14 +152,18 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
                             row.max_extra = row.max_extra.max(h.saturating_sub(m));
                         }
                     }
+                    Err(e) if e.path() == Some(crate::routing::table::DROP_FIELD) && s != d => {
+                        // Dropped at a dateline: run (and dropped) or unreachable.
+                        row.dropped += 1;
+                        if run_drops {
+                            row.connected.push(d);
+                        } else if row.unreachable.len() < 20 {
+                            row.unreachable.push(format!("{s} -> {d}: {}", route_failure(&e)));
+                        }
+                    }
                     Err(e) => {
                         if row.unreachable.len() < 20 {
-                            // (The route's own words, without the config-error frame.)
-                            let why = match &e {
-                                crate::error::Error::Config { message, .. } => message.clone(),
-                                other => other.to_string(),
-                            };
-                            row.unreachable.push(format!("{s} -> {d}: {why}"));
+                            row.unreachable.push(format!("{s} -> {d}: {}", route_failure(&e)));
                         }
                     }
                 }
@@ -157,13 +171,14 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
             row
         })
         .collect();
-    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
+    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, dropped: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
     for (s, row) in rows.into_iter().enumerate() {
         for d in row.connected {
             out.mask.set(s as u32, d);
         }
         out.pairs += row.pairs;
         out.routable += row.routable;
+        out.dropped += row.dropped;
         out.hops += row.hops;
         out.minimal += row.minimal;
         out.max_extra = out.max_extra.max(row.max_extra);
@@ -171,6 +186,14 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
         out.unreachable.extend(row.unreachable.into_iter().take(room));
     }
     out
+}
+
+/// Why a route walk failed, in the route's own words (without the config-error frame).
+fn route_failure(e: &crate::error::Error) -> String {
+    match e {
+        crate::error::Error::Config { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Build and check the channel dependency graph of `routing` on `topo`, with sources
@@ -220,7 +243,8 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
                 while let Some((r, p, v)) = stack.pop() {
                     let c = routing.route(topo, r, p, v, d);
                     let port = c.port as u32;
-                    if topo.is_local_port(port) {
+                    // A packet dropped here holds nothing further.
+                    if topo.is_local_port(port) || routing.drops(r, p, v, port) {
                         continue;
                     }
                     let ch = topo.out_channel[(r * p_n + port) as usize];
@@ -279,7 +303,8 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
         pairs: pairs.pairs,
         routable_pairs: pairs.routable,
         unreachable: pairs.unreachable.clone(),
-        unreachable_pairs: pairs.pairs - pairs.routable,
+        unreachable_pairs: pairs.pairs - pairs.routable - if routing.runs_drops() { pairs.dropped } else { 0 },
+        dropped_pairs: pairs.dropped,
         mean_hops: mean(pairs.hops),
         mean_minimal_hops: mean(pairs.minimal),
         stretch: if pairs.minimal == 0 { 1.0 } else { pairs.hops as f64 / pairs.minimal as f64 },

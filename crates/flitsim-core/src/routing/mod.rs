@@ -77,6 +77,15 @@ pub enum RoutingConfig {
         /// cycle. Default: generate.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tables: Option<String>,
+        /// A packet arriving at a dateline node on VC1 and passing through "is considered
+        /// a software error and it will be dropped by the router" (XT VC-assignment paper,
+        /// section 3). `refuse` (default): check the tables first and refuse a set that
+        /// would drop any pair's packets, naming the pairs; `drop`: run it, the router
+        /// dropping those packets (counted in the result's `dateline_drops` and
+        /// `counters.packets_lost`). Generated tables drop nothing; this is for tables
+        /// loaded from a file. XT VC policies only.
+        #[serde(default)]
+        dateline_errors: table::DatelineErrors,
     },
     /// Minimal fully adaptive routing with deadlock avoidance (Duato escape VCs) or
     /// recovery (Disha), as in the self-tuned congestion-control paper; needs the
@@ -192,6 +201,8 @@ enum RawRouting {
         dateline: Option<table::Datelines>,
         #[serde(default)]
         tables: Option<String>,
+        #[serde(default)]
+        dateline_errors: table::DatelineErrors,
     },
     Adaptive {
         #[serde(default)]
@@ -229,8 +240,8 @@ impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
             RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
-            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
-                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables }
+            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } => {
+                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors }
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
             RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
@@ -267,6 +278,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("vc_policy", "dor", "dor | initial | v1 | v2 | v3 (Cray XT VC assignment)"),
         ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies, or \"auto\" (section 3.5)"),
         ("tables", "generate", "load the tables from a file written by `flitsim routes CONFIG --write-tables FILE` (checked before use)"),
+        ("dateline_errors", "refuse", "packets the tables would drop at a dateline node (arriving on VC1, passing through): refuse the tables, or drop them as the XT router does (counted)"),
     ],
 }, crate::config::registry::Entry {
     family: "routing",
@@ -381,12 +393,12 @@ impl RoutingFunction {
             }
             RoutingConfig::Source { vc_start, rails, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Source { vc_start, rails, .. } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
-            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } => {
+            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } => {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
                 if let Some(file) = tables {
                     let field = format!("{path}.tables");
                     let bytes = std::fs::read(file).map_err(|e| Error::config(&field, format!("cannot read {file}: {e}")))?;
-                    let t = table::TableRouting::from_bytes(&bytes, topo, vcs, &field)?;
+                    let t = table::TableRouting::from_bytes(&bytes, topo, vcs, &field)?.with_dateline_errors(*dateline_errors, path)?;
                     if t.per_class() as u32 != dor.per_class {
                         return Err(Error::config(
                             field,
@@ -396,7 +408,8 @@ impl RoutingFunction {
                     return Ok(RoutingFunction::Table(Box::new(t)));
                 }
                 let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
-                Ok(RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?)))
+                let t = table::TableRouting::generate(&dor, topo, &opts, path)?.with_dateline_errors(*dateline_errors, path)?;
+                Ok(RoutingFunction::Table(Box::new(t)))
             }
         }
     }
@@ -418,7 +431,7 @@ impl RoutingFunction {
         let built = Self::build(cfg, topo, vcs, true, path)?;
         let pairs = cdg::pair_routes(&built, topo, dead);
         let report = cdg::check_pairs(&built, topo, vcs, &pairs);
-        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables } = cfg else {
+        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } = cfg else {
             return Ok((built, pairs, report));
         };
         let perfect = |c: &cdg::CdgReport| c.acyclic && c.unreachable_pairs == 0;
@@ -479,7 +492,8 @@ impl RoutingFunction {
             budget -= cost;
             on_progress(SearchProgress { done, total });
             let opts = table::TableOptions { dateline: Some(table::Datelines::Nodes(nodes)), ..opts.clone() };
-            let r = RoutingFunction::Table(Box::new(table::TableRouting::generate(&dor, topo, &opts, path)?));
+            let t = table::TableRouting::generate(&dor, topo, &opts, path)?.with_dateline_errors(*dateline_errors, path)?;
+            let r = RoutingFunction::Table(Box::new(t));
             let p = cdg::pair_routes(&r, topo, dead);
             if p.routable < best.1.routable {
                 continue;
@@ -532,6 +546,18 @@ impl RoutingFunction {
 }
 
 impl RoutingFunction {
+    /// Does router `r` drop a packet that arrived on `in_port`/`in_vc` and is routed to
+    /// `out_port`? Only the Cray XT tables' dateline nodes do ([`table::DROP_FIELD`]).
+    pub fn drops(&self, r: u32, in_port: u32, in_vc: u32, out_port: u32) -> bool {
+        matches!(self, RoutingFunction::Table(t) if t.drops(r, in_port, in_vc, out_port))
+    }
+
+    /// Are dateline drops simulated (`routing.dateline_errors = "drop"`) rather than
+    /// refused before the run?
+    pub fn runs_drops(&self) -> bool {
+        matches!(self, RoutingFunction::Table(t) if t.dateline_errors() == table::DatelineErrors::Drop)
+    }
+
     /// The path of a packet from endpoint `src` to endpoint `dst` injected on VC `vc`:
     /// every hop with its output port and VC (the arrival VC when allowed, else the
     /// lowest allowed, as the routers choose without contention), and for table-driven

@@ -88,6 +88,8 @@ struct Finish {
     perf: Option<crate::stats::router_counters::PerfCounters>,
     /// The central-arbiter routers' event counts.
     central: Option<crate::router::central::CentralCounters>,
+    /// The input-queued routers' dateline drops.
+    drops: Option<crate::router::iq::drops::DatelineDrops>,
     /// The crosspoint switches' event counts.
     crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
     /// The retry links' totals (each link counted by its transmitter's process).
@@ -244,7 +246,11 @@ impl Distributed {
             Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
             _ => (None, None),
         };
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, crosspoint, retry, meta, nic: endpoints.nic_totals() };
+        let drops = match &*routers {
+            Routers::Iq(r) => Some(r.dateline_drops),
+            _ => None,
+        };
+        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, drops, crosspoint, retry, meta, nic: endpoints.nic_totals() };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {
@@ -269,7 +275,7 @@ impl Distributed {
                         c.absorb_retry(p);
                     }
                 }
-                Routers::Iq(_) => {}
+                Routers::Iq(r) => r.dateline_drops.merge(f.drops.as_ref().expect("the same routers on every process")),
             }
         }
     }

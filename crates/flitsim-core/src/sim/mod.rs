@@ -659,6 +659,10 @@ impl Simulation {
                 Routers::Crosspoint(c) => c.retry_report(),
                 _ => None,
             },
+            dateline_drops: match (&self.routers, &self.spec.routing) {
+                (Routers::Iq(r), crate::routing::RoutingFunction::Table(t)) if t.policy() != crate::routing::table::VcPolicy::Dor => Some(r.dateline_drops),
+                _ => None,
+            },
             failures_during_run: self.spec.timed_failures.clone(),
             packets_refused_to_failed_nodes: self.spec.timed_failures.iter().any(|t| !t.nodes.is_empty()).then(|| self.endpoints.unroutable().1),
             faults: self.spec.faults.as_ref().map(|f| {

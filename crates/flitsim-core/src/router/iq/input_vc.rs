@@ -13,6 +13,9 @@ pub mod state {
     pub const VC_ALLOC: u8 = 1;
     /// Holds an output VC: flits compete for the switch.
     pub const ACTIVE: u8 = 2;
+    /// The router drops the packet (a dateline error, [`super::drops`]): its flits are
+    /// discarded as they reach the front.
+    pub const DROP: u8 = 3;
 }
 
 /// State of one input VC, including its buffer's ring pointers (16 bytes: four share a
@@ -111,6 +114,8 @@ pub(super) struct VcSets {
     /// the bit is cleared when the output VC's last credit is used and set again by the
     /// credit's return (the output VC's `owner` names the input VC).
     pub(super) cred: u64,
+    /// Input VCs in state DROP (only with a routing function that may drop).
+    pub(super) drop: u64,
 }
 
 /// The input VCs among `cand` (active, with a flit) that may request the switch: past

@@ -94,7 +94,9 @@
 mod arrivals;
 pub mod crossing;
 mod describe;
+pub mod drops;
 mod input_vc;
+mod ports;
 mod prefetch;
 mod route;
 mod vc_alloc;
@@ -103,12 +105,13 @@ pub use input_vc::{state, InputVc};
 
 use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
+use ports::{send_credit, PortWiring, UNWIRED};
 use route::{route_head, Route};
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
 use super::IqConfig;
-use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
+use crate::link::{Channels, End, Flit, InFlight};
 use crate::router::crossing::Which;
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
@@ -158,51 +161,6 @@ fn view_mut<T>(v: &mut [T], base: usize) -> &mut [T; VIEW] {
 pub const MAX_CALENDAR: u32 = 64;
 
 
-/// Wiring of one router port: the channels into and out of it (their rings, so that the
-/// step looks nothing up) and who is at their far ends.
-#[derive(Clone, Copy, Debug)]
-struct PortWiring {
-    /// Flit ring of the channel arriving at the input (unused when there is none).
-    in_flits: Ring,
-    /// Credit ring of that channel: credits for the input's buffer go upstream on it.
-    in_credits: Ring,
-    /// Flit ring of the channel leaving the output.
-    out_flits: Ring,
-    /// Credit ring of that channel: credits for the downstream buffer come back on it.
-    out_credits: Ring,
-    /// Router upstream of the input (it receives this port's credits), or the sink id
-    /// (the number of routers: an endpoint, or nothing), whose arrivals no router reads;
-    /// once the routers are built, its row for credits ([`Arrivals::row`]).
-    up_router: u32,
-    /// Router downstream of the output, or the sink id (an endpoint, or an unconnected
-    /// mesh edge); once built, its row for flits.
-    down_router: u32,
-    /// Cycles from switch grant to arrival at the far end of the output channel (switch
-    /// stages + wire).
-    flit_delay: u32,
-    /// The upstream router's output port driving the input channel.
-    up_port: u8,
-    /// Input port on the downstream router.
-    down_port: u8,
-    /// The output channel goes to a router of another partition ([`crossing`]).
-    cross_out: bool,
-    /// The input channel comes from a router of another partition (its credits cross).
-    cross_in: bool,
-}
-
-const UNWIRED: PortWiring = PortWiring {
-    in_flits: Ring::UNUSED,
-    in_credits: Ring::UNUSED,
-    out_flits: Ring::UNUSED,
-    out_credits: Ring::UNUSED,
-    up_router: NONE,
-    down_router: NONE,
-    flit_delay: 0,
-    up_port: 0,
-    down_port: 0,
-    cross_out: false,
-    cross_in: false,
-};
 
 
 /// Prefetching (see the module docs): routers whose state [`IqRouters::step`] asks
@@ -277,6 +235,8 @@ pub struct IqRouters {
     /// those with one, in id order ([`Which`]).
     interior: Vec<u32>,
     boundary: Vec<u32>,
+    /// Packets dropped at Cray XT dateline nodes ([`drops`]).
+    pub dateline_drops: drops::DatelineDrops,
 }
 
 impl IqRouters {
@@ -381,6 +341,7 @@ impl IqRouters {
             crossing: crate::router::crossing::Crossings::default(),
             interior: Vec::new(),
             boundary: Vec::new(),
+            dateline_drops: drops::DatelineDrops::default(),
         }
     }
 
@@ -623,7 +584,7 @@ impl IqRouters {
         let base = rp * v_n;
         let depth = if D != 0 { D } else { self.depth as usize };
         let IqRouters {
-            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, crossing, ..
+            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, crossing, dateline_drops, ..
         } = self;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
@@ -631,7 +592,9 @@ impl IqRouters {
         let buf = &mut buf[base * depth..(base + p_n * v_n) * depth];
         let outs = view_mut(out, base);
         let wiring = view(wiring, rp);
-        let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred } = sets[ru];
+        let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred, drop } = sets[ru];
+        // (Compiled out for routing functions that never drop.)
+        let mut drop = if R::MAY_DROP { drop } else { 0 };
 
         // 1. Receive flits and credits due this cycle. A channel carries at most one flit
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
@@ -677,7 +640,7 @@ impl IqRouters {
         // 2. Route computation for idle VCs with a head flit, reading the packet header.
         //    A head that came over a router-to-router channel has made one more hop.
         let routing_delay = cfg.routing_delay as u64;
-        let mut idle = occ & !(va | act);
+        let mut idle = occ & !(va | act | drop);
         while idle != 0 {
             let li = take_lowest(&mut idle);
             let st = &mut ivc[li];
@@ -687,7 +650,12 @@ impl IqRouters {
                 (Some(p), Some(v)) => (p as u32, v as u32),
                 _ => (li_port[li] as u32, li_vc[li] as u32),
             };
-            route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets);
+            if route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets) {
+                let pk = packets.get(f.pid);
+                dateline_drops.record(drops::DropEvent { cycle: now, router: r, port: p, vc: v, src: pk.src, dst: pk.dst });
+                drop |= 1 << li;
+                continue;
+            }
             va |= 1 << li;
             wait |= ((routing_delay != 0) as u64) << li;
         }
@@ -764,20 +732,44 @@ impl IqRouters {
             cred &= !(((left == 0) as u64) << li);
             stats.on_channel_flit(oc, w as u32, now);
             // A credit goes back upstream for the freed slot.
-            let inp = wiring[p];
-            let arrive = now + credit_delay;
-            if inp.cross_in {
-                crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, v as u32) });
-            } else {
-                ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, v as u32));
-                arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
+            send_credit(arr, &wiring[p], v as u32, now + credit_delay, ch, crossing);
+        }
+        // 6. Dropped packets: each discards its front flit when its input port sent none
+        //    through the switch (the port's credit wire carries one credit a cycle).
+        let mut discarded = 0;
+        if R::MAY_DROP && drop & occ != 0 {
+            let mut used = matched;
+            let mut m = drop & occ;
+            while m != 0 {
+                let li = take_lowest(&mut m);
+                let p = li / v_n;
+                if used >> p & 1 != 0 {
+                    continue;
+                }
+                used |= 1 << p;
+                let st = &mut ivc[li];
+                let f = st.pop(buf, li, depth);
+                if st.len == 0 {
+                    occ &= !(1 << li);
+                }
+                ctr.flits_lost += 1;
+                ctr.last_progress = now;
+                if f.is_tail() {
+                    st.state = state::IDLE;
+                    drop &= !(1 << li);
+                    ctr.packets_lost += 1;
+                    ctr.measured_lost += packets.get(f.pid).measured as u64;
+                    packets.release(f.pid);
+                }
+                send_credit(arr, &wiring[p], (li % v_n) as u32, now + credit_delay, ch, crossing);
+                discarded += 1;
             }
         }
-        arr.done(ru, got, moved);
+        arr.done(ru, got, moved + discarded);
         if moved != 0 {
             ctr.flit_traversals += moved as u64;
             ctr.last_progress = now;
         }
-        sets[ru] = VcSets { occ, va, act, free, wait, cred };
+        sets[ru] = VcSets { occ, va, act, free, wait, cred, drop };
     }
 }

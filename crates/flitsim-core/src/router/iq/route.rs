@@ -17,7 +17,15 @@ use crate::topology::Topology;
 /// Route computation for a head at router `r`, arrived on `in_port`/`in_vc` (over a
 /// router-to-router channel when `hop`, else from the NIC).
 pub(super) trait Route {
+    /// Can this routing function's routers drop a packet ([`Route::drops`])? When not,
+    /// the step compiles without the discard stage.
+    const MAY_DROP: bool = false;
     fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet) -> Candidate;
+    /// Does router `r` drop the packet routed to `out_port` (a Cray XT dateline error)?
+    #[inline(always)]
+    fn drops(&self, _r: u32, _in_port: u32, _in_vc: u32, _out_port: u32) -> bool {
+        false
+    }
 }
 
 impl Route for Dor {
@@ -35,9 +43,14 @@ impl Route for SourceRouting {
 }
 
 impl Route for TableRouting {
+    const MAY_DROP: bool = true;
     #[inline(always)]
     fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
         TableRouting::route(self, r, in_port, in_vc, header.dst)
+    }
+    #[inline(always)]
+    fn drops(&self, r: u32, in_port: u32, in_vc: u32, out_port: u32) -> bool {
+        TableRouting::drops(self, r, in_port, in_vc, out_port)
     }
 }
 
@@ -54,10 +67,11 @@ impl Route for UpDownRouting {
 /// port `p`, VC `v`) of router `r`: reads the packet header (counting one more hop when
 /// the head came over a router-to-router channel, and at the source switch noting in its
 /// `age` field the cycle `ready`, modulo 2^16), stores the routing function's
-/// candidate and moves the VC to VC allocation from cycle `ready`.
+/// candidate and moves the VC to VC allocation from cycle `ready`; or, when the router
+/// drops the packet ([`Route::drops`]), to [`state::DROP`], returning true.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn route_head(
+pub(super) fn route_head<R: Route>(
     st: &mut InputVc,
     f: Flit,
     r: u32,
@@ -66,9 +80,9 @@ pub(super) fn route_head(
     hop: bool,
     ready: u64,
     topo: &Topology,
-    routing: &impl Route,
+    routing: &R,
     packets: &mut PacketArena,
-) {
+) -> bool {
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
     let header = packets.get_mut(f.pid);
     header.hops += hop as u32;
@@ -81,6 +95,11 @@ pub(super) fn route_head(
     st.port = cand.port;
     st.lo = cand.vc_lo;
     st.hi = cand.vc_hi;
+    if R::MAY_DROP && routing.drops(r, p, v, cand.port as u32) {
+        st.state = state::DROP;
+        return true;
+    }
     st.state = state::VC_ALLOC;
     st.delay_until(ready);
+    false
 }

@@ -41,6 +41,12 @@ struct TableFile {
 }
 
 impl TableRouting {
+    /// Every entry of every table (local, then global), to edit: what a hand-edited file
+    /// does, for tools and tests that make table sets of their own.
+    pub fn entries_mut(&mut self) -> impl Iterator<Item = &mut Entry> {
+        self.local.iter_mut().chain(self.global.iter_mut())
+    }
+
     /// The tables of `topo` as file bytes.
     pub fn to_bytes(&self, topo: &Topology) -> Vec<u8> {
         let pairs = |v: &[Entry]| v.iter().map(|e| (e.port, e.vc)).collect();
@@ -124,8 +130,10 @@ impl TableRouting {
             per_class: f.per_class,
             split: f.split,
             class_base: std::array::from_fn(|v| (v as u32 / per_class * per_class) as u8),
+            at_dateline: super::dateline::dateline_nodes(topo, f.policy, &f.dateline),
             policy: f.policy,
             dateline: f.dateline,
+            dateline_errors: super::DatelineErrors::Refuse,
         })
     }
 }

@@ -25,9 +25,11 @@
 //! (crossing or past it), or keep the half the packet arrived in (continuing in a
 //! dimension).
 
+mod dateline;
 mod fault_hop;
 mod file;
 
+pub use dateline::{DatelineErrors, DROP_FIELD};
 pub use fault_hop::fault_hop;
 
 use super::dor::Dor;
@@ -110,6 +112,11 @@ pub struct TableRouting {
     /// The VC policy, and the dateline node per dimension (XT policies).
     policy: VcPolicy,
     dateline: Vec<u32>,
+    /// Per router: the torus dimensions whose dateline node it is (bit per dimension;
+    /// none under `dor`), for the drop rule ([`dateline`]).
+    at_dateline: Vec<u16>,
+    /// What a dateline drop does (`routing.dateline_errors`).
+    dateline_errors: DatelineErrors,
 }
 
 /// VC assignment policy of the generated tables (section 3 of the XT VC-assignment
@@ -509,7 +516,9 @@ impl TableRouting {
             split: split as u8,
             class_base: std::array::from_fn(|v| (v as u32 / per_class.max(1) * per_class) as u8),
             policy,
+            at_dateline: dateline::dateline_nodes(topo, policy, &dateline),
             dateline,
+            dateline_errors: DatelineErrors::Refuse,
         })
     }
 
@@ -567,17 +576,13 @@ impl TableRouting {
         loop {
             let (e, table) = self.lookup(r, p, dst);
             // The XT router drops a packet that arrives at a dateline node on VC1 and
-            // would pass through: a table error.
-            let np = topo.network_ports();
-            if self.policy != VcPolicy::Dor && p < np && e.port as u32 / 2 == p / 2 && (e.port as u32) < np {
-                let dim = (p / 2) as usize;
-                let upper = v as u8 >= self.class_base[(v & 15) as usize] + self.split;
-                if topo.wrap[dim] && topo.coords(r)[dim] == self.dateline[dim] && upper {
-                    return Err(Error::config(
-                        "routing",
-                        format!("the tables drop a packet from {src} to {dst}: it arrives at dateline node {} of dimension {dim} on VC1", topo.router_name(r)),
-                    ));
-                }
+            // would pass through: a table error ([`dateline`]).
+            if self.drops(r, p, v, e.port as u32) {
+                let dim = p / 2;
+                return Err(Error::config(
+                    DROP_FIELD,
+                    format!("the tables drop a packet from {src} to {dst}: it arrives at dateline node {} of dimension {dim} on VC1", topo.router_name(r)),
+                ));
             }
             let c = self.route(r, p, v, dst);
             // Stay on the arrival VC when the rule allows it, as the routers do.
