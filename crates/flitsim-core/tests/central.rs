@@ -170,6 +170,24 @@ fn alo_holds_sources_only_when_their_useful_channels_are_busy() {
     assert!(in_network(&alo) < in_network(&none), "{} vs {}", in_network(&alo), in_network(&none));
 }
 
+/// What ALO counts as a free VC decides whether it keeps Disha recovery out of deadlock
+/// beyond saturation: counting a VC free once its last packet's tail has left (the
+/// default) admits packets the network then deadlocks on, and throughput collapses to
+/// Base's as in the paper's Figs. 4a and 9a; waiting for the downstream buffer to drain
+/// as well holds throughput near the peak. The drained test is the stricter: at every
+/// router it allows no more than the other.
+#[test]
+fn alo_under_recovery_collapses_when_vcs_are_free_at_the_tail() {
+    let hi = ["traffic.load=0.8", "routing.deadlock=\"recovery\"", "congestion.policy=\"alo\""];
+    let (unassigned, drained) = (tpds(&hi), tpds(&[hi[0], hi[1], hi[2], "congestion.alo_free=\"drained\""]));
+    let base = tpds(&hi[..2]);
+    let (u, d, b) = (unassigned.stats.accepted.mean, drained.stats.accepted.mean, base.stats.accepted.mean);
+    assert!(b < 0.05 && u < 0.05, "Base {b} and ALO (unassigned) {u} collapse beyond saturation");
+    assert!(d > 0.25, "ALO (drained) holds throughput: {d}");
+    let e = Config::from_toml("[congestion]\npolicy = \"tune\"\nalo_free = \"drained\"\n", &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("congestion.alo_free"), "{e}");
+}
+
 /// The self-tuned threshold holds throughput beyond saturation where the network without
 /// congestion control collapses (the paper's Figure 4 in miniature), and the tuner runs
 /// once per 96-cycle tuning period with the paper's increment 30 and decrement 122.

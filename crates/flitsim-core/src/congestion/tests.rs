@@ -42,7 +42,7 @@ fn registry_matches_parser() {
         assert!(names.contains(&c), "parser accepts `{c}` but the registry does not list it");
     }
     // Every documented parameter is a field of the table.
-    let v = toml::Value::try_from(CongestionConfig { threshold: Some(1), gather: Some(1), metapacket_interval: Some(1), ..CongestionConfig::default() }).unwrap();
+    let v = toml::Value::try_from(CongestionConfig { threshold: Some(1), gather: Some(1), metapacket_interval: Some(1), alo_free: Some(super::AloFree::Unassigned), ..CongestionConfig::default() }).unwrap();
     for e in REGISTRY {
         for (p, _, _) in e.params {
             assert!(v.get(*p).is_some(), "{}: {p} is documented but not a field", e.name);

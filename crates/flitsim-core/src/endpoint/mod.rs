@@ -81,7 +81,7 @@ pub enum Throttle<'a> {
     /// Global decision (static or self-tuned threshold): `true` = every source holds.
     Global(bool),
     /// At-least-one (ALO): each source asks its router about the packet's useful ports.
-    Alo(&'a crate::routing::adaptive::Adaptive),
+    Alo(&'a crate::routing::adaptive::Adaptive, crate::congestion::AloFree),
     /// Per-router decision (metapacket gather: each router has its own estimate):
     /// `true` = the router's sources hold.
     PerRouter(&'a [bool]),
@@ -455,10 +455,10 @@ impl Endpoints {
                         return;
                     }
                 }
-                Throttle::Alo(a) => {
+                Throttle::Alo(a, free) => {
                     if let Routers::Central(c) = routers {
                         let t = a.dest_router(packets.get(pid).dst);
-                        if !c.alo_allows(nic.router, a.productive(nic.router, t)) {
+                        if !c.alo_allows(nic.router, a.productive(nic.router, t), free) {
                             return;
                         }
                     }

@@ -382,7 +382,7 @@ impl Simulation {
                 crate::endpoint::Throttle::Global(c.throttled(now))
             }
             _ => match (&self.spec.routing, self.spec.config.congestion.policy) {
-                (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => crate::endpoint::Throttle::Alo(a),
+                (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => crate::endpoint::Throttle::Alo(a, self.spec.config.congestion.alo_free.unwrap_or_default()),
                 _ => crate::endpoint::Throttle::Open,
             },
         };

@@ -281,8 +281,11 @@ impl CentralRouters {
 
     /// At-least-one (ALO, Baydal et al.) at router `r` for a packet to router `t`: true if
     /// every useful (productive) output port has a free VC, or some useful port has all
-    /// its VCs free. `productive` is the port mask of [`Adaptive::productive`].
-    pub fn alo_allows(&self, r: u32, productive: u32) -> bool {
+    /// its VCs free. `productive` is the port mask of [`Adaptive::productive`]; `free`
+    /// says whether a VC whose last packet has left but whose downstream buffer has not
+    /// drained ([`DRAINING`]) is free ([`AloFree`](crate::congestion::AloFree)).
+    pub fn alo_allows(&self, r: u32, productive: u32, free: crate::congestion::AloFree) -> bool {
+        let unassigned = free == crate::congestion::AloFree::Unassigned;
         if productive == 0 {
             return true;
         }
@@ -292,7 +295,7 @@ impl CentralRouters {
             let o = m.trailing_zeros();
             m &= m - 1;
             let base = ((r * self.ports + o) * self.lanes) as usize;
-            let free = self.out[base..base + self.vcs as usize].iter().filter(|ov| ov.owner == FREE).count() as u32;
+            let free = self.out[base..base + self.vcs as usize].iter().filter(|ov| ov.owner == FREE || (unassigned && ov.owner == DRAINING)).count() as u32;
             every_has_one &= free > 0;
             one_all_free |= free == self.vcs;
         }
