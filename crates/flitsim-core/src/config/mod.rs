@@ -415,7 +415,13 @@ impl Config {
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
         match &self.router {
-            RouterConfig::InputQueued(c) => c.validate("router", max_packet)?,
+            RouterConfig::InputQueued(c) => {
+                c.validate("router", max_packet)?;
+                let ch = &self.channel;
+                let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency]).max().unwrap_or(1);
+                let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
+                c.validate_stop_go("router", (c.sw_alloc_delay + c.st_delay + wire).max(inject))?;
+            }
             RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
             RouterConfig::Central(c) => c.validate("router", topology.ports)?,
             RouterConfig::Crosspoint(c) => c.validate("router", topology.ports, max_packet)?,

@@ -145,7 +145,8 @@ pub struct NicView<'a> {
 }
 
 impl Endpoints {
-    /// Build endpoints for `topo`; `depth` is the router input buffer depth.
+    /// Build endpoints for `topo`; `depth` is the router input buffer depth (the initial
+    /// credits: [`crate::flow::GO_CREDITS`] with STOP/GO).
     #[allow(clippy::too_many_arguments)]
     pub fn new(topo: &Topology, ch: &Channels, workload: &Workload, vcs: u32, inj_range: (u8, u8), depth: u32, flow: FlowControl, seed: u64) -> Self {
         let n = topo.num_nodes;
@@ -395,8 +396,10 @@ impl Endpoints {
         routers: &mut Routers,
     ) {
         // (1) Credits from the router's injection port.
+        // (Or a STOP/GO symbol, router.stop_go: stopped, or free to send.)
         if let Some(w) = ch.credits.take_in(nic.inj_credits, now) {
-            credits[w.vc() as usize] += 1;
+            let c = &mut credits[(w.vc() & 0x3f) as usize];
+            *c = crate::flow::on_credit_wire(*c, w.vc());
         }
         // (2) Ejection.
         if let Some(arrival) = ch.flits.take_in(nic.ej_flits, now) {

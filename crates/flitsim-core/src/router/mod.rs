@@ -167,6 +167,15 @@ impl RouterConfig {
         }
     }
 
+    /// Credits a sender into one of these routers starts with: the buffer depth, or with
+    /// STOP/GO ([`crate::flow`]) the count that means GO.
+    pub fn initial_credits(&self) -> u32 {
+        match self {
+            RouterConfig::InputQueued(IqConfig { stop_go: Some(_), .. }) => crate::flow::GO_CREDITS,
+            _ => self.buffer_depth(),
+        }
+    }
+
     /// Flow control at injection (the NIC claims an injection VC like a router would).
     pub fn flow_control(&self) -> FlowControl {
         match self {
@@ -231,6 +240,12 @@ pub struct IqConfig {
     /// Cycles a credit takes to return upstream (1..=64). Default 1.
     #[serde(default = "d_one")]
     pub credit_delay: u32,
+    /// STOP/GO back-pressure instead of credits (Myrinet): `{ stop, go }` in flits; see
+    /// [`crate::flow`]. Needs one VC, wormhole, and `buffer_depth >= stop` plus the
+    /// slack for what is under way when STOP is sent (the error gives the number).
+    /// STOP/GO symbols take `credit_delay` cycles. Default: none (credits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_go: Option<crate::flow::StopGo>,
 }
 
 fn d_vcs() -> u32 {
@@ -257,6 +272,7 @@ impl Default for IqConfig {
             sw_alloc_delay: 1,
             st_delay: 1,
             credit_delay: 1,
+            stop_go: None,
         }
     }
 }
@@ -295,6 +311,27 @@ pub enum AllocatorKind {
 }
 
 impl IqConfig {
+    /// With STOP/GO: does the input buffer hold `stop` plus the slack for flits under
+    /// way, when the longest delay of a flit into a router (injection channel, or switch
+    /// stages and link) is `max_flit_delay`?
+    pub fn validate_stop_go(&self, path: &str, max_flit_delay: u32) -> Result<()> {
+        let Some(sg) = self.stop_go else { return Ok(()) };
+        let need = sg.stop + crate::flow::StopGo::slack(max_flit_delay, self.credit_delay);
+        if self.buffer_depth < need {
+            return Err(Error::config(
+                format!("{path}.buffer_depth"),
+                format!(
+                    "{} flits overflow with STOP at {}: up to {} more flits are under way when STOP is sent (the longest flit delay into a router, {max_flit_delay} cycles, plus the symbol's {}, less one); use buffer_depth >= {need}, or a lower stop",
+                    self.buffer_depth,
+                    sg.stop,
+                    need - sg.stop,
+                    self.credit_delay
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Range checks; `path` is "router".
     pub fn validate(&self, path: &str, max_packet: u32) -> Result<()> {
         let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
@@ -313,6 +350,15 @@ impl IqConfig {
         range("sw_alloc_delay", self.sw_alloc_delay, 0, 16, "a pipeline delay")?;
         range("st_delay", self.st_delay, 0, 16, "a pipeline delay")?;
         range("credit_delay", self.credit_delay, 1, 64, "the credit return delay (at least 1 cycle)")?;
+        if let Some(sg) = self.stop_go {
+            let field = format!("{path}.stop_go");
+            if self.vcs != 1 || self.flow_control != FlowControl::Wormhole {
+                return Err(Error::config(field, "STOP/GO stops a whole link, as Myrinet's does: it needs vcs = 1 and flow_control = \"wormhole\"; set them, or remove stop_go (credits)"));
+            }
+            if sg.stop == 0 || sg.go >= sg.stop {
+                return Err(Error::config(field, format!("stop = {} and go = {}: GO is sent when the buffer has drained below the STOP mark, so use 1 <= stop and go < stop", sg.stop, sg.go)));
+            }
+        }
         if self.flow_control == FlowControl::VirtualCutThrough && self.buffer_depth < max_packet {
             return Err(Error::config(
                 format!("{path}.buffer_depth"),
@@ -336,6 +382,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         ("vcs", "4", "virtual channels per port"),
         ("buffer_depth", "8", "flit slots per input VC"),
         ("flow_control", "wormhole", "wormhole | virtual_cut_through"),
+        ("stop_go", "none (credits)", "{ stop, go }: Myrinet STOP/GO back-pressure in flits instead of credits (vcs = 1, wormhole; buffer_depth >= stop + slack)"),
         ("allocator", "separable_input_first", "separable_input_first | islip"),
         ("vc_alloc_pointer", "per_port", "per_port | per_router (BookSim2's)"),
         ("islip_iterations", "1", "iSLIP iterations per cycle"),

@@ -154,7 +154,7 @@ impl Simulation {
             RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
             RouterConfig::Crosspoint(c) => Routers::Crosspoint(crate::router::crosspoint::CrosspointRouters::new(c, topo, &channels)),
         };
-        let mut endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.buffer_depth(), rc.flow_control(), cfg.seed);
+        let mut endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.initial_credits(), rc.flow_control(), cfg.seed);
         // A probe's head crosses both endpoint channels and h + 1 router pipelines and h
         // router-to-router channels (the zero-load latency of tests/engine_invariants.rs).
         let (el, il, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.injection_latency() as u64, cfg.channel.latency as u64, rc.pipeline() as u64);

@@ -116,6 +116,8 @@ pub(super) struct VcSets {
     pub(super) cred: u64,
     /// Input VCs in state DROP (only with a routing function that may drop).
     pub(super) drop: u64,
+    /// STOP/GO: input ports whose last symbol upstream was STOP.
+    pub(super) stopped: u64,
 }
 
 /// The input VCs among `cand` (active, with a flit) that may request the switch: past

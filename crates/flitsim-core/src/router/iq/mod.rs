@@ -105,7 +105,7 @@ pub use input_vc::{state, InputVc};
 
 use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
-use ports::{send_credit, PortWiring, UNWIRED};
+use ports::{send_credit, stop_go_symbols, PortWiring, UNWIRED};
 use route::{route_head, Route};
 use vc_alloc::VaContext;
 
@@ -325,7 +325,7 @@ impl IqRouters {
             ivc: vec![InputVc::default(); pivc],
             buf: vec![Flit::default(); nivc * d as usize],
             sets: vec![VcSets { free: vc_mask(p * v), ..VcSets::default() }; r as usize],
-            out: vec![OutputVc { credits: d, owner: FREE, va_ptr: 0 }; pivc],
+            out: vec![OutputVc { credits: if cfg.stop_go.is_some() { crate::flow::GO_CREDITS } else { d }, owner: FREE, va_ptr: 0 }; pivc],
             in_chan,
             wiring,
             local,
@@ -592,7 +592,7 @@ impl IqRouters {
         let buf = &mut buf[base * depth..(base + p_n * v_n) * depth];
         let outs = view_mut(out, base);
         let wiring = view(wiring, rp);
-        let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred, drop } = sets[ru];
+        let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred, drop, mut stopped } = sets[ru];
         // (Compiled out for routing functions that never drop.)
         let mut drop = if R::MAY_DROP { drop } else { 0 };
 
@@ -600,6 +600,7 @@ impl IqRouters {
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
         //    router has been stepped at every earlier arrival: so each due port has exactly
         //    one entry to take (when polling, at most one).
+        let arrived = due_flits;
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
             let Some(e) = ch.flits.take_due_in(wiring[p].in_flits, now, A::POLLS) else { continue };
@@ -611,13 +612,23 @@ impl IqRouters {
         while due_credits != 0 {
             let p = take_lowest(&mut due_credits);
             let Some(w) = ch.credits.take_due_in(wiring[p].out_credits, now, A::POLLS) else { continue };
+            got += 1;
+            if w.vc() & (crate::flow::STOP | crate::flow::GO) != 0 {
+                // A STOP/GO symbol (router.stop_go): the output VC stops or may send.
+                let ov = &mut outs[(p * v_n + (w.vc() & 0x3f) as usize) & 63];
+                ov.credits = crate::flow::on_credit_wire(ov.credits, w.vc());
+                if ov.owner != FREE {
+                    let bit = 1u64 << (ov.owner & 63);
+                    cred = if ov.credits == 0 { cred & !bit } else { cred | bit };
+                }
+                continue;
+            }
             let ovc = (p * v_n + w.vc() as usize) & 63;
             // An output VC out of credits can move again: its owner may request the switch.
             let ov = &mut outs[ovc];
             let (c, holder) = (ov.credits, ov.owner);
             cred |= (((c == 0) & (holder != FREE)) as u64) << (holder & 63);
             ov.credits = c + 1;
-            got += 1;
         }
         debug_assert!(nothing_due(ch, wiring, poll[ru], now), "an arrival at router {r} was not received in its cycle");
 
@@ -693,6 +704,7 @@ impl IqRouters {
 
         // 5. Switch traversal of the matched inputs.
         let credit_delay = cfg.credit_delay as u64;
+        let stop_go = cfg.stop_go.is_some();
         let mut m = matched;
         let mut moved = 0;
         while m != 0 {
@@ -731,14 +743,17 @@ impl IqRouters {
             outs[ovc].credits = left;
             cred &= !(((left == 0) as u64) << li);
             stats.on_channel_flit(oc, w as u32, now);
-            // A credit goes back upstream for the freed slot.
-            send_credit(arr, &wiring[p], v as u32, now + credit_delay, ch, crossing);
+            // A credit goes back upstream for the freed slot (with STOP/GO, the
+            // symbols below instead).
+            if !stop_go {
+                send_credit(arr, &wiring[p], v as u32, now + credit_delay, ch, crossing);
+            }
         }
         // 6. Dropped packets: each discards its front flit when its input port sent none
         //    through the switch (the port's credit wire carries one credit a cycle).
         let mut discarded = 0;
+        let mut used = matched;
         if R::MAY_DROP && drop & occ != 0 {
-            let mut used = matched;
             let mut m = drop & occ;
             while m != 0 {
                 let li = take_lowest(&mut m);
@@ -761,15 +776,21 @@ impl IqRouters {
                     ctr.measured_lost += packets.get(f.pid).measured as u64;
                     packets.release(f.pid);
                 }
-                send_credit(arr, &wiring[p], (li % v_n) as u32, now + credit_delay, ch, crossing);
+                if !stop_go {
+                    send_credit(arr, &wiring[p], (li % v_n) as u32, now + credit_delay, ch, crossing);
+                }
                 discarded += 1;
             }
+        }
+        // 7. STOP/GO symbols for the ports that received or sent a flit.
+        if let Some(sg) = cfg.stop_go {
+            stop_go_symbols(arr, sg, arrived | used, ivc, &mut stopped, wiring, now + credit_delay, ch, crossing);
         }
         arr.done(ru, got, moved + discarded);
         if moved != 0 {
             ctr.flit_traversals += moved as u64;
             ctr.last_progress = now;
         }
-        sets[ru] = VcSets { occ, va, act, free, wait, cred, drop };
+        sets[ru] = VcSets { occ, va, act, free, wait, cred, drop, stopped };
     }
 }

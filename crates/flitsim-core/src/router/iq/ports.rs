@@ -64,3 +64,36 @@ pub(super) fn send_credit<A: Arrive>(arr: &mut A, inp: &PortWiring, vc: u32, arr
     }
 }
 
+
+/// STOP/GO (`router.stop_go`, one VC per port): of the input ports `touched` (those that
+/// received or sent a flit this cycle, the only ones that can have crossed a mark), one
+/// whose buffer reached the STOP mark sends STOP upstream, and one drained to the GO mark
+/// after a STOP sends GO; `stopped` holds the ports whose last symbol was STOP. The
+/// symbols arrive at cycle `arrive`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn stop_go_symbols<A: Arrive>(
+    arr: &mut A,
+    sg: crate::flow::StopGo,
+    mut touched: u64,
+    ivc: &[super::InputVc; super::VIEW],
+    stopped: &mut u64,
+    wiring: &[PortWiring; super::VIEW],
+    arrive: u64,
+    ch: &mut Channels,
+    crossing: &mut crate::router::crossing::Crossings,
+) {
+    while touched != 0 {
+        let p = crate::router::allocator::take_lowest(&mut touched);
+        let (n, bit) = (ivc[p & 63].len as u32, 1u64 << p);
+        let symbol = if *stopped & bit == 0 && n >= sg.stop {
+            crate::flow::STOP
+        } else if *stopped & bit != 0 && n <= sg.go {
+            crate::flow::GO
+        } else {
+            continue;
+        };
+        *stopped ^= bit;
+        send_credit(arr, &wiring[p & 63], symbol, arrive, ch, crossing);
+    }
+}
