@@ -9,7 +9,9 @@
 //! with its `source`, and how to compare (`within` +- tolerance, `at_most`, `at_least`).
 //! A row with `relative_to` (a baseline's overrides) compares the ratio of its metric to
 //! the baseline run's (times `relative_scale`, when the two configs count different
-//! units), for results the papers state relative to a baseline.
+//! units), for results the papers state relative to a baseline. A row with `seeds = N`
+//! runs itself and its baseline once per seed 1..=N and compares means (a ratio of means
+//! for a relative row), for results that move with the seed.
 //! Rows that share a config and overrides share one run; runs go in parallel. A run that
 //! deadlocks is a result: its report is `deadlock.found = true` (with `deadlock.cycle`
 //! and, for a fault set, the route check under `faults`), and a successful run has
@@ -103,6 +105,14 @@ struct Row {
     /// beside it), `min` or `max`.
     #[serde(default)]
     aggregate: Option<String>,
+    /// Run the row, and its `relative_to` baseline, once per seed 1, 2, ..., N (`seed=S`
+    /// added to the overrides of each) and compare the mean over the seeds; a relative
+    /// row compares the mean of its runs over the mean of the baseline's (a ratio of
+    /// means). For rows whose single runs move with the seed more than the finding's
+    /// margin (e.g. throughput beyond saturation); the per-seed values are printed. Not
+    /// with `over`.
+    #[serde(default)]
+    seeds: Option<u32>,
 }
 
 /// `over = { key, count }` of a row.
@@ -116,17 +126,64 @@ struct Over {
 }
 
 impl Row {
-    /// The override lists of the row's runs: `set`, or one per value of `over`.
+    /// The override lists of the row's runs: `set`, or one per value of `over`, or one
+    /// per seed.
     fn run_sets(&self) -> Vec<Vec<String>> {
-        match &self.over {
-            None => vec![self.set.clone()],
-            Some(o) => (0..o.count)
+        match (&self.over, self.seeds) {
+            (Some(o), _) => (0..o.count)
                 .map(|i| {
                     let mut s = self.set.clone();
                     s.push(format!("{}={i}", o.key));
                     s
                 })
                 .collect(),
+            (None, Some(_)) => self.seeded(&self.set),
+            (None, None) => vec![self.set.clone()],
+        }
+    }
+
+    /// The override lists of the baseline's runs: one, or one per seed.
+    fn baseline_sets(&self) -> Vec<Vec<String>> {
+        match &self.relative_to {
+            None => Vec::new(),
+            Some(b) if self.over.is_none() && self.seeds.is_some() => self.seeded(b),
+            Some(b) => vec![b.clone()],
+        }
+    }
+
+    /// `set` once per seed of `seeds`.
+    fn seeded(&self, set: &[String]) -> Vec<Vec<String>> {
+        (1..=self.seeds.unwrap_or(1))
+            .map(|seed| {
+                let mut s = set.to_vec();
+                s.push(format!("seed={seed}"));
+                s
+            })
+            .collect()
+    }
+
+    /// The baseline's config file.
+    fn baseline_config(&self) -> &String {
+        self.relative_config.as_ref().unwrap_or(&self.config)
+    }
+
+    /// Refuse field combinations that mean nothing.
+    fn check(&self) -> CliResult<()> {
+        if self.over.as_ref().is_some_and(|o| o.count == 0) {
+            return Err(format!("row {:?}: over.count = 0 runs nothing; give at least 1", self.name));
+        }
+        match self.seeds {
+            Some(0) => Err(format!("row {:?}: seeds = 0 runs nothing; give at least 1", self.name)),
+            Some(_) if self.aggregate.is_some() => {
+                Err(format!("row {:?}: aggregate combines the runs of over; a row with seeds compares their mean", self.name))
+            }
+            Some(_) if self.over.is_some() => {
+                Err(format!("row {:?}: seeds and over both repeat the row; give one (over's key may be \"seed\")", self.name))
+            }
+            _ if self.relative_scale.is_some() && self.relative_to.is_none() => {
+                Err(format!("row {:?}: relative_scale scales the baseline of relative_to, which the row does not have", self.name))
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -195,14 +252,12 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     // Distinct runs.
     let mut runs: BTreeMap<(String, Vec<String>), Option<serde_json::Value>> = BTreeMap::new();
     for r in &exp.row {
-        if r.over.as_ref().is_some_and(|o| o.count == 0) {
-            return Err(format!("row {:?}: over.count = 0 runs nothing; give at least 1", r.name));
-        }
+        r.check()?;
         for set in r.run_sets() {
             runs.insert((r.config.clone(), set), None);
         }
-        if let Some(b) = &r.relative_to {
-            runs.insert((r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()), None);
+        for set in r.baseline_sets() {
+            runs.insert((r.baseline_config().clone(), set), None);
         }
     }
     let keys: Vec<(String, Vec<String>)> = runs.keys().cloned().collect();
@@ -216,17 +271,31 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     if !exp.description.is_empty() {
         println!("{}", exp.description.trim());
     }
-    eprintln!("running {} simulations...", keys.len());
-    let bar = indicatif::ProgressBar::new(keys.len() as u64);
+    // Overrides spelled differently can make the same config (e.g. `seed=1` when the
+    // config's seed is 1): such runs share one simulation, found by the store key.
+    let mut parsed: Vec<(PathBuf, Config, String)> = Vec::new();
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    let mut alias: Vec<usize> = Vec::with_capacity(keys.len());
+    for (cfg_file, set) in &keys {
+        let p = folder.join(cfg_file);
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
+        let key = store::key(&cfg);
+        let next = parsed.len();
+        let at = *by_key.entry(key.clone()).or_insert(next);
+        if at == next {
+            parsed.push((p, cfg, key));
+        }
+        alias.push(at);
+    }
+    eprintln!("running {} simulations...", parsed.len());
+    let bar = indicatif::ProgressBar::new(parsed.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("reproduce [{bar:40}] {pos}/{len} runs ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
     let started = std::time::Instant::now();
     let results: Vec<CliResult<(Option<String>, serde_json::Value)>> = pool.install(|| {
-        keys.par_iter()
-            .map(|(cfg_file, set)| {
-                let p = folder.join(cfg_file);
-                let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-                let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
-                let key = store::key(&cfg);
+        parsed
+            .par_iter()
+            .map(|(p, cfg, key)| {
                 let with_found = |json: &str| -> CliResult<(Option<String>, serde_json::Value)> {
                     let mut v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("report {key}: {e}"))?;
                     v["deadlock"] = serde_json::json!({ "found": false });
@@ -267,13 +336,14 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     });
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    eprintln!("{} runs in {wall:.1} s on {} threads: {:.2} s per run", keys.len(), pool.current_num_threads(), wall * pool.current_num_threads() as f64 / keys.len().max(1) as f64);
-    for (k, v) in keys.iter().zip(results) {
-        let (key, v) = v?;
+    eprintln!("{} runs in {wall:.1} s on {} threads: {:.2} s per run", parsed.len(), pool.current_num_threads(), wall * pool.current_num_threads() as f64 / parsed.len().max(1) as f64);
+    let results: Vec<(Option<String>, serde_json::Value)> = results.into_iter().collect::<CliResult<_>>()?;
+    for (k, &at) in keys.iter().zip(&alias) {
+        let (key, v) = &results[at];
         if let Some(key) = key {
-            run_keys.insert(k.clone(), key);
+            run_keys.insert(k.clone(), key.clone());
         }
-        runs.insert(k.clone(), Some(v));
+        runs.insert(k.clone(), Some(v.clone()));
     }
     let mut out_rows: Vec<serde_json::Value> = Vec::new();
     println!();
@@ -290,20 +360,20 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             }
             Ok(got * r.scale.unwrap_or(1.0))
         };
-        if r.relative_scale.is_some() && r.relative_to.is_none() {
-            return Err(format!("row {:?}: relative_scale scales the baseline of relative_to, which the row does not have", r.name));
-        }
-        let base = match &r.relative_to {
-            Some(b) => Some(value(r.relative_config.as_ref().unwrap_or(&r.config), b)? * r.relative_scale.unwrap_or(1.0)),
-            None => None,
-        };
-        let values: Vec<f64> = r
-            .run_sets()
+        let base_values: Vec<f64> = r
+            .baseline_sets()
             .iter()
-            .map(|set| value(&r.config, set).map(|v| base.map_or(v, |b| if b != 0.0 { v / b } else { f64::NAN })))
+            .map(|set| value(r.baseline_config(), set).map(|b| b * r.relative_scale.unwrap_or(1.0)))
             .collect::<CliResult<_>>()?;
+        let base = (!base_values.is_empty()).then(|| base_values.iter().sum::<f64>() / base_values.len() as f64);
+        let ratio = |v: f64| base.map_or(v, |b| if b != 0.0 { v / b } else { f64::NAN });
+        let raw: Vec<f64> = r.run_sets().iter().map(|set| value(&r.config, set)).collect::<CliResult<_>>()?;
+        // Over seeds, a relative row is a ratio of means; over `over`, each run is divided
+        // by the one baseline.
+        let values: Vec<f64> = if r.seeds.is_some() { raw.clone() } else { raw.iter().map(|&v| ratio(v)).collect() };
         let (mean, ci) = mean_ci(&values);
         let got = match r.aggregate.as_deref() {
+            _ if r.seeds.is_some() => ratio(mean),
             None | Some("mean") => mean,
             Some("min") => values.iter().copied().fold(f64::INFINITY, f64::min),
             Some("max") => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -347,7 +417,14 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
         if let Some(o) = &r.over {
             println!("    over {} runs of {}: mean {mean:.4} +- {ci:.4} (95% confidence), min {:.4}, max {:.4}", o.count, o.key, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
         }
-        let baseline = r.relative_to.as_ref().map(|b| (r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()));
+        if let Some(n) = r.seeds {
+            let list = |xs: &[f64]| xs.iter().map(|x| format!("{x:.4}")).collect::<Vec<_>>().join(" / ");
+            match base {
+                Some(_) => println!("    seeds 1-{n}: {} over baseline {} (per seed: {})", list(&raw), list(&base_values), list(&raw.iter().zip(&base_values).map(|(v, b)| v / b).collect::<Vec<_>>())),
+                None => println!("    seeds 1-{n}: {} (mean {mean:.4} +- {ci:.4}, 95% confidence)", list(&raw)),
+            }
+        }
+        let baseline = r.relative_to.as_ref().map(|b| (r.baseline_config().clone(), b.clone()));
         out_rows.push(serde_json::json!({
             "name": r.name, "config": r.config, "set": r.set, "metric": r.metric,
             "reference": if reference.is_nan() { None } else { Some(reference) },
@@ -418,9 +495,7 @@ mod tests {
             assert!(!exp.row.is_empty(), "{}: no rows", folder.display());
             for r in &exp.row {
                 let mut runs: Vec<(String, Vec<String>)> = r.run_sets().into_iter().map(|s| (r.config.clone(), s)).collect();
-                if let Some(b) = &r.relative_to {
-                    runs.push((r.relative_config.clone().unwrap_or_else(|| r.config.clone()), b.clone()));
-                }
+                runs.extend(r.baseline_sets().into_iter().map(|s| (r.baseline_config().clone(), s)));
                 for (cfg, set) in runs {
                     let cfg_text = std::fs::read_to_string(folder.join(&cfg)).unwrap_or_else(|e| panic!("{}: row {:?}: {cfg}: {e}", folder.display(), r.name));
                     if let Err(e) = Config::from_toml(&cfg_text, &set) {

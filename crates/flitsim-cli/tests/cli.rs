@@ -408,7 +408,8 @@ fn routes_check_proves_datelines_and_finds_the_ring_cycle() {
 
 /// A study's row arithmetic on numbers known in advance: the offered load echoed in the
 /// report (`config.traffic.load`), scaled (`scale`), as a ratio to a baseline whose value
-/// is scaled too (`relative_scale`); `relative_scale` without a baseline is refused.
+/// is scaled too (`relative_scale`); `relative_scale` without a baseline is refused; a
+/// row over seeds runs itself and its baseline once per seed and compares means.
 #[test]
 fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     let root = std::env::temp_dir().join(format!("flitsim-rows-{}", std::process::id()));
@@ -428,6 +429,32 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("2 of 2 judged rows pass"), "{out}");
+    // Over seeds 1-3 the report's seed averages 2; relative, the row (seed / 0.2) over
+    // its baseline (seed / 0.1) is a ratio of means, 10 / 20. A baseline left at the
+    // config's one seed (1) would give 10 / 10, a row left at it 5 / 10.
+    let seeded = |name: &str, extra: &str| {
+        format!("[[row]]\nname = \"{name}\"\nconfig = \"net.toml\"\nset = ['traffic.load=0.2']\nmetric = \"seed\"\nseeds = 3\nsource = \"by hand\"\n{extra}\n")
+    };
+    let rows = [
+        seeded("mean seed", "reference = 2.0\ntolerance = 1e-9"),
+        seeded("ratio of means", "divide_by = \"config.traffic.load\"\nrelative_to = ['traffic.load=0.1']\nreference = 0.5\ntolerance = 1e-9"),
+        // The config's own seed is 1: this run is seed 1's of the rows above, and shares
+        // its simulation (6 in all, not 7).
+        seeded("one seed", "reference = 1.0\ntolerance = 1e-9").replace("seeds = 3\n", ""),
+    ];
+    std::fs::write(study.join("experiment.toml"), format!("title = \"seeds\"\n{}", rows.concat())).unwrap();
+    let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("3 of 3 judged rows pass") && out.contains("seeds 1-3: 1.0000 / 2.0000 / 3.0000"), "{out}");
+    assert!(err.contains("running 6 simulations"), "{err}");
+    for (extra, named) in [("seeds = 0", "seeds = 0"), ("over = { key = \"seed\", count = 2 }", "over"), ("aggregate = \"min\"", "aggregate")] {
+        let bad = seeded("bad", "reference = 1.0").replace("seeds = 3", extra);
+        let bad = if extra.starts_with("seeds") { bad } else { format!("{bad}seeds = 2\n") };
+        std::fs::write(study.join("experiment.toml"), format!("title = \"seeds\"\n{bad}")).unwrap();
+        let (code, _, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
+        assert_eq!(code, 2, "{extra}: {err}");
+        assert!(err.contains(named) && err.contains("\"bad\""), "{extra}: {err}");
+    }
     std::fs::write(study.join("experiment.toml"), format!("title = \"arithmetic\"\n{}", row("orphan", "relative_scale = 2.0\nreference = 1.0"))).unwrap();
     let (code, _, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
