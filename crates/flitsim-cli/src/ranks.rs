@@ -37,7 +37,7 @@ pub fn peers() -> Result<Box<dyn flitsim_core::sim::peers::Peers>, String> {
 mod mpi_peers {
     use flitsim_core::sim::peers::Peers;
     use mpi::collective::SystemOperation;
-    use mpi::datatype::PartitionMut;
+    use mpi::datatype::{Partition, PartitionMut};
     use mpi::topology::SimpleCommunicator;
     use mpi::traits::*;
     use mpi::Count;
@@ -55,17 +55,25 @@ mod mpi_peers {
     unsafe impl Send for MpiPeers {}
     unsafe impl Sync for MpiPeers {}
 
+    /// Where each of the concatenated blocks of `counts` starts.
+    fn displacements(counts: &[Count]) -> Vec<Count> {
+        counts
+            .iter()
+            .scan(0, |at, &c| {
+                let d = *at;
+                *at += c;
+                Some(d)
+            })
+            .collect()
+    }
+
     impl MpiPeers {
         /// Every process's `mine`, concatenated, with each one's length.
         fn all_gather(&self, mine: &[u8]) -> (Vec<u8>, Vec<Count>) {
             let n = self.world.size() as usize;
             let mut counts = vec![0 as Count; n];
             self.world.all_gather_into(&(mine.len() as Count), &mut counts[..]);
-            let displs: Vec<Count> = counts.iter().scan(0, |at, &c| {
-                let d = *at;
-                *at += c;
-                Some(d)
-            }).collect();
+            let displs = displacements(&counts);
             let mut all = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
             {
                 let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
@@ -82,16 +90,25 @@ mod mpi_peers {
         fn size(&self) -> usize {
             self.world.size() as usize
         }
-        fn exchange(&self, mine: &[u8], from: &mut [Vec<u8>]) {
-            let (all, counts) = self.all_gather(mine);
-            let mut at = 0;
+        fn exchange(&self, to: &[Vec<u8>], from: &mut [Vec<u8>]) {
+            // The lengths (MPI_Alltoall), then the bytes (MPI_Alltoallv); this process's
+            // own box is not sent.
             let me = self.rank();
-            for (k, (f, &c)) in from.iter_mut().zip(&counts).enumerate() {
+            let send_counts: Vec<Count> = to.iter().enumerate().map(|(k, b)| if k == me { 0 } else { b.len() as Count }).collect();
+            let mut recv_counts = vec![0 as Count; to.len()];
+            self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+            let send: Vec<u8> = to.iter().enumerate().filter(|&(k, _)| k != me).flat_map(|(_, b)| b.iter().copied()).collect();
+            let send_displs = displacements(&send_counts);
+            let recv_displs = displacements(&recv_counts);
+            let mut recv = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum()];
+            {
+                let part = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+                let mut into = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
+                self.world.all_to_all_varcount_into(&part, &mut into);
+            }
+            for ((f, &c), &d) in from.iter_mut().zip(&recv_counts).zip(&recv_displs) {
                 f.clear();
-                if k != me {
-                    f.extend_from_slice(&all[at..at + c as usize]);
-                }
-                at += c as usize;
+                f.extend_from_slice(&recv[d as usize..d as usize + c as usize]);
             }
         }
         fn sum(&self, v: &mut [u64]) {

@@ -301,7 +301,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                     v["deadlock"] = serde_json::json!({ "found": false });
                     Ok((Some(key.clone()), v))
                 };
-                if let Some(found) = store.map(|s| s.get(&key)).transpose()?.flatten() {
+                if let Some(found) = store.map(|s| s.get(key)).transpose()?.flatten() {
                     return with_found(&found);
                 }
                 let spec = cfg.validate().map_err(|e| format!("{}: {e}", p.display()))?;
@@ -316,7 +316,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                         // Through the report text, so a stored run and a fresh one read alike.
                         let json = rep.to_json();
                         if let Some(s) = store {
-                            s.put(&key, &json)?;
+                            s.put(key, &json)?;
                         }
                         with_found(&json)
                     }

@@ -18,17 +18,22 @@ fn report(path: &Path) -> serde_json::Value {
     v
 }
 
-/// `flitsim run CFG -q -o OUT` on two MPI processes.
+/// `flitsim run CFG -q -o OUT` on `np` MPI processes.
 #[cfg(feature = "mpi")]
-fn mpirun_two(cfg: &Path, out: &Path) -> std::process::Output {
+fn mpirun(np: usize, cfg: &Path, out: &Path) -> std::process::Output {
     Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", out.to_str().unwrap()])
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string(), env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", out.to_str().unwrap()])
         .output()
         .expect("mpirun (Open MPI) is installed by ./test.sh")
 }
 
 #[cfg(feature = "mpi")]
 fn same_with_two_processes(name: &str, toml: &str) {
+    same_with_processes(2, name, toml);
+}
+
+#[cfg(feature = "mpi")]
+fn same_with_processes(np: usize, name: &str, toml: &str) {
     let dir = std::env::temp_dir().join(format!("flitsim-mpi-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cfg = dir.join("run.toml");
@@ -36,12 +41,12 @@ fn same_with_two_processes(name: &str, toml: &str) {
     let (one, two) = (dir.join("one.json"), dir.join("two.json"));
     let out = flitsim().args(["run", cfg.to_str().unwrap(), "-q", "-j", "1", "-o", one.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    let out = mpirun_two(&cfg, &two);
+    let out = mpirun(np, &cfg, &two);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name}: mpirun failed: {stderr}");
     assert!(!stderr.contains("runs the whole simulation"), "{name}: the run was not split: {stderr}");
     assert!(!stderr.contains("note:"), "{name}: {stderr}");
-    assert_eq!(report(&one), report(&two), "{name}: two processes differ from one");
+    assert_eq!(report(&one), report(&two), "{name}: {np} processes differ from one");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -58,6 +63,15 @@ fn clos_messages_with_probing_dispersion_across_two_processes() {
          [channel]\nflit_bytes = 16\n[traffic]\npattern = { type = \"random_bisection\", index = 2 }\ninjection = { type = \"backlogged\" }\n\
          message = { bytes = 8192, mtu = 256, per_source = 4 }\n[sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n",
     );
+}
+
+/// Three slabs of a mesh: the outer two share no channel, so each process sends its
+/// crossings to its neighbours only (MPI_Alltoallv), and the report is still the one
+/// process's.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_mesh_across_three_processes_reports_the_one_process_run() {
+    same_with_processes(3, "mesh3", "seed = 5\n[topology]\ntype = \"mesh\"\ndims = [8, 8]\n[traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 2000\n");
 }
 
 #[cfg(feature = "mpi")]
@@ -145,7 +159,7 @@ fn a_run_that_cannot_be_split_is_run_whole_and_said_once() {
     std::fs::write(&cfg, "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 500\n").unwrap();
     let (one, two) = (dir.join("one.json"), dir.join("two.json"));
     assert!(flitsim().args(["run", cfg.to_str().unwrap(), "-q", "-o", one.to_str().unwrap()]).status().unwrap().success());
-    let out = mpirun_two(&cfg, &two);
+    let out = mpirun(2, &cfg, &two);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stderr.matches("runs the whole simulation").count(), 1, "{stderr}");

@@ -12,11 +12,28 @@ use flitsim_core::config::Config;
 use flitsim_core::sim::peers::Peers;
 use flitsim_core::sim::Simulation;
 
-/// `size` processes meeting at a barrier around a shared slot per process.
+/// `size` processes meeting at a barrier around a shared slot per process, and one per
+/// pair of processes (`post[from][to]`).
 struct Mailbox {
     barrier: Barrier,
     slots: Mutex<Vec<Vec<u8>>>,
+    post: Mutex<Vec<Vec<Vec<u8>>>>,
+    /// Bytes sent over the run, `[from][to]`.
+    sent: Mutex<Vec<Vec<u64>>>,
     words: Mutex<Vec<Vec<u64>>>,
+}
+
+impl Mailbox {
+    /// A mailbox for `size` processes, of which `meeting` meet at the barrier.
+    fn new(meeting: usize, size: usize) -> Self {
+        Mailbox {
+            barrier: Barrier::new(meeting),
+            slots: Mutex::new(vec![Vec::new(); size]),
+            post: Mutex::new(vec![Vec::new(); size]),
+            sent: Mutex::new(vec![vec![0; size]; size]),
+            words: Mutex::new(vec![Vec::new(); size]),
+        }
+    }
 }
 
 struct ThreadPeers {
@@ -46,15 +63,19 @@ impl Peers for ThreadPeers {
     fn size(&self) -> usize {
         self.size
     }
-    fn exchange(&self, mine: &[u8], from: &mut [Vec<u8>]) {
-        self.mail.slots.lock().unwrap()[self.rank] = mine.to_vec();
+    fn exchange(&self, to: &[Vec<u8>], from: &mut [Vec<u8>]) {
+        assert_eq!(to.len(), self.size);
+        self.mail.post.lock().unwrap()[self.rank] = to.to_vec();
+        for (k, b) in to.iter().enumerate() {
+            self.mail.sent.lock().unwrap()[self.rank][k] += b.len() as u64;
+        }
         self.mail.barrier.wait();
         {
-            let all = self.mail.slots.lock().unwrap();
+            let post = self.mail.post.lock().unwrap();
             for (k, f) in from.iter_mut().enumerate() {
                 f.clear();
                 if k != self.rank {
-                    f.extend_from_slice(&all[k]);
+                    f.extend_from_slice(&post[k][self.rank]);
                 }
             }
         }
@@ -78,7 +99,13 @@ impl Peers for ThreadPeers {
 /// Process 0's report of `toml` run by `size` processes (the version field removed), and
 /// the flits that crossed into each process.
 fn report(toml: &str, size: usize) -> (serde_json::Value, Vec<u64>) {
-    let mail = Arc::new(Mailbox { barrier: Barrier::new(size), slots: Mutex::new(vec![Vec::new(); size]), words: Mutex::new(vec![Vec::new(); size]) });
+    let (v, crossed, _) = report_and_bytes(toml, size);
+    (v, crossed)
+}
+
+/// [`report`], and the bytes each process sent each other, `[from][to]`.
+fn report_and_bytes(toml: &str, size: usize) -> (serde_json::Value, Vec<u64>, Vec<Vec<u64>>) {
+    let mail = Arc::new(Mailbox::new(size, size));
     let handles: Vec<_> = (0..size)
         .map(|rank| {
             let (toml, mail) = (toml.to_string(), Arc::clone(&mail));
@@ -99,7 +126,8 @@ fn report(toml: &str, size: usize) -> (serde_json::Value, Vec<u64>) {
         .collect();
     let mut out: Vec<(serde_json::Value, u64)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     let crossed = out.iter().map(|o| o.1).collect();
-    (out.swap_remove(0).0, crossed)
+    let sent = mail.sent.lock().unwrap().clone();
+    (out.swap_remove(0).0, crossed, sent)
 }
 
 fn same_across_processes(name: &str, toml: &str) {
@@ -129,6 +157,24 @@ fn mesh_with_faults_and_a_finite_workload_across_processes() {
          [router]\nvcs = 2\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\nload = 0.3\npackets_per_source = 60\npacket_size = { sizes = [1, 5], weights = [1, 1] }\n\
          [sim]\nwarmup = 100\nmeasure = 5000\n",
     );
+}
+
+/// Each crossing goes only to the process that receives it: on a 6x6 mesh in three slabs
+/// of two rows, slabs 0 and 2 share no channel, so what passes between them is only the
+/// counters every process needs (a few bytes a cycle), far less than what a neighbour
+/// gets with the flits (an all-gather would send both the same box). The report is
+/// still the one-process report.
+#[test]
+fn crossings_go_only_to_the_process_that_receives_them() {
+    let toml = "seed = 9\n[topology]\ntype = \"mesh\"\ndims = [6, 6]\n[traffic]\nload = 0.4\npacket_size = 4\n[sim]\nwarmup = 100\nmeasure = 1500\n";
+    let (one, _) = report(toml, 1);
+    let (three, _, sent) = report_and_bytes(toml, 3);
+    assert_eq!(one, three, "three processes report the one-process run");
+    for (far, near) in [((0, 2), (0, 1)), ((2, 0), (2, 1))] {
+        let (f, n) = (sent[far.0][far.1], sent[near.0][near.1]);
+        assert!(f > 0 && 3 * f < n, "{far:?} sent {f} bytes, {near:?} {n}: {sent:?}");
+    }
+    assert_eq!((sent[0][0], sent[1][1], sent[2][2]), (0, 0, 0), "nothing to itself");
 }
 
 /// SeaStar routers: age clocks per partition, and the performance counters (in the
@@ -218,7 +264,7 @@ fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";
     let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
     let mut sim = Simulation::new(spec).unwrap();
-    let mail = Arc::new(Mailbox { barrier: Barrier::new(1), slots: Mutex::new(vec![Vec::new(); 2]), words: Mutex::new(vec![Vec::new(); 2]) });
+    let mail = Arc::new(Mailbox::new(1, 2));
     let why = sim.set_peers(Box::new(ThreadPeers { rank: 0, size: 2, mail })).unwrap();
     assert!(why.is_some_and(|w| w.contains("check mode")), "{why:?}");
     assert_eq!(sim.processes(), 1);

@@ -463,6 +463,16 @@ pub enum Routers {
 }
 
 impl Routers {
+    /// The router a crossing flit's or credit's `row` names
+    /// ([`crossing::CrossFlit::row`]): input-queued routers number arrival-calendar rows,
+    /// the others routers.
+    pub fn crossing_router(&self, row: u32) -> u32 {
+        match self {
+            Routers::Iq(r) => r.row_router(row),
+            _ => row,
+        }
+    }
+
     /// Ports per router.
     pub fn ports(&self) -> u32 {
         match self {

@@ -4,11 +4,13 @@
 //! Every process builds the whole simulation from the same config (so every index is
 //! the same everywhere), then narrows it to its partition: process `k` of `P` steps the
 //! routers and endpoints of partition `k` of `P` (`parallel::span`), with its own
-//! packet arena, collector and counters. Each cycle it steps its partition, serializes
-//! its outbox of crossing flits and credits ([`crate::router::crossing`]), exchanges the
-//! outboxes with every other process ([`Peers::exchange`]) and receives them in process
-//! order: the order the threads engine hands them over in, so the receivers see the
-//! same arrivals in the same order as one thread does. Every crossing delay is at least
+//! packet arena, collector and counters. Each cycle it steps its partition, sorts its
+//! outbox of crossing flits and credits ([`crate::router::crossing`]) by the process
+//! whose partition receives each (keeping the order sent), sends every process its
+//! share ([`Peers::exchange`], an all-to-all: a process's neighbour slabs get flits, the
+//! others only the counters below) and receives the others' in process order: the order
+//! the threads engine hands them over in, so the receivers see the same arrivals in the
+//! same order as one thread does. Every crossing delay is at least
 //! one cycle, so one exchange per cycle is the synchronisation window.
 //!
 //! What the engine decides from global state (the watchdog's progress, the end of a
@@ -100,13 +102,26 @@ struct Finish {
     nic: (Option<crate::endpoint::reassembly::ReassemblyPart>, crate::endpoint::dispersion::DispersionCounters),
 }
 
+/// The crossings of one cycle bound for one process.
+#[derive(Default)]
+struct Sorted {
+    flits: Vec<CrossFlit>,
+    credits: Vec<CrossCredit>,
+    meta: Vec<MetaCross>,
+}
+
 /// This process's share of a run across processes.
 pub struct Distributed {
     peers: Box<dyn Peers>,
     /// This process's own counters (the simulation's `counters` hold the whole run's).
     local: Counters,
     spare: Crossings,
-    out: Vec<u8>,
+    /// The first router of each process's partition, and the router count after them.
+    starts: Vec<u32>,
+    /// Per process: this cycle's crossings for it (reused buffers).
+    sorted: Vec<Sorted>,
+    /// Per process: the serialized outbox for it.
+    outs: Vec<Vec<u8>>,
     inbox: Vec<Vec<u8>>,
     crossed: u64,
     /// Metapacket rounds finished at any process, not yet usable.
@@ -127,7 +142,20 @@ impl Distributed {
         let ((lo, hi), (nlo, nhi)) = span(spec, size, rank);
         partition(routers, lo, hi);
         endpoints.partition(nlo, nhi);
-        Distributed { peers, local: Counters::default(), spare: Crossings::default(), out: Vec::new(), inbox: vec![Vec::new(); size], crossed: 0, pending: Default::default(), done: Vec::new() }
+        let starts = (0..=size).map(|k| if k == size { spec.topology.num_routers } else { span(spec, size, k).0 .0 }).collect();
+        let sorted = (0..size).map(|_| Sorted::default()).collect();
+        Distributed {
+            peers,
+            local: Counters::default(),
+            spare: Crossings::default(),
+            starts,
+            sorted,
+            outs: vec![Vec::new(); size],
+            inbox: vec![Vec::new(); size],
+            crossed: 0,
+            pending: Default::default(),
+            done: Vec::new(),
+        }
     }
 
     /// Processes sharing the run.
@@ -172,11 +200,36 @@ impl Distributed {
                 done.extend(m.completions.drain(..));
             }
         }
-        self.out.clear();
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
-        self.out = postcard::to_extend(&WireOut { flits: &outbox.flits, credits: &outbox.credits, token: outbox.token, retry: &outbox.retry, meta: &outbox.meta, done: &done, counts, last, made: mine }, std::mem::take(&mut self.out)).expect("an outbox serializes");
-        self.peers.exchange(&self.out, &mut self.inbox);
+        // Each crossing goes only to the process whose partition holds its receiving
+        // router, in the order sent; what every process needs (the counters, the Disha
+        // token, finished metapacket rounds, retry-link events) goes to all.
         let rank = self.peers.rank();
+        for b in &mut self.sorted {
+            b.flits.clear();
+            b.credits.clear();
+            b.meta.clear();
+        }
+        let starts = &self.starts;
+        let owner = |row: u32| starts.partition_point(|&s| s <= routers.crossing_router(row)) - 1;
+        for x in &outbox.flits {
+            self.sorted[owner(x.row)].flits.push(*x);
+        }
+        for c in &outbox.credits {
+            self.sorted[owner(c.row)].credits.push(*c);
+        }
+        for m in &outbox.meta {
+            self.sorted[owner(m.row)].meta.push(*m);
+        }
+        for (k, (b, out)) in self.sorted.iter().zip(self.outs.iter_mut()).enumerate() {
+            out.clear();
+            if k == rank {
+                continue;
+            }
+            let wire = WireOut { flits: &b.flits, credits: &b.credits, token: outbox.token, retry: &outbox.retry, meta: &b.meta, done: &done, counts, last, made: mine };
+            *out = postcard::to_extend(&wire, std::mem::take(out)).expect("an outbox serializes");
+        }
+        self.peers.exchange(&self.outs, &mut self.inbox);
         for (k, bytes) in self.inbox.iter().enumerate() {
             if k == rank {
                 self.pending.extend(done.iter().copied());

@@ -16,10 +16,11 @@ pub trait Peers: Send + Sync {
     fn rank(&self) -> usize;
     /// How many processes share the run.
     fn size(&self) -> usize;
-    /// All-to-all of one cycle's outboxes: `mine` goes to every other process; `from[k]`
-    /// receives process `k`'s (`from` has `size()` entries; this process's own is left
-    /// empty). The buffers are reused from cycle to cycle.
-    fn exchange(&self, mine: &[u8], from: &mut [Vec<u8>]);
+    /// All-to-all of one cycle's outboxes: `to[k]` goes to process `k` and `from[k]`
+    /// receives what process `k` sent this one (both have `size()` entries; this
+    /// process's own `to` entry is not sent and its `from` entry is left empty). Every
+    /// pair exchanges, an empty box too. The buffers are reused from cycle to cycle.
+    fn exchange(&self, to: &[Vec<u8>], from: &mut [Vec<u8>]);
     /// Element-wise sum over the processes, in place.
     fn sum(&self, v: &mut [u64]);
     /// Element-wise maximum over the processes, in place.
@@ -40,7 +41,7 @@ impl Peers for Alone {
     fn size(&self) -> usize {
         1
     }
-    fn exchange(&self, _mine: &[u8], _from: &mut [Vec<u8>]) {}
+    fn exchange(&self, _to: &[Vec<u8>], _from: &mut [Vec<u8>]) {}
     fn sum(&self, _v: &mut [u64]) {}
     fn max(&self, _v: &mut [u64]) {}
     fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {

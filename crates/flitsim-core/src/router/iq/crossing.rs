@@ -61,6 +61,14 @@ impl IqRouters {
         self.crossing.take(spare)
     }
 
+    /// The router a crossing's `row` (its arrival-calendar row) names.
+    pub fn row_router(&self, row: u32) -> u32 {
+        match &self.arrivals {
+            Arrivals::Calendar(c) => row >> c.shift,
+            Arrivals::Counting(_) => row,
+        }
+    }
+
     /// Receive the entries of another partition's outbox that are for routers of this
     /// one: into this partition's copy of the rings, marked in its calendar, a head's
     /// header stored in `packets` under a new id that the packet's later flits take.

@@ -51,7 +51,7 @@ impl ProcessPairs {
                 return Err(Error::config(active_path, format!("{a} active processes, but the {n} nodes host only {total} ({per_node} each); use at most {total}")));
             }
             Some(a) => a,
-            None if total % 2 != 0 => {
+            None if !total.is_multiple_of(2) => {
                 return Err(Error::config(
                     active_path,
                     format!("all {total} processes ({n} nodes x {per_node}) cannot be paired one-to-one, an odd number; give an even `active` count, e.g. {}", total - 1),
