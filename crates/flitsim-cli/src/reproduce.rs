@@ -174,6 +174,9 @@ impl Row {
         }
         match self.seeds {
             Some(0) => Err(format!("row {:?}: seeds = 0 runs nothing; give at least 1", self.name)),
+            Some(_) if self.set.iter().chain(self.relative_to.iter().flatten()).any(|o| o.split('=').next().is_some_and(|k| k.trim() == "seed")) => {
+                Err(format!("row {:?}: seeds sets the seed of each run; take seed= out of set and relative_to", self.name))
+            }
             Some(_) if self.aggregate.is_some() => {
                 Err(format!("row {:?}: aggregate combines the runs of over; a row with seeds compares their mean", self.name))
             }

@@ -447,7 +447,7 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("3 of 3 judged rows pass") && out.contains("seeds 1-3: 1.0000 / 2.0000 / 3.0000"), "{out}");
     assert!(err.contains("running 6 simulations"), "{err}");
-    for (extra, named) in [("seeds = 0", "seeds = 0"), ("over = { key = \"seed\", count = 2 }", "over"), ("aggregate = \"min\"", "aggregate")] {
+    for (extra, named) in [("seeds = 0", "seeds = 0"), ("over = { key = \"seed\", count = 2 }", "over"), ("aggregate = \"min\"", "aggregate"), ("relative_to = ['seed=7']", "seed=")] {
         let bad = seeded("bad", "reference = 1.0").replace("seeds = 3", extra);
         let bad = if extra.starts_with("seeds") { bad } else { format!("{bad}seeds = 2\n") };
         std::fs::write(study.join("experiment.toml"), format!("title = \"seeds\"\n{bad}")).unwrap();
