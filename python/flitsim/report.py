@@ -66,7 +66,12 @@ def load(directory: PathLike) -> Collection:
             store_path = Path(doc["store"])
             store = Store(store_path if store_path.is_absolute() else path / store_path)
             # Only this study's runs (a store may be shared with other studies and sweeps).
-            wanted = dict.fromkeys(k for row in doc["rows"] for k in (row.get("key"), row.get("baseline_key")) if k)
+            wanted = dict.fromkeys(
+                k
+                for row in doc["rows"]
+                for k in (row.get("key"), row.get("baseline_key"), *row.get("keys", []), *row.get("baseline_keys", []))
+                if k
+            )
             results = {k: r for k in wanted if (r := store.get(k)) is not None}
         return Collection(path, "reproduction", results, doc, dict(doc.get("configs", {})))
     if (path / "flitsim-store.json").is_file():

@@ -437,6 +437,9 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             "source": r.source,
             "key": run_keys.get(&(r.config.clone(), r.set.clone())),
             "baseline_key": baseline.and_then(|b| run_keys.get(&b)),
+            // Every run of the row and of its baseline (per seed, or per value of `over`).
+            "keys": r.run_sets().into_iter().filter_map(|s| run_keys.get(&(r.config.clone(), s))).collect::<Vec<_>>(),
+            "baseline_keys": r.baseline_sets().into_iter().filter_map(|s| run_keys.get(&(r.baseline_config().clone(), s))).collect::<Vec<_>>(),
         }));
     }
     println!();

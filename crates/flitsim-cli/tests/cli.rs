@@ -443,10 +443,17 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
         seeded("one seed", "reference = 1.0\ntolerance = 1e-9").replace("seeds = 3\n", ""),
     ];
     std::fs::write(study.join("experiment.toml"), format!("title = \"seeds\"\n{}", rows.concat())).unwrap();
-    let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
+    let written = root.join("written");
+    let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap(), "--out", written.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("3 of 3 judged rows pass") && out.contains("seeds 1-3: 1.0000 / 2.0000 / 3.0000"), "{out}");
     assert!(err.contains("running 6 simulations"), "{err}");
+    // reproduction.json names every run of a row: the three seeds, and the baseline's.
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(written.join("reproduction.json")).unwrap()).unwrap();
+    let ratio = &doc["rows"][1];
+    let count = |k: &str| ratio[k].as_array().map_or(0, |a| a.len());
+    assert_eq!((count("keys"), count("baseline_keys")), (3, 3), "{ratio}");
+    assert_eq!(doc["rows"][2]["keys"][0], doc["rows"][0]["keys"][0], "seed 1's run is the unseeded run");
     for (extra, named) in [("seeds = 0", "seeds = 0"), ("over = { key = \"seed\", count = 2 }", "over"), ("aggregate = \"min\"", "aggregate"), ("relative_to = ['seed=7']", "seed=")] {
         let bad = seeded("bad", "reference = 1.0").replace("seeds = 3", extra);
         let bad = if extra.starts_with("seeds") { bad } else { format!("{bad}seeds = 2\n") };
