@@ -66,7 +66,7 @@ pub struct Report {
     /// through: a table error, `routing.dateline_errors`), and the first; present with
     /// table routing under an XT VC policy. Correct tables drop none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dateline_drops: Option<crate::router::iq::drops::DatelineDrops>,
+    pub dateline_drops: Option<crate::router::drops::DatelineDrops>,
     /// With `[[faults.at]]`: each failure cycle, its links, and the routes from then on
     /// (diameter, mean length before and after, largest growth, VCs needed). The packets
     /// lost are in `counters.packets_lost` and `retry`.

@@ -333,28 +333,32 @@ fn tables_that_drop_at_a_dateline_are_refused_or_run_and_every_drop_is_counted()
     let e = Config::from_toml(&loaded, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("routing.tables") && e.contains("dropped at a dateline node") && e.contains("dateline_errors"), "{e}");
     // Run: the routers drop exactly the walk's sources' packets, every flit accounted
-    // (check mode verifies conservation, lost flits included, every cycle).
+    // (check mode verifies conservation, lost flits included, every cycle); the
+    // input-queued router and the buffered crossbar (SeaStar) alike.
     let dropping = loaded.replace("vc_policy = \"v3\"\n", "vc_policy = \"v3\"\ndateline_errors = \"drop\"\n");
-    let r = run(&dropping);
-    // The same drops, bit for bit, on two and four threads (check mode runs on one).
-    for threads in [2, 4] {
-        let unchecked = dropping.replace("check = true", "check = false");
-        let mut sim = Simulation::new(Config::from_toml(&unchecked, &[]).unwrap().validate().unwrap()).unwrap();
-        assert_eq!(sim.set_threads(threads).unwrap(), threads);
-        assert_eq!(without_config(&sim.run(&mut |_| {}).unwrap()), without_config(&r), "{threads} threads");
+    let seastar = dropping.replace("[router]\n", "[router]\ntype = \"buffered_crossbar\"\n");
+    for (name, cfg) in [("input-queued", &dropping), ("buffered crossbar", &seastar)] {
+        let r = run(cfg);
+        // The same drops, bit for bit, on two and four threads (check mode runs on one).
+        for threads in [2, 4] {
+            let unchecked = cfg.replace("check = true", "check = false");
+            let mut sim = Simulation::new(Config::from_toml(&unchecked, &[]).unwrap().validate().unwrap()).unwrap();
+            assert_eq!(sim.set_threads(threads).unwrap(), threads, "{name}");
+            assert_eq!(without_config(&sim.run(&mut |_| {}).unwrap()), without_config(&r), "{name}: {threads} threads");
+        }
+        let drops = r.dateline_drops.expect("table routing under v3 reports its drops");
+        let lost = dropped.len() as u64 * per_source;
+        assert_eq!((drops.packets, r.counters.packets_lost, r.counters.flits_lost), (lost, lost, 3 * lost), "{name}");
+        assert_eq!(r.counters.packets_delivered, (15 - dropped.len() as u64) * per_source, "{name}");
+        assert_eq!(r.counters.packets_created, 15 * per_source, "{name}");
+        let first = drops.first.expect("a first drop");
+        let c = spec.topology.coords(first.router);
+        assert!((c[0] == 3 || c[1] == 3) && first.vc == 1 && first.dst == 0 && dropped.contains(&first.src), "{name}: {first:?}");
     }
-    let drops = r.dateline_drops.expect("table routing under v3 reports its drops");
-    let lost = dropped.len() as u64 * per_source;
-    assert_eq!((drops.packets, r.counters.packets_lost, r.counters.flits_lost), (lost, lost, 3 * lost));
-    assert_eq!(r.counters.packets_delivered, (15 - dropped.len() as u64) * per_source);
-    assert_eq!(r.counters.packets_created, 15 * per_source);
-    let first = drops.first.expect("a first drop");
-    let c = spec.topology.coords(first.router);
-    assert!((c[0] == 3 || c[1] == 3) && first.vc == 1 && first.dst == 0 && dropped.contains(&first.src), "{first:?}");
     // Generated tables drop nothing.
     let ok = run(&base);
     assert_eq!((ok.dateline_drops.unwrap().packets, ok.counters.packets_lost, ok.counters.packets_delivered), (0, 0, 15 * per_source));
-    // Only the input-queued router simulates drops; the XT VC policies are needed.
+    // The XT VC policies are needed (only they have dateline nodes that drop).
     let e = Config::from_toml(&base.replace("[routing]", "dateline_errors = 1\n[routing]"), &[]).map(|_| ()).unwrap_err().to_string();
     assert!(!e.is_empty());
     let dor = base.replace("vc_policy = \"v3\"\n", "dateline_errors = \"drop\"\n");

@@ -441,12 +441,6 @@ impl Config {
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
                 return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
             }
-            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Table { dateline_errors: crate::routing::table::DatelineErrors::Drop, .. }) => {
-                return Err(Error::config(
-                    "routing.dateline_errors",
-                    "dateline drops are simulated by the input-queued router; use router.type = \"input_queued\", or dateline_errors = \"refuse\" (the tables are checked and a set that drops is refused)",
-                ));
-            }
             _ => {}
         }
         if let Some(retry) = &self.channel.retry {

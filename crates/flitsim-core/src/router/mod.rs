@@ -10,6 +10,7 @@
 
 pub mod aging;
 pub mod buffered;
+pub mod drops;
 pub mod central;
 pub mod crossing;
 pub mod crosspoint;
@@ -463,6 +464,25 @@ pub enum Routers {
 }
 
 impl Routers {
+    /// The dateline drops of routers that drop ([`drops`]): input-queued and
+    /// buffered-crossbar.
+    pub fn dateline_drops(&self) -> Option<drops::DatelineDrops> {
+        match self {
+            Routers::Iq(r) => Some(r.dateline_drops),
+            Routers::Buffered(r) => Some(r.dateline_drops),
+            _ => None,
+        }
+    }
+
+    /// Add another partition's (or process's) dateline drops.
+    pub fn merge_dateline_drops(&mut self, o: &drops::DatelineDrops) {
+        match self {
+            Routers::Iq(r) => r.dateline_drops.merge(o),
+            Routers::Buffered(r) => r.dateline_drops.merge(o),
+            _ => {}
+        }
+    }
+
     /// The router a crossing flit's or credit's `row` names
     /// ([`crossing::CrossFlit::row`]): input-queued routers number arrival-calendar rows,
     /// the others routers.

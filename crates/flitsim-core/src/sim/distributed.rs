@@ -90,8 +90,8 @@ struct Finish {
     perf: Option<crate::stats::router_counters::PerfCounters>,
     /// The central-arbiter routers' event counts.
     central: Option<crate::router::central::CentralCounters>,
-    /// The input-queued routers' dateline drops.
-    drops: Option<crate::router::iq::drops::DatelineDrops>,
+    /// The input-queued or buffered-crossbar routers' dateline drops.
+    drops: Option<crate::router::drops::DatelineDrops>,
     /// The crosspoint switches' event counts.
     crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
     /// The retry links' totals (each link counted by its transmitter's process).
@@ -299,10 +299,7 @@ impl Distributed {
             Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
             _ => (None, None),
         };
-        let drops = match &*routers {
-            Routers::Iq(r) => Some(r.dateline_drops),
-            _ => None,
-        };
+        let drops = routers.dateline_drops();
         let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, drops, crosspoint, retry, meta, nic: endpoints.nic_totals() };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
@@ -328,7 +325,10 @@ impl Distributed {
                         c.absorb_retry(p);
                     }
                 }
-                Routers::Iq(r) => r.dateline_drops.merge(f.drops.as_ref().expect("the same routers on every process")),
+                Routers::Iq(_) => {}
+            }
+            if let Some(d) = &f.drops {
+                routers.merge_dateline_drops(d);
             }
         }
     }

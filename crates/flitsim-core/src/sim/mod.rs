@@ -659,8 +659,8 @@ impl Simulation {
                 Routers::Crosspoint(c) => c.retry_report(),
                 _ => None,
             },
-            dateline_drops: match (&self.routers, &self.spec.routing) {
-                (Routers::Iq(r), crate::routing::RoutingFunction::Table(t)) if t.policy() != crate::routing::table::VcPolicy::Dor => Some(r.dateline_drops),
+            dateline_drops: match &self.spec.routing {
+                crate::routing::RoutingFunction::Table(t) if t.policy() != crate::routing::table::VcPolicy::Dor => self.routers.dateline_drops(),
                 _ => None,
             },
             failures_during_run: self.spec.timed_failures.clone(),

@@ -383,8 +383,10 @@ impl Parallel {
                 (Routers::Buffered(into), Routers::Buffered(x)) => into.merge_counters(x),
                 (Routers::Central(into), Routers::Central(x)) => into.merge_counters(x),
                 (Routers::Crosspoint(into), Routers::Crosspoint(x)) => into.merge_counters(x),
-                (Routers::Iq(into), Routers::Iq(x)) => into.dateline_drops.merge(&x.dateline_drops),
                 _ => {}
+            }
+            if let Some(d) = p.routers.dateline_drops() {
+                routers.merge_dateline_drops(&d);
             }
         }
     }

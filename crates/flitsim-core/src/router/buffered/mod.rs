@@ -14,7 +14,11 @@
 //! 2. **Route** a head at the front of an idle input VC (dimension-order routing reads
 //!    the header): the output port and one output VC (the VC the packet arrived on if
 //!    the routing function allows it, else the lowest it allows). It may cross the
-//!    crossbar `routing_delay` cycles later.
+//!    crossbar `routing_delay` cycles later. A Cray XT dateline error
+//!    (`routing.dateline_errors = "drop"`) drops the packet instead: it leaves its
+//!    epoch's count, and its flits are discarded as they reach the front, one per cycle
+//!    in the port's crossbar-input turn, each returning its credit
+//!    ([`crate::router::drops`]).
 //! 3. **Crossbar input**: each input port moves at most one flit per cycle into the
 //!    staging buffer dedicated to it (and its VC) at the routed output. No allocation is
 //!    needed — only flow control: a head enters by **virtual cut-through**, when the
@@ -77,6 +81,9 @@ mod state {
     pub const ROUTED: u8 = 1;
     /// Its head has crossed: the packet's other flits follow.
     pub const MOVING: u8 = 2;
+    /// Dropped at a Cray XT dateline node ([`crate::router::drops`]): its flits are
+    /// discarded as they reach the front, one a cycle in place of a crossing.
+    pub const DROP: u8 = 3;
 }
 
 /// No packet: an idle output.
@@ -199,6 +206,8 @@ pub struct BufferedRouters {
     span: (u32, u32),
     /// Flits and credits for other partitions' routers.
     crossing: crate::router::crossing::Crossings,
+    /// Packets dropped at Cray XT dateline nodes ([`crate::router::drops`]).
+    pub dateline_drops: crate::router::drops::DatelineDrops,
 }
 
 impl BufferedRouters {
@@ -280,6 +289,7 @@ impl BufferedRouters {
             counters: PerfCounters::new(r, p, v, ndims + 1),
             span: (0, r),
             crossing: Default::default(),
+            dateline_drops: Default::default(),
         }
     }
 
@@ -345,6 +355,7 @@ impl BufferedRouters {
                                 if (now as u32).wrapping_sub(st.ready) as i32 >= 0 { "" } else { " (in routing delay)" }
                             )
                         }
+                        state::DROP => "dropped at a dateline node: discarding its flits".to_string(),
                         _ => format!("crossing to port {} vc{}", st.out_port, st.out_vc),
                     };
                     lines.push(format!("input port {p} vc{v}: {} flits, {what}", st.len));
@@ -486,8 +497,16 @@ impl BufferedRouters {
             let f = self.buf[(base + li) * depth + st.head as usize];
             debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
             let (p, v) = ((li / v_n) as u32, (li % v_n) as u32);
-            let dst = packets.get(f.pid).dst;
+            let (src, dst) = (packets.get(f.pid).src, packets.get(f.pid).dst);
             let cand = routing.route(topo, r, p, v, dst);
+            if routing.drops(r, p, v, cand.port as u32) {
+                self.dateline_drops.record(crate::router::drops::DropEvent { cycle: now, router: r, port: p, vc: v, src, dst });
+                st.state = state::DROP;
+                // The packet will not compete for an output: it leaves its epoch's count
+                // now (Procedure 2's hand-off, its outgoing header unused).
+                self.clocks[ru].hand_off(packets.get(f.pid).age, check);
+                continue;
+            }
             st.out_port = cand.port;
             st.out_vc = if (cand.vc_lo as u32..cand.vc_hi as u32).contains(&v) { v as u8 } else { cand.vc_lo };
             st.state = state::ROUTED;
@@ -510,7 +529,7 @@ impl BufferedRouters {
                 let li = take_lowest(&mut k);
                 let st = &self.ivc[base + li];
                 match st.state {
-                    state::MOVING => can |= 1 << li,
+                    state::MOVING | state::DROP => can |= 1 << li,
                     state::ROUTED if now32.wrapping_sub(st.ready) as i32 >= 0 => {
                         let f = self.buf[(base + li) * depth + st.head as usize];
                         let s = &self.stg[(base + st.out_port as usize * v_n) * p_n + li];
@@ -547,6 +566,20 @@ impl BufferedRouters {
             if st.len == 0 {
                 occ &= !(1 << li);
             }
+            if st.state == state::DROP {
+                // Discarded: the flit leaves the router, its slot's credit goes upstream.
+                ctr.flits_lost += 1;
+                if f.is_tail() {
+                    st.state = state::IDLE;
+                    ctr.packets_lost += 1;
+                    ctr.measured_lost += packets.get(f.pid).measured as u64;
+                    packets.release(f.pid);
+                }
+                self.pending[ru] -= 1;
+                moved_any = true;
+                self.credit_upstream(ru, p, v, now + credit_delay, ch);
+                continue;
+            }
             let o = st.out_port as usize;
             let vc = st.out_vc;
             if f.is_head() {
@@ -570,15 +603,7 @@ impl BufferedRouters {
             self.staged[rp + o] |= 1 << li;
             moved_any = true;
             // A credit for the freed input slot goes upstream.
-            let w = self.wiring[rp + p];
-            let arrive = now + credit_delay;
-            if w.cross_in {
-                let entry = CreditWire::new(arrive, v as u32);
-                self.crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: w.in_credits, row: w.up_router, port: 0, entry });
-            } else {
-                ch.credits.push_in(w.in_credits, arrive, CreditWire::new(arrive, v as u32));
-                bump(&mut self.pending[w.up_router as usize]);
-            }
+            self.credit_upstream(ru, p, v, now + credit_delay, ch);
         }
 
         // 4. Outputs: arbitrate idle ones, send one flit per busy one.
@@ -704,6 +729,22 @@ impl BufferedRouters {
         // 5. Procedure 3: the age clock ticks at the end of the cycle.
         self.clocks[ru].tick();
         self.clocked[ru] = now + 1;
+    }
+}
+
+impl BufferedRouters {
+    /// A credit for a freed slot of input port `p`'s VC `v` of router `ru` goes
+    /// upstream, arriving at cycle `arrive`.
+    #[inline]
+    fn credit_upstream(&mut self, ru: usize, p: usize, v: usize, arrive: u64, ch: &mut Channels) {
+        let w = self.wiring[ru * self.ports as usize + p];
+        let entry = CreditWire::new(arrive, v as u32);
+        if w.cross_in {
+            self.crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: w.in_credits, row: w.up_router, port: 0, entry });
+        } else {
+            ch.credits.push_in(w.in_credits, arrive, entry);
+            bump(&mut self.pending[w.up_router as usize]);
+        }
     }
 }
 

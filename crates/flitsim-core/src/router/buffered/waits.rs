@@ -34,7 +34,9 @@ impl BufferedRouters {
         let n_in = self.ivc.len();
         if i < n_in {
             let st = &self.ivc[i];
-            if st.len == 0 || st.state == state::IDLE {
+            // (A dropped packet's VC discards a flit every cycle its port lets it: it
+            // waits for nothing.)
+            if st.len == 0 || st.state == state::IDLE || st.state == state::DROP {
                 return;
             }
             let (router, p, v) = (i / (p_n * v_n), (i / v_n) % p_n, i % v_n);

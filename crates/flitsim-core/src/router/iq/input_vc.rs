@@ -13,7 +13,7 @@ pub mod state {
     pub const VC_ALLOC: u8 = 1;
     /// Holds an output VC: flits compete for the switch.
     pub const ACTIVE: u8 = 2;
-    /// The router drops the packet (a dateline error, [`super::drops`]): its flits are
+    /// The router drops the packet (a dateline error, [`crate::router::drops`]): its flits are
     /// discarded as they reach the front.
     pub const DROP: u8 = 3;
 }

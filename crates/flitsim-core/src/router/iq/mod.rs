@@ -94,7 +94,6 @@
 mod arrivals;
 pub mod crossing;
 mod describe;
-pub mod drops;
 mod input_vc;
 mod ports;
 mod prefetch;
@@ -110,6 +109,7 @@ use route::{route_head, Route};
 use vc_alloc::VaContext;
 
 use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
+use super::drops;
 use super::IqConfig;
 use crate::link::{Channels, End, Flit, InFlight};
 use crate::router::crossing::Which;

@@ -14,8 +14,10 @@
 //! Generated tables never do this (tests check every policy); tables loaded from a file
 //! can. `routing.dateline_errors` says what happens then: `refuse` (default) reports the
 //! node pairs whose packets would be dropped before anything runs; `drop` simulates
-//! them as the hardware does: the router discards the packet as it arrives, returning
-//! its credits, and the result counts the drops (`dateline_drops`) and names the first.
+//! them as the hardware does: the router (input-queued, or the buffered-crossbar
+//! SeaStar model) discards the packet as it arrives, returning its credits, and the
+//! result counts the drops (`dateline_drops`, [`crate::router::drops`]) and names the
+//! first.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,9 +1,10 @@
-//! Packets the input-queued routers drop at a Cray XT dateline node (a table error the
-//! hardware answers by dropping, [`crate::routing::table::DROP_FIELD`]): how many, and
-//! the first, so that a run names where its tables went wrong.
+//! Packets the routers drop at a Cray XT dateline node (a table error the hardware
+//! answers by dropping, [`crate::routing::table::DROP_FIELD`]): how many, and the first,
+//! so that a run names where its tables went wrong. The input-queued and the
+//! buffered-crossbar (SeaStar) routers drop.
 //!
 //! A dropped packet's input VC discards its flits as they reach the front, one per cycle
-//! when the input port sends no flit through the switch (its credit wire carries one
+//! in place of the flit its input port would send on (its credit wire carries one
 //! credit a cycle), returning a credit for each; its flits are counted in
 //! `counters.flits_lost` and the packet, at its tail, in `counters.packets_lost`.
 
@@ -42,7 +43,7 @@ pub struct DatelineDrops {
 
 impl DatelineDrops {
     /// A router decided a drop.
-    pub(super) fn record(&mut self, e: DropEvent) {
+    pub(crate) fn record(&mut self, e: DropEvent) {
         self.merge(&DatelineDrops { packets: 1, first: Some(e) });
     }
 
