@@ -259,6 +259,35 @@ fn central_routers_with_metapackets_across_processes() {
     );
 }
 
+/// XT dateline drops across processes, on the input-queued and the buffered-crossbar
+/// (SeaStar) routers: tables rewritten to VC1 everywhere, so packets passing a dateline
+/// node are dropped; the drops (count and first) are gathered from every process.
+#[test]
+fn dateline_drops_across_processes() {
+    let dir = std::env::temp_dir().join(format!("flitsim-distributed-drops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("upper.tab");
+    let base = "seed = 23\n[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [true, true]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n\
+                [traffic]\nload = 0.3\npacket_size = 3\npackets_per_source = 40\n[sim]\nwarmup = 0\nmeasure = 4000\n";
+    let spec = Config::from_toml(base, &[]).unwrap().validate().unwrap();
+    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
+    let mut bad = (**t).clone();
+    for e in bad.entries_mut() {
+        if e.vc != flitsim_core::routing::table::rule::ANY {
+            e.vc = flitsim_core::routing::table::rule::UPPER;
+        }
+    }
+    std::fs::write(&file, bad.to_bytes(&spec.topology)).unwrap();
+    let dropping = base.replace("vc_policy = \"v3\"\n", &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()));
+    let seastar = dropping.replace("[router]\n", "[router]\ntype = \"buffered_crossbar\"\n");
+    for (name, toml) in [("input-queued drops", &dropping), ("SeaStar drops", &seastar)] {
+        let (one, _) = report(toml, 1);
+        assert!(one["dateline_drops"]["packets"].as_u64().unwrap() > 0, "{name}: nothing dropped");
+        same_across_processes(name, toml);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_network_that_cannot_be_split_runs_whole_on_every_process() {
     let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\ncheck = true\nwarmup = 10\nmeasure = 100\n";
