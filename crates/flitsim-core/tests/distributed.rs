@@ -6,6 +6,8 @@
 //! JSON); the run must really be split (flits cross between processes). The MPI
 //! transport itself is tested by the command-line tool's tests (`mpirun -np 2`).
 
+mod common;
+
 use std::sync::{Arc, Barrier, Mutex};
 
 use flitsim_core::config::Config;
@@ -269,15 +271,7 @@ fn dateline_drops_across_processes() {
     let file = dir.join("upper.tab");
     let base = "seed = 23\n[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [true, true]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n\
                 [traffic]\nload = 0.3\npacket_size = 3\npackets_per_source = 40\n[sim]\nwarmup = 0\nmeasure = 4000\n";
-    let spec = Config::from_toml(base, &[]).unwrap().validate().unwrap();
-    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
-    let mut bad = (**t).clone();
-    for e in bad.entries_mut() {
-        if e.vc != flitsim_core::routing::table::rule::ANY {
-            e.vc = flitsim_core::routing::table::rule::UPPER;
-        }
-    }
-    std::fs::write(&file, bad.to_bytes(&spec.topology)).unwrap();
+    common::write_upper_vc_tables(base, &file);
     let dropping = base.replace("vc_policy = \"v3\"\n", &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()));
     let seastar = dropping.replace("[router]\n", "[router]\ntype = \"buffered_crossbar\"\n");
     for (name, toml) in [("input-queued drops", &dropping), ("SeaStar drops", &seastar)] {

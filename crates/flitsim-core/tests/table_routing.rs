@@ -3,6 +3,8 @@
 //! arrives, conservation holds, and the hierarchical routes are the minimal ones when a
 //! region is a single YZ plane.
 
+mod common;
+
 use flitsim_core::config::Config;
 use flitsim_core::report::Report;
 use flitsim_core::sim::Simulation;
@@ -307,15 +309,7 @@ fn tables_that_drop_at_a_dateline_are_refused_or_run_and_every_drop_is_counted()
          [traffic]\nload = 0.2\npacket_size = 3\npackets_per_source = {per_source}\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 0\n\
          [sim]\nwarmup = 0\nmeasure = 2000\ncheck = true\n"
     );
-    let spec = Config::from_toml(&base, &[]).unwrap().validate().unwrap();
-    let flitsim_core::routing::RoutingFunction::Table(t) = &spec.routing else { panic!("table routing") };
-    let mut bad = (**t).clone();
-    for e in bad.entries_mut() {
-        if e.vc != flitsim_core::routing::table::rule::ANY {
-            e.vc = flitsim_core::routing::table::rule::UPPER;
-        }
-    }
-    std::fs::write(&file, bad.to_bytes(&spec.topology)).unwrap();
+    let (spec, bad) = common::write_upper_vc_tables(&base, &file);
     let loaded = base.replace("[traffic]", &format!("tables = {:?}\n[traffic]", file.to_str().unwrap()));
     // Which sources' packets the static route walk says are dropped (on the way to 0).
     let walk = flitsim_core::routing::RoutingFunction::Table(Box::new(bad));

@@ -211,7 +211,10 @@ impl Distributed {
             b.meta.clear();
         }
         let starts = &self.starts;
-        let owner = |row: u32| starts.partition_point(|&s| s <= routers.crossing_router(row)) - 1;
+        let owner = |row: u32| {
+            let r = routers.crossing_router(row);
+            starts.partition_point(|&s| s <= r) - 1
+        };
         for x in &outbox.flits {
             self.sorted[owner(x.row)].flits.push(*x);
         }

@@ -503,7 +503,9 @@ impl BufferedRouters {
                 self.dateline_drops.record(crate::router::drops::DropEvent { cycle: now, router: r, port: p, vc: v, src, dst });
                 st.state = state::DROP;
                 // The packet will not compete for an output: it leaves its epoch's count
-                // now (Procedure 2's hand-off, its outgoing header unused).
+                // now (Procedure 2's hand-off, its outgoing header unused). Section 2.3
+                // does not say what a drop does to the count; left in, it would hold
+                // its epoch busy for ever and inhibit every later epoch switch.
                 self.clocks[ru].hand_off(packets.get(f.pid).age, check);
                 continue;
             }
