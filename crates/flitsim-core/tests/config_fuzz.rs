@@ -14,7 +14,11 @@ use flitsim_core::Error;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-const CASES: u32 = 256;
+/// Cases per property: 256, or `PROPTEST_CASES` for a deeper search (e.g. 100000 before
+/// a release; the seed is random unless `PROPTEST_RNG_SEED` fixes it).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
+}
 
 /// Parse, override and validate; the result of the whole config stage.
 fn check(text: &str, set: &[String]) -> Result<(), Error> {
@@ -107,7 +111,7 @@ fn toml_ish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_text_never_panics(text in ".{0,200}") {
@@ -317,7 +321,7 @@ fn bases_are_valid_and_complete() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_valid_configs_fail_cleanly(

@@ -420,7 +420,7 @@ impl Config {
                 let ch = &self.channel;
                 let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency]).max().unwrap_or(1);
                 let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
-                c.validate_stop_go("router", (c.sw_alloc_delay + c.st_delay + wire).max(inject))?;
+                c.validate_stop_go("router", c.sw_alloc_delay.saturating_add(c.st_delay).saturating_add(wire).max(inject))?;
             }
             RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
             RouterConfig::Central(c) => c.validate("router", topology.ports)?,

@@ -63,7 +63,8 @@ impl StopGo {
     /// puts on it before the STOP reaches it (it acts on a symbol in the cycle it
     /// arrives, before it sends).
     pub fn slack(flit_delay: u32, symbol_delay: u32) -> u32 {
-        flit_delay + symbol_delay - 1
+        // Saturating: validation calls this before every delay is range-checked.
+        flit_delay.saturating_add(symbol_delay).saturating_sub(1)
     }
 }
 

@@ -317,7 +317,7 @@ impl IqConfig {
     /// stages and link) is `max_flit_delay`?
     pub fn validate_stop_go(&self, path: &str, max_flit_delay: u32) -> Result<()> {
         let Some(sg) = self.stop_go else { return Ok(()) };
-        let need = sg.stop + crate::flow::StopGo::slack(max_flit_delay, self.credit_delay);
+        let need = sg.stop.saturating_add(crate::flow::StopGo::slack(max_flit_delay, self.credit_delay));
         if self.buffer_depth < need {
             return Err(Error::config(
                 format!("{path}.buffer_depth"),
