@@ -303,6 +303,8 @@ const CASES: &[Case] = &[
     case("buffered_mask_not_hex", "[router]\ntype = \"buffered_crossbar\"\nage_rr_select = \"0xzz\"", Parse, "router.age_rr_select", &["not a 64-bit mask", "0x5555555555555555"]),
     case("buffered_mask_a_float", "[router]\ntype = \"buffered_crossbar\"\nage_rr_select = 1.5", Parse, "router.age_rr_select", &["1.5", "a 64-bit mask", "0x5555555555555555"]),
     case("sync_loss_lanes_a_number", "[router]\ntype = \"crosspoint\"\n[topology]\ntype = \"kautz\"\ndegree = 2\ndiameter = 3\n[routing]\ntype = \"source\"\n[channel.retry.errors]\nsync_loss = [{ start = 1, duration = 2, lanes = 0 }]", Parse, "channel.retry.errors.sync_loss[0].lanes", &["`data`", "`control`", "`both`"]),
+    case("crosspoint_inject_depth_huge", "[router]\ntype = \"crosspoint\"\ninject_depth = 4294967295\n[topology]\ntype = \"kautz\"\ndegree = 2\ndiameter = 3\n[routing]\ntype = \"source\"", Cfg, "router.inject_depth", &["4294967295 is out of range", "1..=4096"]),
+    case("central_lanes_beyond_63", "[topology]\ntype = \"torus\"\ndims = [4, 4]\nconcentration = 12\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"", Cfg, "router.vcs", &["16 ports x (3 VCs + the deadlock-buffer lane)", "63 input lanes", "use vcs <= 2"]),
     case("flow_control_a_number", "[router]\nflow_control = 3", Parse, "router.flow_control", &["3 is not a name", "`wormhole` or `virtual_cut_through`"]),
     case("buffered_mask_negative", "[router]\ntype = \"buffered_crossbar\"\nage_rr_select = -1", Parse, "router.age_rr_select", &["-1 is negative"]),
     case("buffered_saturation_check_unknown", "[router]\ntype = \"buffered_crossbar\"\nsaturation_check = \"exact\"", Parse, "router.saturation_check", &["unknown variant `exact`", "`corrected`", "`as_printed`"]),

@@ -8,6 +8,14 @@
 //!     every field is present), then one field is deleted, renamed, retyped (string,
 //!     bool, negative, float, huge integer, array, table) or pushed out of range. A
 //!     wrong-type refusal must name that field, something inside it, or its table.
+//! (c) Accepted mutations: a number or switch of a base set to a small or boundary value;
+//!     whenever validation accepts it, the simulation builds and runs a few hundred
+//!     cycles under check mode without a panic (an overflow or a huge allocation from an
+//!     unbounded field would show here). `FUZZ_TRACE=1` prints each case and its time.
+//!
+//! The bases cover every router type and routing function (cube, crossbar, Kautz and
+//! Clos networks; DOR, XT tables with faults, adaptive with self-tuning, source routes
+//! with link retry, dispersive up*/down* routes with STOP/GO and messages).
 
 use flitsim_core::config::Config;
 use flitsim_core::Error;
@@ -174,6 +182,29 @@ const BASES: &[&str] = &[
      [router]\ntype = \"buffered_crossbar\"\nage_rr_select = \"0x5555555555555555\"\nage_clock_period = 8\n\
      req_age_bias = [3, 2, 1]\nrsp_age_bias_ports = [1, 1, 1, 1, 1, 1, 2]\nsaturation_check = \"as_printed\"\n\
      [routing]\nclasses = 2\n[traffic]\npacket_size = 9",
+    // The SiCortex fabric: K(2,3), crosspoint switch, source routes, link-level retry
+    // with bit errors.
+    "[topology]\ntype = \"kautz\"\ndegree = 2\ndiameter = 3\n[routing]\ntype = \"source\"\n\
+     [router]\ntype = \"crosspoint\"\nvcs = 3\nxb_packets = 4\n[channel]\nlatency = 2\n\
+     [channel.retry]\nwindow = 15\n[channel.retry.errors]\nber = 0.0001\n\
+     [traffic]\nload = 0.3\npacket_size = { sizes = [4, 12], weights = [1, 1] }",
+    // Adaptive wormhole routing under Disha recovery with self-tuned throttling.
+    "[topology]\ntype = \"torus\"\ndims = [4, 4]\n\
+     [router]\ntype = \"central\"\nvcs = 3\nbuffer_depth = 8\n\
+     [routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\ntimeout = 8\n\
+     [traffic]\nload = 0.5\npacket_size = 4\n[congestion]\npolicy = \"tune\"",
+    // A small Clos with probing adaptive source routes, STOP/GO and messages.
+    "[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\nnodes = 32\n\
+     [router]\nvcs = 1\nbuffer_depth = 20\nstop_go = { stop = 16, go = 8 }\nrouting_delay = 0\nvc_alloc_delay = 0\n\
+     [routing]\ntype = \"updown\"\nselection = \"probing\"\nthreshold = 4\nprobability = 0.5\n\
+     [channel]\nflit_bytes = 64\nlink_gbps = 10\n\
+     [traffic]\npattern = { type = \"random_bisection\", index = 0 }\ninjection = { type = \"backlogged\" }\n\
+     message = { bytes = 8192, mtu = 1024, per_source = 4 }",
+    // XT table routing with the v3 VC policy on a torus with random link faults.
+    "[topology]\ntype = \"torus\"\ndims = [4, 3, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
+     [routing]\ntype = \"table\"\nclasses = 2\nvc_policy = \"v3\"\n\
+     [traffic]\nload = 0.3\npacket_size = 9\n\
+     [faults]\nrandom_link_fraction = 0.05\nseed = 1\nunroutable = \"skip\"",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -394,6 +425,87 @@ proptest! {
                 );
             }
             _ => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// (c) accepted mutations simulate
+// ---------------------------------------------------------------------------------------
+
+/// A value of `before`'s kind that validation often accepts: small and boundary
+/// numbers, so the simulation behind the config stage meets the extremes users can
+/// reach. `None` for strings, tables and arrays (their mutations are (b)'s).
+fn accepted_value(before: &toml::Value, pick: Index, small: i64, fraction: f64) -> Option<toml::Value> {
+    const INTS: &[i64] = &[0, 1, 2, 3, 7, 8, 9, 16, 63, 64, 65, 1023, 1024, 65_535, u32::MAX as i64];
+    match before {
+        toml::Value::Integer(_) if pick.index(3) == 0 => Some(toml::Value::Integer(small)),
+        toml::Value::Integer(_) => Some(toml::Value::Integer(*pick.get(INTS))),
+        toml::Value::Float(_) => Some(toml::Value::Float(if pick.index(4) == 0 { small as f64 } else { fraction })),
+        toml::Value::Boolean(b) => Some(toml::Value::Boolean(!b)),
+        _ => None,
+    }
+}
+
+/// Cycles an accepted mutation runs (under check mode): enough for packets to cross the
+/// small bases several times.
+const BRIEF: u64 = 300;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 4, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever value validation accepts, the simulation it builds runs without a panic
+    /// (or an overflow: debug assertions are on) and with flits and credits conserved
+    /// (check mode): an accepted config either runs or stops with a typed error (e.g. a
+    /// detected deadlock), never crashes.
+    #[test]
+    fn accepted_mutations_simulate(
+        base in 0..BASES.len(),
+        which in any::<Index>(),
+        pick in any::<Index>(),
+        small in 0i64..=70,
+        fraction in 0.0f64..=1.0,
+    ) {
+        let mut root = base_value(base);
+        let mut paths = Vec::new();
+        all_paths(&root, &mut Vec::new(), &mut paths);
+        // Numbers and switches only.
+        paths.retain(|p| {
+            let v = get_mut(&mut root, p);
+            v.is_integer() || v.is_float() || v.is_bool()
+        });
+        let path = which.get(&paths).clone();
+        let before = get_mut(&mut root, &path).clone();
+        let v = accepted_value(&before, pick, small, fraction).expect("a number or a switch");
+        // A network as large as the value asks for is valid but not brief (a 4x64x4 torus
+        // with 154 failed links takes a minute to route around them): the topology's
+        // sizes stay at most 16 here.
+        let field = path_text(&path);
+        let v = match v.as_integer() {
+            Some(i) if i > 16 && field.starts_with("topology.") => toml::Value::Integer(small % 17),
+            _ => v,
+        };
+        *get_mut(&mut root, &path) = v.clone();
+        let toml::Value::Table(mut table) = root else { unreachable!() };
+        if let Some(toml::Value::Table(sim)) = table.get_mut("sim") {
+            sim.insert("check".into(), toml::Value::Boolean(true));
+        }
+        let context = format!("base {base}, `{field}` = {v} (was {before})");
+        let t0 = std::time::Instant::now();
+        if std::env::var_os("FUZZ_TRACE").is_some() {
+            eprintln!("{context}");
+        }
+        let Ok(spec) = Config::from_table(table).and_then(|c| c.validate()) else { return Ok(()) };
+        match flitsim_core::sim::Simulation::new(spec) {
+            Ok(mut sim) => {
+                if let Err(e) = sim.run_cycles(BRIEF) {
+                    prop_assert!(!matches!(e, Error::Parse { .. } | Error::Config { .. }), "a config error after validation: {e}\n{context}");
+                }
+            }
+            Err(e) => prop_assert!(matches!(e, Error::Config { .. }), "building refused with a non-config error: {e}\n{context}"),
+        }
+        if std::env::var_os("FUZZ_TRACE").is_some() {
+            eprintln!("  {:.2} s", t0.elapsed().as_secs_f64());
         }
     }
 }

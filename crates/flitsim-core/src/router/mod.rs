@@ -132,7 +132,7 @@ impl RouterConfig {
         match self {
             RouterConfig::InputQueued(c) => c.vcs,
             RouterConfig::BufferedCrossbar(c) => c.vcs,
-            RouterConfig::Central(c) => c.vcs + 1,
+            RouterConfig::Central(c) => c.vcs.saturating_add(1), // (before validation too)
             RouterConfig::Crosspoint(c) => c.vcs,
         }
     }
@@ -423,7 +423,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         name: "central",
         summary: "central-arbiter wormhole router (one header routed per cycle) for adaptive routing with Duato or Disha",
         params: &[
-            ("vcs", "3", "virtual channels per port (escape VCs included); plus one deadlock-buffer lane"),
+            ("vcs", "3", "virtual channels per port (escape VCs included); plus one deadlock-buffer lane; ports x (vcs + 1) <= 63"),
             ("buffer_depth", "8", "flit slots per VC edge buffer and deadlock buffer"),
             ("routing_delay", "1", "cycles from head arrival to the arbiter"),
             ("headers_per_cycle", "1", "headers the central arbiter routes per cycle"),
@@ -439,7 +439,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         params: &[
             ("vcs", "4", "virtual channels (floor(D/2) + 1)"),
             ("xb_packets", "16", "packets per crosspoint buffer (>= vcs)"),
-            ("inject_depth", "40", "flits per VC of the DMA injection queue"),
+            ("inject_depth", "40", "flits per VC of the DMA injection queue (largest packet..=4096)"),
             ("xb_delay", "1", "cycles from arrival to the earliest departure (bypass)"),
             ("credit_delay", "2", "cycles until a freed entry is known upstream"),
             ("output_delay", "1", "output stage cycles before the link"),

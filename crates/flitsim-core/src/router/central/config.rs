@@ -67,10 +67,14 @@ impl CentralConfig {
         range("crossbar_delay", self.crossbar_delay, 1, 16, "the crossbar delay (at least 1 cycle)")?;
         range("credit_delay", self.credit_delay, 1, 64, "the credit return delay (at least 1 cycle)")?;
         range("token_hop", self.token_hop, 1, 64, "the token's hop delay")?;
-        if ports * (self.vcs + 1) > 64 {
+        // 64-bit request sets: the input lanes, and one bit for the metapacket requester.
+        if ports * (self.vcs + 1) > 63 {
             return Err(crate::error::Error::config(
                 format!("{path}.vcs"),
-                format!("{} ports x ({} VCs + the deadlock-buffer lane) is more than the 64 input lanes a central router supports; use vcs <= {}", ports, self.vcs, 64 / ports - 1),
+                match 63 / ports {
+                    0 | 1 => format!("{ports} ports with even 1 VC and the deadlock-buffer lane are more than the 63 input lanes a central router supports; use at most 31 ports (a lower concentration)"),
+                    lanes => format!("{} ports x ({} VCs + the deadlock-buffer lane) is more than the 63 input lanes a central router supports; use vcs <= {}", ports, self.vcs, lanes - 1),
+                },
             ));
         }
         Ok(())

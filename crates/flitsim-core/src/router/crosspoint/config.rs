@@ -17,7 +17,8 @@ pub struct CrosspointConfig {
     #[serde(default = "d_xb_packets")]
     pub xb_packets: u32,
     /// Flits per VC of the DMA engine's injection queue at the local input (the credits a
-    /// node's endpoint starts with), at least the largest packet. Default 40.
+    /// node's endpoint starts with), at least the largest packet, at most 4,096.
+    /// Default 40.
     #[serde(default = "d_inject_depth")]
     pub inject_depth: u32,
     /// Cycles from a flit's arrival in a crosspoint buffer to its earliest departure on
@@ -81,6 +82,7 @@ impl CrosspointConfig {
                 format!("{} entries cannot give each of the {} VCs an entry of its own (section 4.2); use xb_packets >= {}", self.xb_packets, self.vcs, self.vcs),
             ));
         }
+        check_range(path, "inject_depth", self.inject_depth, 1, 4096, "the injection queue's flits per VC")?;
         if self.inject_depth < max_packet {
             return Err(Error::config(
                 format!("{path}.inject_depth"),
