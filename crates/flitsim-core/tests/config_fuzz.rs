@@ -8,10 +8,11 @@
 //!     every field is present), then one field is deleted, renamed, retyped (string,
 //!     bool, negative, float, huge integer, array, table) or pushed out of range. A
 //!     wrong-type refusal must name that field, something inside it, or its table.
-//! (c) Accepted mutations: a number or switch of a base set to a small or boundary value;
-//!     whenever validation accepts it, the simulation builds and runs a few hundred
-//!     cycles under check mode without a panic (an overflow or a huge allocation from an
-//!     unbounded field would show here). `FUZZ_TRACE=1` prints each case and its time.
+//! (c) Accepted mutations: a number, switch or name of a base set to a small or boundary
+//!     value or another choice; whenever validation accepts it, the simulation builds
+//!     and runs a few hundred cycles under check mode without a panic (an overflow or a
+//!     huge allocation from an unbounded field would show here). `FUZZ_TRACE=1` prints
+//!     each case and its time.
 //!
 //! The bases cover every router type and routing function (cube, crossbar, Kautz and
 //! Clos networks; DOR, XT tables with faults, adaptive with self-tuning, source routes
@@ -435,7 +436,8 @@ proptest! {
 
 /// A value of `before`'s kind that validation often accepts: small and boundary
 /// numbers, so the simulation behind the config stage meets the extremes users can
-/// reach. `None` for strings, tables and arrays (their mutations are (b)'s).
+/// reach, and other choices' names. `None` for tables and arrays (their mutations are
+/// (b)'s).
 fn accepted_value(before: &toml::Value, pick: Index, small: i64, fraction: f64) -> Option<toml::Value> {
     const INTS: &[i64] = &[0, 1, 2, 3, 7, 8, 9, 16, 63, 64, 65, 1023, 1024, 65_535, u32::MAX as i64];
     match before {
@@ -443,9 +445,22 @@ fn accepted_value(before: &toml::Value, pick: Index, small: i64, fraction: f64) 
         toml::Value::Integer(_) => Some(toml::Value::Integer(*pick.get(INTS))),
         toml::Value::Float(_) => Some(toml::Value::Float(if pick.index(4) == 0 { small as f64 } else { fraction })),
         toml::Value::Boolean(b) => Some(toml::Value::Boolean(!b)),
+        toml::Value::String(_) => Some(toml::Value::String(pick.get(VARIANTS).to_string())),
         _ => None,
     }
 }
+
+/// Names the config's choices take (most fields refuse most of them; the accepted ones
+/// switch a mechanism on a base that was not built for it).
+const VARIANTS: &[&str] = &[
+    "wormhole", "virtual_cut_through", "islip", "separable_input_first", "per_router", "per_port",
+    "avoidance", "recovery", "mesh_dor", "static", "random", "adaptive", "probing", "hashed",
+    "destination", "extrapolate", "last", "full", "occupied", "none", "alo", "tune", "sideband",
+    "metapackets", "unassigned", "drained", "dor", "initial", "v1", "v2", "v3", "auto", "skip",
+    "run", "refuse", "as_printed", "corrected", "exact", "uniform", "bit_complement", "bit_reverse",
+    "shuffle", "transpose", "tornado", "neighbor", "bernoulli", "periodic", "backlogged", "on_off",
+    "torus", "mesh", "source", "table", "updown", "topology", "0xffffffffffffffff", "0x0",
+];
 
 /// Cycles an accepted mutation runs (under check mode): enough for packets to cross the
 /// small bases several times.
@@ -469,14 +484,14 @@ proptest! {
         let mut root = base_value(base);
         let mut paths = Vec::new();
         all_paths(&root, &mut Vec::new(), &mut paths);
-        // Numbers and switches only.
+        // Numbers, switches and names.
         paths.retain(|p| {
             let v = get_mut(&mut root, p);
-            v.is_integer() || v.is_float() || v.is_bool()
+            v.is_integer() || v.is_float() || v.is_bool() || v.is_str()
         });
         let path = which.get(&paths).clone();
         let before = get_mut(&mut root, &path).clone();
-        let v = accepted_value(&before, pick, small, fraction).expect("a number or a switch");
+        let v = accepted_value(&before, pick, small, fraction).expect("a number, a switch or a name");
         // A network as large as the value asks for is valid but not brief (a 4x64x4 torus
         // with 154 failed links takes a minute to route around them): the topology's
         // sizes stay at most 16 here.
