@@ -505,6 +505,7 @@ const CASES: &[Case] = &[
     case("dim_latency_entry_zero", "[channel]\ndim_latency = [1, 0]", Cfg, "channel.dim_latency[1]", &["0 is out of range", "1..=1000"]),
     // ---- sim ----
     case("measure_zero", "[sim]\nmeasure = 0", Cfg, "sim.measure", &["is 0", "at least one cycle"]),
+    case("until_done_without_an_end", "[sim]\nuntil_done = true", Cfg, "sim.until_done", &["never ends", "traffic.packets_per_source", "remove until_done"]),
     case("watchdog_zero", "[sim]\nwatchdog = 0", Cfg, "sim.watchdog", &["is 0", "idle cycles", "5000"]),
     // A flit crossing a 1000-cycle wire moves nothing for 1004 cycles (4 pipeline + 1000).
     case(

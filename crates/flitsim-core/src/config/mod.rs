@@ -164,10 +164,11 @@ pub struct SimConfig {
     /// (slow; for tests and debugging). Default false.
     #[serde(default)]
     pub check: bool,
-    /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`):
-    /// end the run, and the measurement window with it, in the first cycle after warm-up
-    /// in which every source has created all its packets and every packet is delivered
-    /// or lost; the window is then `[warmup, that cycle)`. Default false.
+    /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`, or
+    /// `traffic.phases`, a schedule that ends): end the run, and the measurement window
+    /// with it, in the first cycle after warm-up in which every source has created all
+    /// its packets and every packet is delivered or lost; the window is then
+    /// `[warmup, that cycle)`. Refused for a workload that never ends. Default false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub until_done: bool,
 }
@@ -602,6 +603,14 @@ impl Config {
         let s = &self.sim;
         if s.measure == 0 {
             return Err(Error::config("sim.measure", "is 0: the measurement window needs at least one cycle"));
+        }
+        if s.until_done && !workload.ends() {
+            return Err(Error::config(
+                "sim.until_done",
+                "the workload never ends: every source creates packets for as long as the run lasts (no traffic.packets_per_source, \
+                 traffic.message.per_source or phased schedule that ends), so the run could never be done; give the sources a budget \
+                 (e.g. traffic.packets_per_source = 100), or remove until_done to measure the fixed window",
+            ));
         }
         if s.watchdog == 0 {
             return Err(Error::config("sim.watchdog", "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)"));

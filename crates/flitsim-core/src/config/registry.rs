@@ -86,7 +86,7 @@ pub const TABLES: &[Entry] = &[
             ("drain_limit", "50000", "most cycles to wait after the window for measured packets"),
             ("watchdog", "5000", "cycles without any flit moving (while flits are buffered) before a deadlock error; a shorter stall at the end of the run is reported in the saturation verdict"),
             ("check", "false", "verify flit/credit conservation and buffer bounds every cycle"),
-            ("until_done", "false", "finite workloads: end the run and window once every packet is created and delivered"),
+            ("until_done", "false", "finite workloads (packets_per_source, message.per_source or a phased schedule; refused without one): end the run and window once every packet is created and delivered"),
         ],
     },
     Entry {

@@ -399,6 +399,12 @@ impl Workload {
         &self.info
     }
 
+    /// Does every source stop creating at some point: a packet (or message) budget per
+    /// source, or a phased schedule that ends? (`sim.until_done` needs it.)
+    pub fn ends(&self) -> bool {
+        self.packets_per_source != u64::MAX || self.info.last().is_some_and(|p| p.end != u64::MAX)
+    }
+
     /// Index of the phase that contains `cycle`; `None` after the last phase of a
     /// schedule (injection has stopped).
     pub fn phase_at(&self, cycle: u64) -> Option<usize> {
