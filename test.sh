@@ -25,8 +25,8 @@ else
     echo "note: Open MPI or libclang is missing and this is not root: the runs across processes are not tested (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
 fi
 # Property tests draw their cases from a fixed seed, so a run is reproducible (the same
-# cases on every machine); PROPTEST_RNG_SEED=$RANDOM explores others, and PROPTEST_CASES
-# deepens the config fuzz (e.g. 40000 cases per property, ~5 minutes).
+# cases on every machine); PROPTEST_RNG_SEED=$RANDOM explores others, and FUZZ_CASES
+# deepens the config fuzz (e.g. 40000, ~8 minutes; see README).
 export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261126}
 cargo test --workspace --locked "${features[@]}" "$@"
 if [ ${#features[@]} -gt 0 ]; then

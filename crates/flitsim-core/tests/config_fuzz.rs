@@ -13,20 +13,28 @@
 //!     and runs a few hundred cycles under check mode without a panic (an overflow or a
 //!     huge allocation from an unbounded field would show here). `FUZZ_TRACE=1` prints
 //!     each case and its time.
+//! (d) The same accepted mutations run a short warm-up, window and drain on one, two and
+//!     three threads and by two processes (threads playing MPI ranks): the reports must
+//!     be identical, bit for bit (or the runs stop with the same error).
 //!
 //! The bases cover every router type and routing function (cube, crossbar, Kautz and
 //! Clos networks; DOR, XT tables with faults, adaptive with self-tuning, source routes
 //! with link retry, dispersive up*/down* routes with STOP/GO and messages).
+
+mod common;
 
 use flitsim_core::config::Config;
 use flitsim_core::Error;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-/// Cases per property: 256, or `PROPTEST_CASES` for a deeper search (e.g. 100000 before
-/// a release; the seed is random unless `PROPTEST_RNG_SEED` fixes it).
+/// Cases per property of (a) and (b): 256, or `FUZZ_CASES` for a deeper search (e.g.
+/// 40000 before a release); (c) runs a quarter as many, (d) an eighth (each of their
+/// cases simulates). `PROPTEST_CASES` would override every property's count alike:
+/// proptest applies it over the counts given here. The seed is random unless
+/// `PROPTEST_RNG_SEED` fixes it.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
+    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
 }
 
 /// Parse, override and validate; the result of the whole config stage.
@@ -462,6 +470,39 @@ const VARIANTS: &[&str] = &[
     "torus", "mesh", "source", "table", "updown", "topology", "0xffffffffffffffff", "0x0",
 ];
 
+/// Base `base` with one number, switch or name (`which`) set to an
+/// [`accepted_value`], and the sim settings `sim` put in; with a description of the
+/// change for failure messages.
+fn accepted_mutation(base: usize, which: Index, pick: Index, small: i64, fraction: f64, sim: &[(&str, toml::Value)]) -> (toml::Table, String) {
+    let mut root = base_value(base);
+    let mut paths = Vec::new();
+    all_paths(&root, &mut Vec::new(), &mut paths);
+    // Numbers, switches and names.
+    paths.retain(|p| {
+        let v = get_mut(&mut root, p);
+        v.is_integer() || v.is_float() || v.is_bool() || v.is_str()
+    });
+    let path = which.get(&paths).clone();
+    let before = get_mut(&mut root, &path).clone();
+    let v = accepted_value(&before, pick, small, fraction).expect("a number, a switch or a name");
+    // A network as large as the value asks for is valid but not brief (a 4x64x4 torus
+    // with 154 failed links takes a minute to route around them): the topology's
+    // sizes stay at most 16 here.
+    let field = path_text(&path);
+    let v = match v.as_integer() {
+        Some(i) if i > 16 && field.starts_with("topology.") => toml::Value::Integer(small % 17),
+        _ => v,
+    };
+    *get_mut(&mut root, &path) = v.clone();
+    let toml::Value::Table(mut table) = root else { unreachable!() };
+    if let Some(toml::Value::Table(t)) = table.get_mut("sim") {
+        for (k, x) in sim {
+            t.insert(k.to_string(), x.clone());
+        }
+    }
+    (table, format!("base {base}, `{field}` = {v} (was {before})"))
+}
+
 /// Cycles an accepted mutation runs (under check mode): enough for packets to cross the
 /// small bases several times.
 const BRIEF: u64 = 300;
@@ -481,31 +522,7 @@ proptest! {
         small in 0i64..=70,
         fraction in 0.0f64..=1.0,
     ) {
-        let mut root = base_value(base);
-        let mut paths = Vec::new();
-        all_paths(&root, &mut Vec::new(), &mut paths);
-        // Numbers, switches and names.
-        paths.retain(|p| {
-            let v = get_mut(&mut root, p);
-            v.is_integer() || v.is_float() || v.is_bool() || v.is_str()
-        });
-        let path = which.get(&paths).clone();
-        let before = get_mut(&mut root, &path).clone();
-        let v = accepted_value(&before, pick, small, fraction).expect("a number, a switch or a name");
-        // A network as large as the value asks for is valid but not brief (a 4x64x4 torus
-        // with 154 failed links takes a minute to route around them): the topology's
-        // sizes stay at most 16 here.
-        let field = path_text(&path);
-        let v = match v.as_integer() {
-            Some(i) if i > 16 && field.starts_with("topology.") => toml::Value::Integer(small % 17),
-            _ => v,
-        };
-        *get_mut(&mut root, &path) = v.clone();
-        let toml::Value::Table(mut table) = root else { unreachable!() };
-        if let Some(toml::Value::Table(sim)) = table.get_mut("sim") {
-            sim.insert("check".into(), toml::Value::Boolean(true));
-        }
-        let context = format!("base {base}, `{field}` = {v} (was {before})");
+        let (table, context) = accepted_mutation(base, which, pick, small, fraction, &[("check", toml::Value::Boolean(true))]);
         let t0 = std::time::Instant::now();
         if std::env::var_os("FUZZ_TRACE").is_some() {
             eprintln!("{context}");
@@ -523,6 +540,120 @@ proptest! {
         }
         if std::env::var_os("FUZZ_TRACE").is_some() {
             eprintln!("  {:.2} s", t0.elapsed().as_secs_f64());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// (d) accepted mutations give the same results on any number of threads
+// ---------------------------------------------------------------------------------------
+
+/// The whole run of `table` on `threads` threads: the report's JSON (without the version
+/// field), or the error that stopped it, as text.
+fn run_on(table: &toml::Table, threads: usize) -> Result<serde_json::Value, String> {
+    let spec = Config::from_table(table.clone()).and_then(|c| c.validate()).map_err(|e| e.to_string())?;
+    let mut sim = flitsim_core::sim::Simulation::new(spec).map_err(|e| e.to_string())?;
+    sim.set_threads(threads).map_err(|e| e.to_string())?;
+    let report = sim.run(&mut |_| {}).map_err(|e| e.to_string())?;
+    let mut v = serde_json::to_value(report).expect("a report serializes");
+    v.as_object_mut().expect("a report is an object").remove("version");
+    Ok(v)
+}
+
+/// [`run_on`] by `size` processes played by threads (`common::ThreadPeers`): process 0's
+/// report, or the error that stopped a process.
+fn run_by_processes(table: &toml::Table, size: usize) -> Result<serde_json::Value, String> {
+    let mail = std::sync::Arc::new(common::Mailbox::new(size, size));
+    let handles: Vec<_> = (0..size)
+        .map(|rank| {
+            let (table, mail) = (table.clone(), std::sync::Arc::clone(&mail));
+            std::thread::spawn(move || -> Result<serde_json::Value, String> {
+                let spec = Config::from_table(table).and_then(|c| c.validate()).map_err(|e| e.to_string())?;
+                let mut sim = flitsim_core::sim::Simulation::new(spec).map_err(|e| e.to_string())?;
+                sim.set_peers(Box::new(common::ThreadPeers { rank, size, mail })).map_err(|e| e.to_string())?;
+                let report = sim.run(&mut |_| {}).map_err(|e| e.to_string())?;
+                let mut v = serde_json::to_value(report).expect("a report serializes");
+                v.as_object_mut().expect("a report is an object").remove("version");
+                Ok(v)
+            })
+        })
+        .collect();
+    let mut all: Vec<_> = handles.into_iter().map(|h| h.join().expect("a process thread panicked")).collect();
+    // Every process stops alike (they decide from the same reduced values).
+    for (k, r) in all.iter().enumerate().skip(1) {
+        if let (Err(a), b) | (b, Err(a)) = (&all[0], r) {
+            assert_eq!(Some(a), b.as_ref().err(), "process 0 and process {k} stopped differently");
+        }
+    }
+    all.swap_remove(0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 8, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever value validation accepts, a short run (warm-up, window and drain) on 2 and
+    /// 3 threads and by 2 processes reports exactly what it reports on one, the whole JSON
+    /// bit for bit, or stops with the same error (a deadlock found in the same cycle):
+    /// the partitioned engines' determinism over the config space, beyond the hand-picked
+    /// cases of `tests/parallel.rs` and `tests/distributed.rs`.
+    #[test]
+    fn accepted_mutations_are_the_same_on_any_thread_count(
+        base in 0..BASES.len(),
+        which in any::<Index>(),
+        pick in any::<Index>(),
+        small in 0i64..=70,
+        fraction in 0.0f64..=1.0,
+    ) {
+        let short = [
+            ("check", toml::Value::Boolean(false)),
+            ("warmup", toml::Value::Integer(100)),
+            ("measure", toml::Value::Integer(300)),
+            ("drain_limit", toml::Value::Integer(400)),
+        ];
+        let (table, context) = accepted_mutation(base, which, pick, small, fraction, &short);
+        let trace = std::env::var_os("FUZZ_TRACE").is_some();
+        if trace {
+            eprintln!("{context}");
+        }
+        let t0 = std::time::Instant::now();
+        if Config::from_table(table.clone()).and_then(|c| c.validate()).is_err() {
+            return Ok(());
+        }
+        if trace {
+            eprintln!("  {:.2} s to validate", t0.elapsed().as_secs_f64());
+        }
+        let t0 = std::time::Instant::now();
+        let one = run_on(&table, 1);
+        if trace {
+            eprintln!("  {:.2} s on one thread", t0.elapsed().as_secs_f64());
+        }
+        for threads in [2, 3] {
+            let t0 = std::time::Instant::now();
+            let many = run_on(&table, threads);
+            if trace {
+                eprintln!("  {:.2} s on {threads} threads", t0.elapsed().as_secs_f64());
+            }
+            match (&one, &many) {
+                (Ok(a), Ok(b)) => {
+                    if let Some(d) = common::first_difference(a, b, "") {
+                        prop_assert!(false, "{threads} threads differ from one at {d}\n{context}");
+                    }
+                }
+                (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "{} threads\n{}", threads, context),
+            }
+        }
+        let t0 = std::time::Instant::now();
+        let many = run_by_processes(&table, 2);
+        if trace {
+            eprintln!("  {:.2} s by 2 processes", t0.elapsed().as_secs_f64());
+        }
+        match (&one, &many) {
+            (Ok(a), Ok(b)) => {
+                if let Some(d) = common::first_difference(a, b, "") {
+                    prop_assert!(false, "2 processes differ from one at {d}\n{context}");
+                }
+            }
+            (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "2 processes\n{}", context),
         }
     }
 }

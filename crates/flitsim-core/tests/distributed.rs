@@ -1,6 +1,6 @@
 //! The partitioned engine across processes ([`flitsim_core::sim::distributed`]), with the
 //! processes played by threads that share nothing but a mailbox (an in-process
-//! implementation of [`Peers`] written here): each builds its own simulation from the
+//! implementation of `Peers`, `common::ThreadPeers`): each builds its own simulation from the
 //! config, steps its partition and exchanges serialized outboxes and reductions, as MPI
 //! ranks do. Process 0's report must be the one-process report, bit for bit (the whole
 //! JSON); the run must really be split (flits cross between processes). The MPI
@@ -8,95 +8,11 @@
 
 mod common;
 
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::Arc;
 
+use common::{Mailbox, ThreadPeers};
 use flitsim_core::config::Config;
-use flitsim_core::sim::peers::Peers;
 use flitsim_core::sim::Simulation;
-
-/// `size` processes meeting at a barrier around a shared slot per process, and one per
-/// pair of processes (`post[from][to]`).
-struct Mailbox {
-    barrier: Barrier,
-    slots: Mutex<Vec<Vec<u8>>>,
-    post: Mutex<Vec<Vec<Vec<u8>>>>,
-    /// Bytes sent over the run, `[from][to]`.
-    sent: Mutex<Vec<Vec<u64>>>,
-    words: Mutex<Vec<Vec<u64>>>,
-}
-
-impl Mailbox {
-    /// A mailbox for `size` processes, of which `meeting` meet at the barrier.
-    fn new(meeting: usize, size: usize) -> Self {
-        Mailbox {
-            barrier: Barrier::new(meeting),
-            slots: Mutex::new(vec![Vec::new(); size]),
-            post: Mutex::new(vec![Vec::new(); size]),
-            sent: Mutex::new(vec![vec![0; size]; size]),
-            words: Mutex::new(vec![Vec::new(); size]),
-        }
-    }
-}
-
-struct ThreadPeers {
-    rank: usize,
-    size: usize,
-    mail: Arc<Mailbox>,
-}
-
-impl ThreadPeers {
-    fn reduce(&self, v: &mut [u64], op: fn(u64, u64) -> u64) {
-        self.mail.words.lock().unwrap()[self.rank] = v.to_vec();
-        self.mail.barrier.wait();
-        {
-            let all = self.mail.words.lock().unwrap();
-            for (i, x) in v.iter_mut().enumerate() {
-                *x = all.iter().map(|w| w[i]).reduce(op).unwrap();
-            }
-        }
-        self.mail.barrier.wait();
-    }
-}
-
-impl Peers for ThreadPeers {
-    fn rank(&self) -> usize {
-        self.rank
-    }
-    fn size(&self) -> usize {
-        self.size
-    }
-    fn exchange(&self, to: &[Vec<u8>], from: &mut [Vec<u8>]) {
-        assert_eq!(to.len(), self.size);
-        self.mail.post.lock().unwrap()[self.rank] = to.to_vec();
-        for (k, b) in to.iter().enumerate() {
-            self.mail.sent.lock().unwrap()[self.rank][k] += b.len() as u64;
-        }
-        self.mail.barrier.wait();
-        {
-            let post = self.mail.post.lock().unwrap();
-            for (k, f) in from.iter_mut().enumerate() {
-                f.clear();
-                if k != self.rank {
-                    f.extend_from_slice(&post[k][self.rank]);
-                }
-            }
-        }
-        self.mail.barrier.wait();
-    }
-    fn sum(&self, v: &mut [u64]) {
-        self.reduce(v, |a, b| a + b);
-    }
-    fn max(&self, v: &mut [u64]) {
-        self.reduce(v, u64::max);
-    }
-    fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
-        self.mail.slots.lock().unwrap()[self.rank] = mine.to_vec();
-        self.mail.barrier.wait();
-        let out = (self.rank == 0).then(|| self.mail.slots.lock().unwrap().clone());
-        self.mail.barrier.wait();
-        out
-    }
-}
 
 /// Process 0's report of `toml` run by `size` processes (the version field removed), and
 /// the flits that crossed into each process.

@@ -6,6 +6,9 @@
 //! split (so the comparison cannot pass by running everything on one thread) and that
 //! flits crossed between partitions.
 
+mod common;
+
+use common::first_difference;
 use flitsim_core::config::Config;
 use flitsim_core::sim::Simulation;
 
@@ -23,18 +26,6 @@ fn report(toml: &str, threads: usize) -> (serde_json::Value, usize) {
     (v, used)
 }
 
-/// The first path at which two JSON values differ.
-fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Object(x), Object(y)) => x.keys().chain(y.keys()).find_map(|k| match (x.get(k), y.get(k)) {
-            (Some(p), Some(q)) => first_difference(p, q, &format!("{path}.{k}")),
-            _ => Some(format!("{path}.{k} present in one only")),
-        }),
-        (Array(x), Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]"))),
-        _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
-    }
-}
 
 fn same_on_any_thread_count(name: &str, toml: &str) {
     let (one, used) = report(toml, 1);

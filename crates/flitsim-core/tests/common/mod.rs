@@ -1,11 +1,14 @@
 //! Helpers shared by the integration tests (each test file that needs them declares
-//! `mod common;`).
+//! `mod common;`; each uses some of them).
+#![allow(dead_code)]
 
 use std::path::Path;
+use std::sync::{Arc, Barrier, Mutex};
 
 use flitsim_core::config::{Config, Spec};
 use flitsim_core::routing::table::{rule, TableRouting};
 use flitsim_core::routing::RoutingFunction;
+use flitsim_core::sim::peers::Peers;
 
 /// The table set of `toml` (table routing under an XT VC policy) with every VC rule
 /// rewritten to the upper VC, written to `file`: a packet passing a dateline node then
@@ -22,4 +25,102 @@ pub fn write_upper_vc_tables(toml: &str, file: &Path) -> (Spec, TableRouting) {
     }
     std::fs::write(file, bad.to_bytes(&spec.topology)).unwrap();
     (spec, bad)
+}
+
+/// The first path at which two JSON values differ.
+pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Object(x), Object(y)) => x.keys().chain(y.keys()).find_map(|k| match (x.get(k), y.get(k)) {
+            (Some(p), Some(q)) => first_difference(p, q, &format!("{path}.{k}")),
+            _ => Some(format!("{path}.{k} present in one only")),
+        }),
+        (Array(x), Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]"))),
+        _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
+    }
+}
+
+/// `size` processes meeting at a barrier around a shared slot per process, and one per
+/// pair of processes (`post[from][to]`).
+pub struct Mailbox {
+    pub barrier: Barrier,
+    pub slots: Mutex<Vec<Vec<u8>>>,
+    pub post: Mutex<Vec<Vec<Vec<u8>>>>,
+    /// Bytes sent over the run, `[from][to]`.
+    pub sent: Mutex<Vec<Vec<u64>>>,
+    pub words: Mutex<Vec<Vec<u64>>>,
+}
+
+impl Mailbox {
+    /// A mailbox for `size` processes, of which `meeting` meet at the barrier.
+    pub fn new(meeting: usize, size: usize) -> Self {
+        Mailbox {
+            barrier: Barrier::new(meeting),
+            slots: Mutex::new(vec![Vec::new(); size]),
+            post: Mutex::new(vec![Vec::new(); size]),
+            sent: Mutex::new(vec![vec![0; size]; size]),
+            words: Mutex::new(vec![Vec::new(); size]),
+        }
+    }
+}
+
+/// Process `rank` of `size`, played by a thread: [`Peers`] through a shared [`Mailbox`].
+pub struct ThreadPeers {
+    pub rank: usize,
+    pub size: usize,
+    pub mail: Arc<Mailbox>,
+}
+
+impl ThreadPeers {
+    fn reduce(&self, v: &mut [u64], op: fn(u64, u64) -> u64) {
+        self.mail.words.lock().unwrap()[self.rank] = v.to_vec();
+        self.mail.barrier.wait();
+        {
+            let all = self.mail.words.lock().unwrap();
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = all.iter().map(|w| w[i]).reduce(op).unwrap();
+            }
+        }
+        self.mail.barrier.wait();
+    }
+}
+
+impl Peers for ThreadPeers {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn exchange(&self, to: &[Vec<u8>], from: &mut [Vec<u8>]) {
+        assert_eq!(to.len(), self.size);
+        self.mail.post.lock().unwrap()[self.rank] = to.to_vec();
+        for (k, b) in to.iter().enumerate() {
+            self.mail.sent.lock().unwrap()[self.rank][k] += b.len() as u64;
+        }
+        self.mail.barrier.wait();
+        {
+            let post = self.mail.post.lock().unwrap();
+            for (k, f) in from.iter_mut().enumerate() {
+                f.clear();
+                if k != self.rank {
+                    f.extend_from_slice(&post[k][self.rank]);
+                }
+            }
+        }
+        self.mail.barrier.wait();
+    }
+    fn sum(&self, v: &mut [u64]) {
+        self.reduce(v, |a, b| a + b);
+    }
+    fn max(&self, v: &mut [u64]) {
+        self.reduce(v, u64::max);
+    }
+    fn gather(&self, mine: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.mail.slots.lock().unwrap()[self.rank] = mine.to_vec();
+        self.mail.barrier.wait();
+        let out = (self.rank == 0).then(|| self.mail.slots.lock().unwrap().clone());
+        self.mail.barrier.wait();
+        out
+    }
 }
