@@ -158,6 +158,12 @@ pub fn measured_bisection(nodes: u32, arcs: &[(u32, u32)]) -> Result<Bisection> 
         xadj.push(adjncy.len() as Idx);
     }
     let mut best: Option<Bisection> = None;
+    // METIS (GKlib) keeps one random state per process, which each call reseeds: two
+    // calls at once would draw from each other's sequence and cut differently. One call
+    // at a time keeps the measured cut the same whatever runs beside it (a sweep's
+    // points, the processes of a run played by threads).
+    static METIS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = METIS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for seed in METIS_SEEDS {
         let mut part: Vec<Idx> = vec![0; nodes as usize];
         let edge_cut = Graph::new(1, 2, &xadj, &adjncy)

@@ -520,3 +520,22 @@ fn measured_bisection_of_graphs_with_known_cuts() {
     let s = bfs_distance_stats(8, &ring);
     assert_eq!((s.diameter, s.pairs, s.total_hops), (7, 56, 8 * 28));
 }
+
+#[test]
+fn measured_bisection_is_the_same_when_computed_concurrently() {
+    // METIS draws from one random state per process (GKlib's), so two partitions at once
+    // would draw from each other's sequence: runs on several threads (a sweep, the
+    // partitioned engine's set-up) must still measure exactly what one run measures.
+    let k = Kautz::new(6, 3).unwrap();
+    let (nodes, arcs) = (k.node_count(), k.arcs());
+    let alone = measured_bisection(nodes, &arcs).unwrap();
+    for _ in 0..3 {
+        let together: Vec<_> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..4).map(|_| s.spawn(|| measured_bisection(nodes, &arcs).unwrap())).collect();
+            runs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for b in together {
+            assert_eq!((b.cut_channels, &b.side), (alone.cut_channels, &alone.side));
+        }
+    }
+}
