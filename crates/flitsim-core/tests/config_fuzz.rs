@@ -470,10 +470,10 @@ const VARIANTS: &[&str] = &[
     "torus", "mesh", "source", "table", "updown", "topology", "0xffffffffffffffff", "0x0",
 ];
 
-/// Base `base` with one number, switch or name (`which`) set to an
-/// [`accepted_value`], and the sim settings `sim` put in; with a description of the
-/// change for failure messages.
-fn accepted_mutation(base: usize, which: Index, pick: Index, small: i64, fraction: f64, sim: &[(&str, toml::Value)]) -> (toml::Table, String) {
+/// Base `base` with numbers, switches or names (each `(which, pick, small, fraction)`)
+/// set to an [`accepted_value`], and the sim settings `sim` put in; with a description of
+/// the changes for failure messages.
+fn accepted_mutation(base: usize, changes: &[(Index, Index, i64, f64)], sim: &[(&str, toml::Value)]) -> (toml::Table, String) {
     let mut root = base_value(base);
     let mut paths = Vec::new();
     all_paths(&root, &mut Vec::new(), &mut paths);
@@ -482,25 +482,29 @@ fn accepted_mutation(base: usize, which: Index, pick: Index, small: i64, fractio
         let v = get_mut(&mut root, p);
         v.is_integer() || v.is_float() || v.is_bool() || v.is_str()
     });
-    let path = which.get(&paths).clone();
-    let before = get_mut(&mut root, &path).clone();
-    let v = accepted_value(&before, pick, small, fraction).expect("a number, a switch or a name");
-    // A network as large as the value asks for is valid but not brief (a 4x64x4 torus
-    // with 154 failed links takes a minute to route around them): the topology's
-    // sizes stay at most 16 here.
-    let field = path_text(&path);
-    let v = match v.as_integer() {
-        Some(i) if i > 16 && field.starts_with("topology.") => toml::Value::Integer(small % 17),
-        _ => v,
-    };
-    *get_mut(&mut root, &path) = v.clone();
+    let mut context = format!("base {base}");
+    for &(which, pick, small, fraction) in changes {
+        let path = which.get(&paths).clone();
+        let before = get_mut(&mut root, &path).clone();
+        let v = accepted_value(&before, pick, small, fraction).expect("a number, a switch or a name");
+        // A network as large as the value asks for is valid but not brief (a 4x64x4
+        // torus with 154 failed links takes a minute to route around them): the
+        // topology's sizes stay at most 16 here.
+        let field = path_text(&path);
+        let v = match v.as_integer() {
+            Some(i) if i > 16 && field.starts_with("topology.") => toml::Value::Integer(small % 17),
+            _ => v,
+        };
+        *get_mut(&mut root, &path) = v.clone();
+        context += &format!(", `{field}` = {v} (was {before})");
+    }
     let toml::Value::Table(mut table) = root else { unreachable!() };
     if let Some(toml::Value::Table(t)) = table.get_mut("sim") {
         for (k, x) in sim {
             t.insert(k.to_string(), x.clone());
         }
     }
-    (table, format!("base {base}, `{field}` = {v} (was {before})"))
+    (table, context)
 }
 
 /// Cycles an accepted mutation runs (under check mode): enough for packets to cross the
@@ -522,7 +526,7 @@ proptest! {
         small in 0i64..=70,
         fraction in 0.0f64..=1.0,
     ) {
-        let (table, context) = accepted_mutation(base, which, pick, small, fraction, &[("check", toml::Value::Boolean(true))]);
+        let (table, context) = accepted_mutation(base, &[(which, pick, small, fraction)], &[("check", toml::Value::Boolean(true))]);
         let t0 = std::time::Instant::now();
         if std::env::var_os("FUZZ_TRACE").is_some() {
             eprintln!("{context}");
@@ -591,7 +595,8 @@ fn run_by_processes(table: &toml::Table, size: usize) -> Result<serde_json::Valu
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 8, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Whatever value validation accepts, a short run (warm-up, window and drain) on 2 and
+    /// Whatever values validation accepts (one to three fields changed at once, so
+    /// mechanisms meet), a short run (warm-up, window and drain) on 2 and
     /// 3 threads and by 2 processes reports exactly what it reports on one, the whole JSON
     /// bit for bit, or stops with the same error (a deadlock found in the same cycle):
     /// the partitioned engines' determinism over the config space, beyond the hand-picked
@@ -599,10 +604,7 @@ proptest! {
     #[test]
     fn accepted_mutations_are_the_same_on_any_thread_count(
         base in 0..BASES.len(),
-        which in any::<Index>(),
-        pick in any::<Index>(),
-        small in 0i64..=70,
-        fraction in 0.0f64..=1.0,
+        changes in proptest::collection::vec((any::<Index>(), any::<Index>(), 0i64..=70, 0.0f64..=1.0), 1..=3),
     ) {
         let short = [
             ("check", toml::Value::Boolean(false)),
@@ -610,7 +612,7 @@ proptest! {
             ("measure", toml::Value::Integer(300)),
             ("drain_limit", toml::Value::Integer(400)),
         ];
-        let (table, context) = accepted_mutation(base, which, pick, small, fraction, &short);
+        let (table, context) = accepted_mutation(base, &changes, &short);
         let trace = std::env::var_os("FUZZ_TRACE").is_some();
         if trace {
             eprintln!("{context}");
