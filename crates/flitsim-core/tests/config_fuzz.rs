@@ -8,8 +8,8 @@
 //!     every field is present), then one field is deleted, renamed, retyped (string,
 //!     bool, negative, float, huge integer, array, table) or pushed out of range. A
 //!     wrong-type refusal must name that field, something inside it, or its table.
-//! (c) Accepted mutations: a number, switch or name of a base set to a small or boundary
-//!     value or another choice; whenever validation accepts it, the simulation builds
+//! (c) Accepted mutations: one to three numbers, switches or names of a base set to
+//!     small or boundary values or other choices; whenever validation accepts it, the simulation builds
 //!     and runs a few hundred cycles under check mode without a panic (an overflow or a
 //!     huge allocation from an unbounded field would show here). `FUZZ_TRACE=1` prints
 //!     each case and its time.
@@ -514,19 +514,16 @@ const BRIEF: u64 = 300;
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 4, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Whatever value validation accepts, the simulation it builds runs without a panic
-    /// (or an overflow: debug assertions are on) and with flits and credits conserved
-    /// (check mode): an accepted config either runs or stops with a typed error (e.g. a
-    /// detected deadlock), never crashes.
+    /// Whatever values validation accepts (one to three fields changed at once), the
+    /// simulation it builds runs without a panic (or an overflow: debug assertions are
+    /// on) and with flits and credits conserved (check mode): an accepted config either
+    /// runs or stops with a typed error (e.g. a detected deadlock), never crashes.
     #[test]
     fn accepted_mutations_simulate(
         base in 0..BASES.len(),
-        which in any::<Index>(),
-        pick in any::<Index>(),
-        small in 0i64..=70,
-        fraction in 0.0f64..=1.0,
+        changes in proptest::collection::vec((any::<Index>(), any::<Index>(), 0i64..=70, 0.0f64..=1.0), 1..=3),
     ) {
-        let (table, context) = accepted_mutation(base, &[(which, pick, small, fraction)], &[("check", toml::Value::Boolean(true))]);
+        let (table, context) = accepted_mutation(base, &changes, &[("check", toml::Value::Boolean(true))]);
         let t0 = std::time::Instant::now();
         if std::env::var_os("FUZZ_TRACE").is_some() {
             eprintln!("{context}");
