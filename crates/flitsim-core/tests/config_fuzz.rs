@@ -209,6 +209,19 @@ const BASES: &[&str] = &[
      [channel]\nflit_bytes = 64\nlink_gbps = 10\n\
      [traffic]\npattern = { type = \"random_bisection\", index = 0 }\ninjection = { type = \"backlogged\" }\n\
      message = { bytes = 8192, mtu = 1024, per_source = 4 }",
+    // K(3,2) with two rails, links and a node failing during the run, and a finite
+    // workload that ends the run.
+    "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 2\n[routing]\ntype = \"source\"\nrails = 2\n\
+     [router]\ntype = \"crosspoint\"\nvcs = 3\n[channel]\nlatency = 2\n[channel.retry.errors]\nber = 0.00002\n\
+     [traffic]\nload = 0.5\npackets_per_source = 40\npacket_size = { sizes = [4, 12], weights = [1, 1] }\n\
+     [sim]\nuntil_done = true\n\
+     [[faults.at]]\ncycle = 150\nlinks = [[3, 1], [7, 0]]\n[[faults.at]]\ncycle = 260\nnodes = [5]",
+    // Adaptive routing under Duato avoidance, metapackets gathering the congestion
+    // estimate on the data links and Tune throttling on them.
+    "[topology]\ntype = \"torus\"\ndims = [4, 4]\n\
+     [router]\ntype = \"central\"\nvcs = 3\nbuffer_depth = 8\n\
+     [routing]\ntype = \"adaptive\"\ndeadlock = \"avoidance\"\n\
+     [traffic]\nload = 0.6\npacket_size = 4\n[congestion]\npolicy = \"tune\"\ndistribution = \"metapackets\"",
     // XT table routing with the v3 VC policy on a torus with random link faults.
     "[topology]\ntype = \"torus\"\ndims = [4, 3, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
      [routing]\ntype = \"table\"\nclasses = 2\nvc_policy = \"v3\"\n\
