@@ -26,7 +26,7 @@ else
 fi
 # Property tests draw their cases from a fixed seed, so a run is reproducible (the same
 # cases on every machine); PROPTEST_RNG_SEED=$RANDOM explores others, and FUZZ_CASES
-# deepens the config fuzz (e.g. 40000, ~8 minutes; see README).
+# deepens the config fuzz (e.g. 40000, ~4 minutes; see README).
 export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261126}
 cargo test --workspace --locked "${features[@]}" "$@"
 if [ ${#features[@]} -gt 0 ]; then
