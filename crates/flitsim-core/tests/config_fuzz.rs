@@ -520,6 +520,21 @@ fn accepted_mutation(base: usize, changes: &[(Index, Index, i64, f64)], sim: &[(
     (table, context)
 }
 
+/// One to three changes for [`accepted_mutation`].
+fn changes() -> impl Strategy<Value = Vec<(Index, Index, i64, f64)>> {
+    proptest::collection::vec((any::<Index>(), any::<Index>(), 0i64..=70, 0.0f64..=1.0), 1..=3)
+}
+
+/// `run()`, printing its time after `what` when `FUZZ_TRACE` is set.
+fn timed<T>(what: &str, run: impl FnOnce() -> T) -> T {
+    let t0 = std::time::Instant::now();
+    let out = run();
+    if std::env::var_os("FUZZ_TRACE").is_some() {
+        eprintln!("  {:.2} s {what}", t0.elapsed().as_secs_f64());
+    }
+    out
+}
+
 /// Cycles an accepted mutation runs (under check mode): enough for packets to cross the
 /// small bases several times.
 const BRIEF: u64 = 300;
@@ -534,7 +549,7 @@ proptest! {
     #[test]
     fn accepted_mutations_simulate(
         base in 0..BASES.len(),
-        changes in proptest::collection::vec((any::<Index>(), any::<Index>(), 0i64..=70, 0.0f64..=1.0), 1..=3),
+        changes in changes(),
     ) {
         let (table, context) = accepted_mutation(base, &changes, &[("check", toml::Value::Boolean(true))]);
         let t0 = std::time::Instant::now();
@@ -614,7 +629,7 @@ proptest! {
     #[test]
     fn accepted_mutations_are_the_same_on_any_thread_count(
         base in 0..BASES.len(),
-        changes in proptest::collection::vec((any::<Index>(), any::<Index>(), 0i64..=70, 0.0f64..=1.0), 1..=3),
+        changes in changes(),
     ) {
         let short = [
             ("check", toml::Value::Boolean(false)),
@@ -623,49 +638,27 @@ proptest! {
             ("drain_limit", toml::Value::Integer(400)),
         ];
         let (table, context) = accepted_mutation(base, &changes, &short);
-        let trace = std::env::var_os("FUZZ_TRACE").is_some();
-        if trace {
+        if std::env::var_os("FUZZ_TRACE").is_some() {
             eprintln!("{context}");
         }
-        let t0 = std::time::Instant::now();
-        if Config::from_table(table.clone()).and_then(|c| c.validate()).is_err() {
+        if timed("to validate", || Config::from_table(table.clone()).and_then(|c| c.validate())).is_err() {
             return Ok(());
         }
-        if trace {
-            eprintln!("  {:.2} s to validate", t0.elapsed().as_secs_f64());
-        }
-        let t0 = std::time::Instant::now();
-        let one = run_on(&table, 1);
-        if trace {
-            eprintln!("  {:.2} s on one thread", t0.elapsed().as_secs_f64());
-        }
-        for threads in [2, 3] {
-            let t0 = std::time::Instant::now();
-            let many = run_on(&table, threads);
-            if trace {
-                eprintln!("  {:.2} s on {threads} threads", t0.elapsed().as_secs_f64());
-            }
-            match (&one, &many) {
+        let one = timed("on one thread", || run_on(&table, 1));
+        let others: [(&str, &dyn Fn() -> Result<serde_json::Value, String>); 3] = [
+            ("on 2 threads", &|| run_on(&table, 2)),
+            ("on 3 threads", &|| run_on(&table, 3)),
+            ("by 2 processes", &|| run_by_processes(&table, 2)),
+        ];
+        for (how, run) in others {
+            match (&one, &timed(how, run)) {
                 (Ok(a), Ok(b)) => {
                     if let Some(d) = common::first_difference(a, b, "") {
-                        prop_assert!(false, "{threads} threads differ from one at {d}\n{context}");
+                        prop_assert!(false, "run {how} it differs from one thread at {d}\n{context}");
                     }
                 }
-                (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "{} threads\n{}", threads, context),
+                (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "run {}\n{}", how, context),
             }
-        }
-        let t0 = std::time::Instant::now();
-        let many = run_by_processes(&table, 2);
-        if trace {
-            eprintln!("  {:.2} s by 2 processes", t0.elapsed().as_secs_f64());
-        }
-        match (&one, &many) {
-            (Ok(a), Ok(b)) => {
-                if let Some(d) = common::first_difference(a, b, "") {
-                    prop_assert!(false, "2 processes differ from one at {d}\n{context}");
-                }
-            }
-            (a, b) => prop_assert_eq!(a.as_ref().err(), b.as_ref().err(), "2 processes\n{}", context),
         }
     }
 }
