@@ -360,3 +360,46 @@ fn tables_that_drop_at_a_dateline_are_refused_or_run_and_every_drop_is_counted()
     assert!(e.contains("routing.dateline_errors") && e.contains("vc_policy"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn shared_table_walks_give_every_pair_what_its_own_walk_gives() {
+    // The route check follows table routes per destination, sharing each state's outcome
+    // among the sources that reach it; walking every pair on its own must give the same
+    // connected pairs, hop sums, drops and listed failures. Random link and router
+    // failures on tori and a torus-mesh mix (two nodes per router on one), several seeds.
+    use flitsim_core::routing::cdg::{pair_routes, pair_routes_by_walks};
+    use flitsim_core::routing::table::DatelineErrors;
+    use flitsim_core::routing::RoutingFunction;
+    let (mut cases, mut unconnected, mut with_dead) = (0, 0, 0);
+    for (dims, wrap, c, dateline) in [("[5, 4, 3]", "[true, true, true]", 1, "[4, 3, 2]"), ("[4, 3, 4]", "[true, false, true]", 2, "[1, 0, 2]"), ("[6, 5]", "[true, true]", 1, "[5, 4]")] {
+        for seed in 1..=4 {
+            for (links, nodes) in [(0.05, 0.0), (0.12, 0.06)] {
+                let toml = format!(
+                    "seed = {seed}\n[topology]\ntype = \"cube\"\ndims = {dims}\nwrap = {wrap}\nconcentration = {c}\n[router]\nvcs = 2\n\
+                     [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = {dateline}\n\
+                     [faults]\nrandom_link_fraction = {links}\nrandom_node_fraction = {nodes}\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n"
+                );
+                let (topo, routing, faults) = Config::from_toml(&toml, &[]).unwrap().routes().unwrap();
+                let dead = faults.expect("failures applied").dead;
+                let shared = pair_routes(&routing, &topo, &dead);
+                assert_eq!(shared, pair_routes_by_walks(&routing, &topo, &dead), "{dims} seed {seed} links {links} nodes {nodes}");
+                cases += 1;
+                unconnected += (shared.routable < shared.pairs) as u32;
+                with_dead += dead.iter().any(|&d| d) as u32;
+            }
+        }
+    }
+    assert!(unconnected >= cases / 4 && with_dead >= cases / 4, "the sets exercise failures: {unconnected} with unconnected pairs, {with_dead} with failed routers, of {cases}");
+    // Tables that drop at dateline nodes, refused (drops listed as unreachable) and run.
+    let dir = std::env::temp_dir().join(format!("flitsim-shared-walks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = "[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [true, true]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n";
+    let (spec, bad) = common::write_upper_vc_tables(base, &dir.join("upper.tab"));
+    for errors in [DatelineErrors::Refuse, DatelineErrors::Drop] {
+        let routing = RoutingFunction::Table(Box::new(bad.clone().with_dateline_errors(errors, "routing").unwrap()));
+        let shared = pair_routes(&routing, &spec.topology, &[]);
+        assert!(shared.dropped > 0, "{errors:?}");
+        assert_eq!(shared, pair_routes_by_walks(&routing, &spec.topology, &[]), "{errors:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

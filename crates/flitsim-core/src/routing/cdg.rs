@@ -87,7 +87,7 @@ impl PairMask {
 }
 
 /// Every live pair's route, followed: which connect, and how long they are.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PairRoutes {
     /// Connected pairs (a live node to itself included).
     pub mask: PairMask,
@@ -109,8 +109,19 @@ pub struct PairRoutes {
 }
 
 /// Follow the route of every ordered pair of live endpoints (`dead[e]`: endpoint `e`'s
-/// router failed; empty = none), injected on the first injection VC.
+/// router failed; empty = none), injected on the first injection VC. Table-driven
+/// routes are followed per destination with the walks shared ([`table_pair_routes`]),
+/// others pair by pair ([`pair_routes_by_walks`]); both give the same result.
 pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) -> PairRoutes {
+    match routing {
+        RoutingFunction::Table(t) => table_pair_routes(routing, t, topo, dead),
+        _ => pair_routes_by_walks(routing, topo, dead),
+    }
+}
+
+/// [`pair_routes`] by following every pair's route on its own
+/// ([`RoutingFunction::path_into`]).
+pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) -> PairRoutes {
     use rayon::prelude::*;
     let n = topo.num_nodes;
     let (inj_lo, _) = routing.injection_vcs();
@@ -188,6 +199,165 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
     out
 }
 
+/// What a table walk from a state (router, input port, VC) towards one destination
+/// comes to: `ARRIVE + k` = delivered after `k` more hops of [`RoutingFunction::path`]
+/// (the ejection included), or one of the failures; `ON_PATH` marks the states of the
+/// walk in progress, so meeting one again is a loop.
+mod walk {
+    pub const FAIL: u32 = u32::MAX;
+    pub const DROP: u32 = u32::MAX - 1;
+    pub const ON_PATH: u32 = u32::MAX - 2;
+}
+
+/// [`pair_routes`] for table-driven routing: the next hop depends only on the state
+/// (router, input port, VC) and the destination, so per destination each state's outcome
+/// (delivered after so many hops, dropped at a dateline, or lost: a loop, a wrong
+/// delivery, a port without a link) is worked out once and shared by every source whose
+/// route reaches it. Destinations are taken in the tables' column order
+/// ([`RoutingFunction::destination_order`]) for locality. The result is the same as
+/// [`pair_routes_by_walks`]'s (a test compares them), down to the listed unreachable
+/// pairs, whose reasons come from walking those pairs again.
+fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, topo: &Topology, dead: &[bool]) -> PairRoutes {
+    use rayon::prelude::*;
+    let n = topo.num_nodes;
+    let p_n = topo.ports;
+    let (inj_lo, _) = routing.injection_vcs();
+    let alive = |e: u32| !dead.get(e as usize).copied().unwrap_or(false);
+    let run_drops = routing.runs_drops();
+    const VCS: u32 = 16;
+    let state = |r: u32, p: u32, v: u32| ((r * p_n + p) * VCS + v) as usize;
+    /// One destination's routes.
+    struct Column {
+        dest: u32,
+        /// Connected sources, a bit each.
+        connected: Vec<u64>,
+        pairs: u64,
+        routable: u64,
+        dropped: u64,
+        hops: u64,
+        minimal: u64,
+        max_extra: u32,
+        /// The first 20 sources whose pair is listed as unreachable.
+        unreachable: Vec<u32>,
+    }
+    /// Per worker: each state's outcome, valid where `tag` holds the destination + 1.
+    struct Memo {
+        outcome: Vec<u32>,
+        tag: Vec<u32>,
+        path: Vec<usize>,
+    }
+    let states = (topo.num_routers * p_n * VCS) as usize;
+    let order = routing.destination_order(topo);
+    let columns: Vec<Column> = order
+        .par_iter()
+        .filter(|&&d| alive(d))
+        .map_init(
+            || Memo { outcome: vec![0; states], tag: vec![0; states], path: Vec::new() },
+            |memo, &d| {
+                let mut col = Column { dest: d, connected: vec![0; (n as usize).div_ceil(64)], pairs: 0, routable: 0, dropped: 0, hops: 0, minimal: 0, max_extra: 0, unreachable: Vec::new() };
+                let tag = d + 1;
+                for s in (0..n).filter(|&s| alive(s)) {
+                    // Walk until a state whose outcome is known, or an end.
+                    let (mut r, mut p, mut v) = (topo.router_of(s), topo.local_port_of(s), inj_lo as u32);
+                    memo.path.clear();
+                    let end = loop {
+                        debug_assert!(v < VCS);
+                        let i = state(r, p, v);
+                        if memo.tag[i] == tag {
+                            let o = memo.outcome[i];
+                            break if o == walk::ON_PATH { walk::FAIL } else { o };
+                        }
+                        memo.tag[i] = tag;
+                        memo.outcome[i] = walk::ON_PATH;
+                        memo.path.push(i);
+                        let (e, _) = t.lookup(r, p, d);
+                        let port = e.port as u32;
+                        if t.drops(r, p, v, port) {
+                            break walk::DROP;
+                        }
+                        if topo.is_local_port(port) {
+                            // The ejection is this walk's last hop.
+                            break if topo.node_at(r, port) == Some(d) { 0 } else { walk::FAIL };
+                        }
+                        let c = t.route(r, p, v, d);
+                        let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
+                        let id = topo.out_channel[(r * p_n + port) as usize];
+                        if id == NONE {
+                            break walk::FAIL;
+                        }
+                        let ch = topo.channels[id as usize];
+                        (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);
+                    };
+                    // Every state of the walk: one hop more than the next, or its failure.
+                    let mut o = end;
+                    for &i in memo.path.iter().rev() {
+                        if o < walk::ON_PATH {
+                            o += 1;
+                        }
+                        memo.outcome[i] = o;
+                    }
+                    if s != d {
+                        col.pairs += 1;
+                    }
+                    let listed = match o {
+                        walk::DROP if s != d => {
+                            col.dropped += 1;
+                            if run_drops {
+                                col.connected[s as usize >> 6] |= 1 << (s & 63);
+                            }
+                            !run_drops
+                        }
+                        walk::DROP | walk::FAIL => true,
+                        k => {
+                            col.connected[s as usize >> 6] |= 1 << (s & 63);
+                            if s != d {
+                                let (h, m) = (k - 1, topo.node_distance(s, d));
+                                col.routable += 1;
+                                col.hops += h as u64;
+                                col.minimal += m as u64;
+                                col.max_extra = col.max_extra.max(h.saturating_sub(m));
+                            }
+                            false
+                        }
+                    };
+                    if listed && col.unreachable.len() < 20 {
+                        col.unreachable.push(s);
+                    }
+                }
+                col
+            },
+        )
+        .collect();
+    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, dropped: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
+    let mut listed: Vec<(u32, u32)> = Vec::new();
+    for col in columns {
+        for (w, &bits) in col.connected.iter().enumerate() {
+            let mut m = bits;
+            while m != 0 {
+                out.mask.set(w as u32 * 64 + m.trailing_zeros(), col.dest);
+                m &= m - 1;
+            }
+        }
+        out.pairs += col.pairs;
+        out.routable += col.routable;
+        out.dropped += col.dropped;
+        out.hops += col.hops;
+        out.minimal += col.minimal;
+        out.max_extra = out.max_extra.max(col.max_extra);
+        listed.extend(col.unreachable.iter().map(|&s| (s, col.dest)));
+    }
+    // The first 20 unconnected pairs in (source, destination) order, as the pair-by-pair
+    // walk lists them, each with the reason its walk gives.
+    listed.sort_unstable();
+    let mut hops = Vec::new();
+    for &(s, d) in listed.iter().take(20) {
+        if let Err(e) = routing.path_into(topo, s, d, inj_lo as u32, &mut hops) {
+            out.unreachable.push(format!("{s} -> {d}: {}", route_failure(&e)));
+        }
+    }
+    out
+}
+
 /// Why a route walk failed, in the route's own words (without the config-error frame).
 fn route_failure(e: &crate::error::Error) -> String {
     match e {
@@ -206,6 +376,15 @@ pub fn check(routing: &RoutingFunction, topo: &Topology, vcs: u32) -> CdgReport 
 /// The dependency graph of the pairs `pairs` connects only (packets of unconnected
 /// pairs are never injected, so they add no dependencies), and the verdict.
 pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes) -> CdgReport {
+    let mut report = check_pairs_unwitnessed(routing, topo, vcs, pairs);
+    add_witnesses(&mut report, routing, topo, vcs, pairs);
+    report
+}
+
+/// [`check_pairs`] without the pairs that witness the cycle's dependencies
+/// (`cycle_pairs` left empty): for a search that compares many candidates' verdicts
+/// and reports one ([`add_witnesses`] completes it).
+pub fn check_pairs_unwitnessed(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes) -> CdgReport {
     let (p_n, np) = (topo.ports, topo.network_ports());
     let (inj_lo, inj_hi) = routing.injection_vcs();
     let state = |r: u32, p: u32, v: u32| ((r * p_n + p) * vcs + v) as usize;
@@ -219,15 +398,21 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
         let c = topo.out_channel[(r * p_n + port) as usize];
         (c != NONE).then_some(c * vcs + v)
     };
-    // Destinations in parallel blocks; each block's dependencies sorted and merged, so
-    // the graph is the same on any number of threads.
+    // A dependency leaves a (channel, VC) vertex for a (port, VC) of the router the
+    // channel enters: one bit per (vertex, port, VC) holds them all (a few hundred KiB
+    // on thousands of routers), so every destination's exploration sets bits instead of
+    // collecting a list to sort. Destinations in parallel blocks, taken in the routing's
+    // order of locality; the blocks' sets are OR-ed, so the graph is the same on any
+    // number of threads.
+    let fan = (p_n * vcs) as usize;
+    let words = (topo.channels.len() * vcs as usize * fan).div_ceil(64);
     use rayon::prelude::*;
-    let blocks: Vec<Vec<(u32, u32)>> = (0..topo.num_nodes)
-        .collect::<Vec<u32>>()
+    let deps: Vec<u64> = routing
+        .destination_order(topo)
         .par_chunks(64)
         .map(|dests| {
             let mut seen = vec![u32::MAX; (topo.num_routers * p_n * vcs) as usize];
-            let mut edges: Vec<(u32, u32)> = Vec::new();
+            let mut deps = vec![0u64; words];
             let mut stack: Vec<(u32, u32, u32)> = Vec::new();
             for &d in dests {
                 stack.clear();
@@ -252,10 +437,11 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
                         continue; // reported by the reachability walk
                     }
                     let link = topo.channels[ch as usize];
+                    let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
                     for w in c.vc_lo as u32..c.vc_hi as u32 {
-                        let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
-                        if let (true, Some(b)) = (from != NONE, vertex(r, port, w)) {
-                            edges.push((from * vcs + v, b));
+                        if from != NONE {
+                            let bit = (from * vcs + v) as usize * fan + (port * vcs + w) as usize;
+                            deps[bit >> 6] |= 1 << (bit & 63);
                         }
                         let next = state(link.dst_router, link.dst_port, w);
                         if seen[next] != d {
@@ -265,14 +451,29 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
                     }
                 }
             }
-            edges.sort_unstable();
-            edges.dedup();
-            edges
+            deps
         })
-        .collect();
-    let mut edges: Vec<(u32, u32)> = blocks.concat();
+        .reduce(
+            || vec![0u64; words],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for (w, &bits) in deps.iter().enumerate() {
+        let mut m = bits;
+        while m != 0 {
+            let bit = w * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            let (a, rest) = ((bit / fan) as u32, (bit % fan) as u32);
+            let r = topo.channels[(a / vcs) as usize].dst_router;
+            if let Some(b) = vertex(r, rest / vcs, rest % vcs) {
+                edges.push((a, b));
+            }
+        }
+    }
     edges.sort_unstable();
-    edges.dedup();
     let mut g: DiGraphMap<u32, ()> = DiGraphMap::with_capacity(0, edges.len());
     for &(a, b) in &edges {
         g.add_edge(a, b, ());
@@ -291,14 +492,13 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
         }
     }
     let cycle: Vec<String> = cycle_ids.iter().map(|&x| name(x)).collect();
-    let cycle_pairs = cycle_ids.windows(2).filter_map(|w| witness(routing, topo, vcs, pairs, w[0], w[1])).collect();
     let mean = |x: u64| if pairs.routable == 0 { 0.0 } else { x as f64 / pairs.routable as f64 };
     CdgReport {
         vertices: g.node_count(),
         edges: g.edge_count(),
         acyclic: cycle.is_empty(),
         cycle,
-        cycle_pairs,
+        cycle_pairs: Vec::new(),
         cycle_channels: cycle_ids.iter().map(|&x| (x / vcs, x % vcs)).collect(),
         pairs: pairs.pairs,
         routable_pairs: pairs.routable,
@@ -312,6 +512,13 @@ pub fn check_pairs(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: 
     }
 }
 
+/// Fill in `report.cycle_pairs`: for each dependency of the cycle, a connected pair
+/// whose route makes it.
+pub fn add_witnesses(report: &mut CdgReport, routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes) {
+    let ids: Vec<u32> = report.cycle_channels.iter().map(|&(c, v)| c * vcs + v).collect();
+    report.cycle_pairs = ids.windows(2).filter_map(|w| witness(routing, topo, vcs, pairs, w[0], w[1])).collect();
+}
+
 /// A connected pair whose route, on some VC the routing allows, holds vertex `a`
 /// (channel * vcs + VC) and then requests `b`.
 fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRoutes, a: u32, b: u32) -> Option<(u32, u32)> {
@@ -322,6 +529,9 @@ fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRou
         return None;
     }
     let (inj_lo, inj_hi) = routing.injection_vcs();
+    // States seen by the current source's search: those stamped with `tag`.
+    let (mut seen, mut tag) = (vec![0u32; (topo.num_routers * topo.ports * vcs) as usize], 0u32);
+    let mut frontier: Vec<(u32, u32, u32)> = Vec::new();
     for d in 0..topo.num_nodes {
         let c = routing.route(topo, la.dst_router, la.dst_port, va, d);
         if c.port as u32 != lb.src_port || !(c.vc_lo as u32..c.vc_hi as u32).contains(&vb) {
@@ -329,14 +539,21 @@ fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRou
         }
         // Some source of d whose route (on any VC choice) passes a on va.
         for s in (0..topo.num_nodes).filter(|&s| pairs.mask.get(s, d)) {
-            let mut frontier = vec![(topo.router_of(s), topo.local_port_of(s), u32::MAX)];
-            let mut seen = std::collections::HashSet::new();
+            frontier.clear();
+            frontier.push((topo.router_of(s), topo.local_port_of(s), u32::MAX));
+            tag = tag.wrapping_add(1);
+            if tag == 0 {
+                seen.fill(0);
+                tag = 1;
+            }
             while let Some((r, p, v)) = frontier.pop() {
-                let vs: Vec<u32> = if v == u32::MAX { (inj_lo as u32..inj_hi as u32).collect() } else { vec![v] };
+                let vs = if v == u32::MAX { inj_lo as u32..inj_hi as u32 } else { v..v + 1 };
                 for v in vs {
-                    if !seen.insert((r, p, v)) {
+                    let i = ((r * topo.ports + p) * vcs + v) as usize;
+                    if seen[i] == tag {
                         continue;
                     }
+                    seen[i] = tag;
                     if r == la.dst_router && p == la.dst_port && v == va {
                         return Some((s, d));
                     }
@@ -415,6 +632,45 @@ mod tests {
         assert!(one.routable_pairs > 0);
         assert_eq!(one, on(2));
         assert_eq!(one, on(4));
+    }
+
+    #[test]
+    fn the_graph_holds_the_dependencies_of_every_route() {
+        // Where each hop allows one VC, the dependency graph is exactly the consecutive
+        // (channel, VC) pairs of the routes from every source, injected on every
+        // injection VC, to every destination: counted here from the routes themselves.
+        for toml in [
+            "[topology]\ntype = \"torus\"\ndims = [5, 4]\n[router]\nvcs = 2\n",
+            "[topology]\ntype = \"cube\"\ndims = [5, 4, 3]\nwrap = [true, false, true]\n[router]\nvcs = 4\n[routing]\ntype = \"table\"\nclasses = 2\nvc_policy = \"v3\"\n",
+        ] {
+            let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+            let (topo, routing, vcs) = (&spec.topology, &spec.routing, spec.config.router.vcs());
+            let (lo, hi) = routing.injection_vcs();
+            let mut deps = HashSet::new();
+            let mut vertices = HashSet::new();
+            for s in 0..topo.num_nodes {
+                for d in 0..topo.num_nodes {
+                    for v in lo as u32..hi as u32 {
+                        let hops = routing.path(topo, s, d, v).unwrap();
+                        let held: Vec<(u32, u32)> = hops
+                            .iter()
+                            .filter(|h| !topo.is_local_port(h.port))
+                            .map(|h| {
+                                assert_eq!(h.vc_hi - h.vc_lo, 1, "one VC per hop");
+                                (topo.out_channel[(h.router * topo.ports + h.port) as usize], h.vc)
+                            })
+                            .collect();
+                        for w in held.windows(2) {
+                            deps.insert((w[0], w[1]));
+                            vertices.extend([w[0], w[1]]);
+                        }
+                    }
+                }
+            }
+            let r = check(routing, topo, vcs);
+            assert!(r.acyclic && !deps.is_empty());
+            assert_eq!((r.edges, r.vertices), (deps.len(), vertices.len()), "{toml}");
+        }
     }
 
     #[test]

@@ -498,7 +498,8 @@ impl RoutingFunction {
             if p.routable < best.1.routable {
                 continue;
             }
-            let c = cdg::check_pairs(&r, topo, vcs, &p);
+            // The cycle's witnesses only for the one reported, below.
+            let c = cdg::check_pairs_unwitnessed(&r, topo, vcs, &p);
             if score(&c) > score(&best.2) {
                 let done = perfect(&c);
                 best = (r, p, c);
@@ -507,7 +508,10 @@ impl RoutingFunction {
                 }
             }
         }
-        // The best found: the caller refuses what it must.
+        // The best found, its cycle's witnesses filled in: the caller refuses what it must.
+        if best.2.cycle_pairs.is_empty() {
+            cdg::add_witnesses(&mut best.2, &best.0, topo, vcs, &best.1);
+        }
         Ok(best)
 
     }
@@ -546,6 +550,19 @@ impl RoutingFunction {
 }
 
 impl RoutingFunction {
+    /// Every endpoint, in the order that walks the routing state with the best locality:
+    /// for table-driven routing the order of the tables' columns (XT node ids), so that
+    /// consecutive destinations share the cache lines of every table row; otherwise by
+    /// endpoint id. Analyses that explore all destinations (the channel dependency
+    /// check, the pair walks) take them in this order; their results do not depend on it.
+    pub fn destination_order(&self, topo: &Topology) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..topo.num_nodes).collect();
+        if let RoutingFunction::Table(t) = self {
+            order.sort_unstable_by_key(|&e| t.xt_nid(e));
+        }
+        order
+    }
+
     /// Does router `r` drop a packet that arrived on `in_port`/`in_vc` and is routed to
     /// `out_port`? Only the Cray XT tables' dateline nodes do ([`table::DROP_FIELD`]).
     pub fn drops(&self, r: u32, in_port: u32, in_vc: u32, out_port: u32) -> bool {

@@ -26,6 +26,13 @@ use crate::topology::Topology;
 ///
 /// `None` when no rule gives an available hop.
 pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &[u32], dateline: &[u32]) -> Option<u32> {
+    no_u_turn(topo, in_port, fault_choice(topo, r, t, router_region, dateline))
+}
+
+/// The hop [`fault_hop`]'s rules choose from `r` toward `t` before the 180-degree-turn
+/// check, which alone depends on the input port: table generation works it out once
+/// per (router, target router) and applies [`no_u_turn`] per input port.
+pub fn fault_choice(topo: &Topology, r: u32, t: u32, router_region: &[u32], dateline: &[u32]) -> Option<u32> {
     let np = topo.network_ports();
     if r == t {
         return Some(np); // the first processor port (the caller ejects to the node)
@@ -135,6 +142,12 @@ pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &
             }
         }
     };
-    // No 180-degree turns.
-    (!(in_port < np && choice == in_port)).then_some(choice)
+    Some(choice)
+}
+
+/// A [`fault_choice`] for a packet that arrived on `in_port`: never a 180-degree turn
+/// (back out of the input port).
+#[inline]
+pub fn no_u_turn(topo: &Topology, in_port: u32, choice: Option<u32>) -> Option<u32> {
+    choice.filter(|&c| !(in_port < topo.network_ports() && c == in_port))
 }

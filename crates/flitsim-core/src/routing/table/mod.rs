@@ -30,7 +30,7 @@ mod fault_hop;
 mod file;
 
 pub use dateline::{DatelineErrors, DROP_FIELD};
-pub use fault_hop::fault_hop;
+pub use fault_hop::{fault_choice, fault_hop, no_u_turn};
 
 use super::dor::Dor;
 use super::Candidate;
@@ -390,13 +390,14 @@ impl TableRouting {
                 "routes around failed links are generated with the Cray XT rules and VC policies; use vc_policy = \"v3\" (or initial, v1, v2)",
             ));
         }
-        // With failed links: the XT's next hop, and the VC rule for it.
-        let fault_entry = |r: u32, p: u32, d: u32| -> Entry {
+        // With failed links: the XT's next hop, and the VC rule for it. `choices[t]`: the
+        // rules' hop from `r` toward router `t` ([`fault_choice`]).
+        let fault_entry = |r: u32, p: u32, d: u32, choices: &[Option<u32>]| -> Entry {
             let t = topo.router_of(d);
             if r == t {
                 return Entry { port: topo.local_port_of(d) as u8, vc: rule::ANY };
             }
-            let Some(port) = fault_hop(topo, r, p, t, &router_region, &dateline) else {
+            let Some(port) = no_u_turn(topo, p, choices[t as usize]) else {
                 // No legal hop: point at the input port itself; the route check reports
                 // the pair as unreachable.
                 return Entry { port: p as u8, vc: rule::LOWER };
@@ -436,7 +437,7 @@ impl TableRouting {
             };
             Entry { port: port as u8, vc }
         };
-        let entry = |r: u32, p: u32, d: u32| -> Entry { if opts.faults { fault_entry(r, p, d) } else { entry(r, p, d) } };
+        let entry = |r: u32, p: u32, d: u32, choices: &[Option<u32>]| -> Entry { if opts.faults { fault_entry(r, p, d, choices) } else { entry(r, p, d) } };
         let mut local = vec![Entry::default(); (r_n * p_n * local_len) as usize];
         let mut global = vec![Entry::default(); (r_n * p_n * 2 * regions) as usize];
         // Each router's tables on their own (its entries depend on nothing else), in
@@ -447,6 +448,8 @@ impl TableRouting {
         let global_rows = global.par_chunks_mut((p_n * 2 * regions) as usize);
         local_rows.zip(global_rows).enumerate().for_each(|(r, (local, global))| {
             let r = r as u32;
+            // Around failures, the rules' hop toward each router, once for all input ports.
+            let choices: Vec<Option<u32>> = if opts.faults { (0..r_n).map(|t| fault_choice(topo, r, t, &router_region, &dateline)).collect() } else { Vec::new() };
             let my = router_region[r as usize];
             let first = my * region_size;
             for p in 0..p_n {
@@ -454,7 +457,7 @@ impl TableRouting {
                 for i in 0..local_len {
                     let x = first + i;
                     if x < n {
-                        local[at + i as usize] = entry(r, p, by_xt[x as usize]);
+                        local[at + i as usize] = entry(r, p, by_xt[x as usize], &choices);
                     }
                 }
                 let at = (p * 2 * regions) as usize;
@@ -471,7 +474,7 @@ impl TableRouting {
                             .map(|x| by_xt[x as usize])
                             .min_by_key(|&e| (topo.router_distance(r, topo.router_of(e)), e));
                         if let Some(d) = rep {
-                            let mut e = entry(r, p, d);
+                            let mut e = entry(r, p, d, &choices);
                             let port = e.port as u32;
                             let entering = port < np && !(p < np && p / 2 == port / 2);
                             if policy != VcPolicy::Dor && entering {
