@@ -10,6 +10,7 @@ mod ranks;
 mod report;
 mod reproduce;
 mod routes;
+mod series;
 mod store;
 mod summary;
 mod sweep;

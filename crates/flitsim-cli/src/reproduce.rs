@@ -11,7 +11,9 @@
 //! the baseline run's (times `relative_scale`, when the two configs count different
 //! units), for results the papers state relative to a baseline. A row with `seeds = N`
 //! runs itself and its baseline once per seed 1..=N and compares means (a ratio of means
-//! for a relative row), for results that move with the seed.
+//! for a relative row), for results that move with the seed. A row with `series` also
+//! draws a curve over time from the report ([`crate::series`]) under the row, beside the
+//! paper's curve in words.
 //! Rows that share a config and overrides share one run; runs go in parallel. A run that
 //! deadlocks is a result: its report is `deadlock.found = true` (with `deadlock.cycle`
 //! and, for a fault set, the route check under `faults`), and a successful run has
@@ -113,6 +115,16 @@ struct Row {
     /// with `over`.
     #[serde(default)]
     seeds: Option<u32>,
+    /// A curve over time to print under the row (for a figure that is a curve): the path
+    /// of an array in the report, or of one field of each of its elements, e.g.
+    /// `congestion.trace.threshold` (one entry per tuning period); drawn as a line of
+    /// text with its cycles and range (the row's run; with `seeds`, seed 1's). Elements
+    /// with a `cycle` in the warm-up are left out, as the papers' curves leave it out.
+    #[serde(default)]
+    series: Option<String>,
+    /// The paper's curve in words, printed above ours (with `series`).
+    #[serde(default)]
+    series_reference: Option<String>,
 }
 
 /// `over = { key, count }` of a row.
@@ -182,6 +194,9 @@ impl Row {
             }
             Some(_) if self.over.is_some() => {
                 Err(format!("row {:?}: seeds and over both repeat the row; give one (over's key may be \"seed\")", self.name))
+            }
+            _ if self.series_reference.is_some() && self.series.is_none() => {
+                Err(format!("row {:?}: series_reference describes the paper's curve beside a series; give series (a path in the report) too", self.name))
             }
             _ if self.relative_scale.is_some() && self.relative_to.is_none() => {
                 Err(format!("row {:?}: relative_scale scales the baseline of relative_to, which the row does not have", self.name))
@@ -427,6 +442,25 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                 None => println!("    seeds 1-{n}: {} (mean {mean:.4} +- {ci:.4}, 95% confidence)", list(&raw)),
             }
         }
+        let mut series_json = serde_json::Value::Null;
+        if let Some(path) = &r.series {
+            let first = &r.run_sets()[0];
+            let rep = runs[&(r.config.clone(), first.clone())].as_ref().unwrap();
+            let warmup = rep.get("config").and_then(|c| c.get("sim")).and_then(|s| s.get("warmup")).and_then(|w| w.as_u64()).unwrap_or(0);
+            let s = crate::series::lookup_series(rep, path, warmup).ok_or_else(|| format!("row {:?}: series {path} is not an array of numbers in the report", r.name))?;
+            if let Some(paper) = &r.series_reference {
+                println!("    paper:   {paper}");
+            }
+            if s.values.is_empty() {
+                println!("    flitsim: {path}: empty");
+            } else {
+                let (lo, mid, hi) = crate::series::range(&s.values);
+                let span = s.cycles.map_or(String::new(), |(a, b)| format!(", cycles {a}-{b}, after the warm-up"));
+                println!("    flitsim: {path} ({} points{span}):", s.values.len());
+                println!("             {}  min {lo:.4} median {mid:.4} max {hi:.4}", crate::series::sparkline(&s.values, 60));
+            }
+            series_json = serde_json::json!({ "path": path, "values": s.values, "cycles": s.cycles });
+        }
         let baseline = r.relative_to.as_ref().map(|b| (r.baseline_config().clone(), b.clone()));
         out_rows.push(serde_json::json!({
             "name": r.name, "config": r.config, "set": r.set, "metric": r.metric,
@@ -440,6 +474,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             // Every run of the row and of its baseline (per seed, or per value of `over`).
             "keys": r.run_sets().into_iter().filter_map(|s| run_keys.get(&(r.config.clone(), s))).collect::<Vec<_>>(),
             "baseline_keys": r.baseline_sets().into_iter().filter_map(|s| run_keys.get(&(r.baseline_config().clone(), s))).collect::<Vec<_>>(),
+            "series": series_json,
         }));
     }
     println!();
