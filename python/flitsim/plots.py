@@ -15,6 +15,7 @@ The numbers plotted are the report's own (nothing is simulated or re-measured he
 :func:`vc_balance`          VC_balance histograms per dimension (Cray XT metric)
 :func:`ebb_distribution`    effective bisection bandwidth over random bisection patterns
 :func:`time_series`         the self-tuned threshold and throughput per tuning period
+:func:`timeline`            accepted throughput over time per run (``stats.timeline``)
 ==========================  =========================================================
 """
 
@@ -344,4 +345,26 @@ def time_series(result: Result, *, title: str | None = None) -> Figure:
     right.set_ylabel("throughput (flits/node/cycle)", color="C1")
     ax.grid(alpha=0.3)
     ax.set_title(title or "self-tuned threshold and throughput")
+    return fig
+
+
+def timeline(results: Mapping[str, Result], *, title: str | None = None) -> Figure:
+    """Accepted throughput over time (:attr:`Result.timeline`), one line per labelled
+    run, with the first run's offered load dashed: e.g. Base, ALO and Tune under the
+    bursty load of the self-tuned congestion-control paper (its Fig. 9)."""
+    if not results:
+        raise ValueError("no results to plot: give {label: Result}")
+    fig, ax = _figure(7.5, 4.2)
+    for i, (label, r) in enumerate(results.items()):
+        t = r.timeline
+        if t.empty:
+            raise ValueError(f"{label}: the report has no timeline: run with stats.timeline = N (cycles per bin)")
+        if i == 0:
+            ax.plot(t["cycle"].to_numpy(), t["offered"].to_numpy(), color="0.6", linestyle="--", label="offered")
+        ax.plot(t["cycle"].to_numpy(), t["accepted"].to_numpy(), color=f"C{i}", label=label)
+    ax.set_xlabel("cycle")
+    ax.set_ylabel("throughput (flits/node/cycle)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(title or "delivered throughput over time")
     return fig

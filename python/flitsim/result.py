@@ -138,6 +138,15 @@ class Result:
         frame: pd.DataFrame = pd.DataFrame(data, columns=columns, index=pd.Index([c["id"] for c in rows], name="channel"))
         return frame
 
+    @property
+    def timeline(self) -> pd.DataFrame:
+        """Throughput over time, one row per bin of ``stats.timeline`` cycles over the
+        whole run: ``cycle`` (the bin's end), ``offered`` and ``accepted``
+        (flits/node/cycle in the bin). Empty when ``stats.timeline`` is 0 (the default)."""
+        bins = self.report["stats"].get("timeline", [])
+        frame: pd.DataFrame = pd.DataFrame(bins, columns=["cycle", "offered", "accepted"])
+        return frame
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Result) and self._json == other._json
 

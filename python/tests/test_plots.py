@@ -146,6 +146,29 @@ def test_time_series_is_the_threshold_trace() -> None:
         plots.time_series(flitsim.simulate(SMALL))
 
 
+def test_timeline_draws_each_runs_accepted_throughput() -> None:
+    # A burst: 600 cycles at 0.05, 400 at 0.6, 1000 at 0.05, in bins of 100 cycles.
+    toml = SMALL + "[stats]\ntimeline = 100\n"
+    phases = [{"duration": 600, "load": 0.05}, {"duration": 400, "load": 0.6}, {"duration": 1000, "load": 0.05}]
+    r = flitsim.simulate(toml, set={"traffic.phases": phases, "sim.warmup": 0, "sim.measure": 2000})
+    t = r.timeline
+    assert list(t.columns) == ["cycle", "offered", "accepted"]
+    assert t["cycle"].iloc[0] == 100 and t["cycle"].iloc[-1] == r.report["cycles"]
+    # The burst shows in the offered load of its bins, and the accepted follows it.
+    burst = t[(t.cycle > 600) & (t.cycle <= 1000)]
+    calm = t[t.cycle <= 600]
+    assert burst["offered"].mean() > 5 * calm["offered"].mean()
+    assert burst["accepted"].mean() > 3 * calm["accepted"].mean()
+    fig = plots.timeline({"one": r, "same": r})
+    offered, one, same = fig.axes[0].get_lines()
+    np.testing.assert_array_equal(one.get_ydata(), t["accepted"].to_numpy())
+    np.testing.assert_array_equal(offered.get_ydata(), t["offered"].to_numpy())
+    assert one.get_label() == "one" and same.get_label() == "same"
+    assert flitsim.simulate(SMALL).timeline.empty
+    with pytest.raises(ValueError, match="stats.timeline"):
+        plots.timeline({"off": flitsim.simulate(SMALL)})
+
+
 def test_figures_save_as_png(tmp_path: Path, result: flitsim.Result) -> None:
     out = tmp_path / "cdf.png"
     plots.latency_cdf(result).savefig(out)

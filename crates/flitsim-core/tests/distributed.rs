@@ -63,7 +63,7 @@ fn torus_across_processes() {
     same_across_processes(
         "torus",
         "seed = 3\n[topology]\ntype = \"torus\"\ndims = [4, 3, 5]\nconcentration = 2\n[router]\nallocator = \"islip\"\n\
-         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\ntimeline = 128\n",
     );
 }
 

@@ -9,6 +9,7 @@ use flitsim_core::config::{Config, Spec};
 use flitsim_core::report::Report;
 use flitsim_core::sim::Simulation;
 use flitsim_core::Error;
+use flitsim_core::stats;
 
 fn spec(toml: &str) -> Spec {
     let cfg = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
@@ -684,4 +685,30 @@ fn a_per_port_vc_pointer_spreads_heads_and_booksims_favours_low_vcs() {
     for (s, b) in low.iter().zip(booksim) {
         assert!((s - b).abs() < 0.02, "{low:?} vs BookSim2's {booksim:?}");
     }
+}
+
+#[test]
+fn the_timeline_adds_up_to_the_window_and_the_run() {
+    // Bins of 250 cycles on a window of [1000, 5000): the window's bins average to the
+    // accepted and offered throughput of the window; over the whole run the bins hold
+    // every ejected flit; the same on two threads; and the report leaves it out when off.
+    let toml = "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[traffic]\nload = 0.25\npacket_size = 3\n[sim]\nwarmup = 1000\nmeasure = 4000\n[stats]\ntimeline = 250\n";
+    let r = run_ok(toml);
+    let t = &r.stats.timeline;
+    assert_eq!(t.len() as u64, r.cycles.div_ceil(250));
+    assert_eq!(t.last().unwrap().cycle, r.cycles);
+    let window: Vec<_> = t.iter().filter(|b| b.cycle > 1000 && b.cycle <= 5000).collect();
+    assert_eq!(window.len(), 16);
+    let mean = |f: &dyn Fn(&&stats::TimelineBin) -> f64| window.iter().map(f).sum::<f64>() / 16.0;
+    assert!((mean(&|b| b.accepted) - r.stats.accepted.mean).abs() < 1e-12, "{} vs {}", mean(&|b| b.accepted), r.stats.accepted.mean);
+    assert!((mean(&|b| b.offered) - r.stats.offered).abs() < 1e-12);
+    let width = |i: usize| (t[i].cycle - if i == 0 { 0 } else { t[i - 1].cycle }) as f64;
+    let ejected: f64 = t.iter().enumerate().map(|(i, b)| b.accepted * 16.0 * width(i)).sum();
+    assert_eq!(ejected.round() as u64, r.counters.flits_ejected);
+    let mut sim = Simulation::new(spec(toml)).unwrap();
+    sim.set_threads(2).unwrap();
+    assert_eq!(sim.run(&mut |_| {}).unwrap().to_json(), r.to_json());
+    let off = run_ok(&toml.replace("timeline = 250", ""));
+    let json: serde_json::Value = serde_json::from_str(&off.to_json()).unwrap();
+    assert!(off.stats.timeline.is_empty() && json["stats"].get("timeline").is_none());
 }

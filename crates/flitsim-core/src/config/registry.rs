@@ -99,6 +99,7 @@ pub const TABLES: &[Entry] = &[
             ("latency_limit", "1000", "saturated if mean packet latency exceeds this many cycles"),
             ("channel_counters", "true", "collect per-channel per-VC flit counters"),
             ("vc_balance", "false", "report VC_balance per dimension (routes of all pairs, and simulated)"),
+            ("timeline", "0", "cycles per bin of the throughput timeline (offered and accepted per bin over the whole run, stats.timeline in the result); 0 = off"),
         ],
     },
     Entry {
@@ -214,6 +215,9 @@ mod tests {
                     faults.get(*p).is_some()
                 } else if e.name == "channel.retry" {
                     toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
+                } else if e.name == "stats" {
+                    // (timeline is written only when on)
+                    toml::Value::try_from(crate::stats::StatsConfig { timeline: 1, ..Default::default() }).unwrap().get(*p).is_some()
                 } else if *p == "retry" {
                     e.name == "channel"
                 } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "injection_latency", "packets_per_source", "source_queue", "message", "flit_bytes", "link_gbps", "until_done"].contains(p) };

@@ -15,6 +15,7 @@
 //! | delivered throughput, per source | [`Collector::on_ejected_flit`] | ejected in the window (any packet) |
 //! | channel counters | [`Collector::on_channel_flit`] | sent in the window |
 //! | latency, hops | [`Collector::on_measured_delivered`] | measured packets only, whenever delivered (also during the drain) |
+//! | timeline (`stats.timeline`) | [`Collector::on_created`], [`Collector::on_ejected_flit`] | every cycle of the run, per bin |
 //!
 //! Throughputs are in flits/node/cycle, latencies in cycles. Packet latency runs from
 //! creation (so it includes source queueing) to the ejection of the tail; network latency
@@ -27,10 +28,12 @@ pub mod fairness;
 pub mod latency;
 pub mod router_counters;
 pub mod saturation;
+pub mod timeline;
 
 pub use fairness::{jain, ThroughputStats};
 pub use latency::{Histogram, LatencyRecorder, LatencyStats, MAX_HISTOGRAM_BINS};
 pub use saturation::verdict;
+pub use timeline::{Timeline, TimelineBin};
 
 use crate::error::{Error, Result};
 
@@ -56,6 +59,16 @@ pub struct StatsConfig {
     /// dimension: analytically from the routes of all node pairs, and as simulated from
     /// the window's per-channel VC counters (needs `channel_counters`). Default false.
     pub vc_balance: bool,
+    /// Report throughput over time (`stats.timeline` in the result): flits created and
+    /// ejected per bin of this many cycles over the whole run, warm-up and drain
+    /// included ([`timeline`]). Default 0: off (and then left out of the config as
+    /// written, so configs and the results store's keys read as before the field existed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub timeline: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl Default for StatsConfig {
@@ -66,6 +79,7 @@ impl Default for StatsConfig {
             latency_limit: 1000.0,
             channel_counters: true,
             vc_balance: false,
+            timeline: 0,
         }
     }
 }
@@ -192,6 +206,10 @@ pub struct StatsReport {
     /// Flits sent on each channel (all VCs) in the window / window length, flits/cycle;
     /// empty when `stats.channel_counters` is false.
     pub channel_utilization: Vec<f64>,
+    /// Offered and accepted throughput per bin of `stats.timeline` cycles over the whole
+    /// run; left out when off.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelineBin>,
 }
 
 /// Observes a run through the engine's hooks and produces a [`StatsReport`].
@@ -201,6 +219,11 @@ pub struct StatsReport {
 /// Node, channel and VC ids are indices; out-of-range ids panic.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Collector {
+    /// Not sent between processes: a collector received from another process is only
+    /// merged into one built from the config (its counts, not its settings, are read),
+    /// and the config's serialised form leaves fields out (`timeline` when 0), which a
+    /// positional wire format cannot skip.
+    #[serde(skip)]
     cfg: StatsConfig,
     start: u64,
     end: u64,
@@ -218,6 +241,7 @@ pub struct Collector {
     packet_latency: LatencyRecorder,
     network_latency: LatencyRecorder,
     hops: u64,
+    timeline: Timeline,
 }
 
 impl Collector {
@@ -251,6 +275,7 @@ impl Collector {
             packet_latency: LatencyRecorder::new(cfg.histogram_bin),
             network_latency: LatencyRecorder::new(cfg.histogram_bin),
             hops: 0,
+            timeline: Timeline::new(cfg.timeline),
         }
     }
 
@@ -270,6 +295,7 @@ impl Collector {
     /// offered load when `cycle` is in the window.
     #[inline]
     pub fn on_created(&mut self, src: u32, size: u32, cycle: u64) {
+        self.timeline.on_created(u64::from(size), cycle);
         if self.in_window(cycle) {
             self.created_packets += 1;
             self.offered_flits[src as usize] += u64::from(size);
@@ -280,6 +306,7 @@ impl Collector {
     /// (per destination) and delivered (per source) throughput when in the window.
     #[inline]
     pub fn on_ejected_flit(&mut self, src: u32, dst: u32, cycle: u64) {
+        self.timeline.on_ejected(cycle);
         if self.in_window(cycle) {
             self.accepted_flits[dst as usize] += 1;
             self.delivered_flits[src as usize] += 1;
@@ -324,6 +351,7 @@ impl Collector {
         self.packet_latency.merge(&other.packet_latency);
         self.network_latency.merge(&other.network_latency);
         self.hops += other.hops;
+        self.timeline.merge(&other.timeline);
     }
 
     /// Packets created in the window so far (as seen by [`Collector::on_created`]); the
@@ -394,6 +422,7 @@ impl Collector {
             saturation_reasons: reasons,
             channel_flits,
             channel_utilization,
+            timeline: self.timeline.finish(nodes, end.cycles),
         }
     }
 }
