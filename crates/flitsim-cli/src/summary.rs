@@ -110,6 +110,16 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
             );
         }
     }
+    if !st.timeline.is_empty() {
+        let accepted: Vec<f64> = st.timeline.iter().map(|b| b.accepted).collect();
+        let (_, _, max) = crate::series::range(&accepted);
+        let _ = writeln!(
+            o,
+            "accepted per {} cycles, 0..{max:.3} (stats.timeline): {}",
+            r.config.stats.timeline,
+            crate::series::sparkline(&accepted, 60)
+        );
+    }
     if let Some(c) = &r.router_counters {
         let _ = writeln!(o, "router counters (Table 4 of the SeaStar aging paper, summed per port direction):");
         let _ = writeln!(o, "  port   stalled  occupancy  packets   blocked/VC          ages 0-63/64-127/128-191/192-255");

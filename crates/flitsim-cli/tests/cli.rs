@@ -42,6 +42,13 @@ fn default_run_prints_a_summary_and_writes_json() {
     assert_eq!(json["config"]["sim"]["measure"], 2000);
     let acc = json["stats"]["accepted"]["mean"].as_f64().unwrap();
     assert!((acc - 0.3).abs() < 0.02, "accepted {acc}");
+    assert!(!stdout.contains("stats.timeline"), "{stdout}");
+    // With a timeline: one bar per bin (the run's 3,000-odd cycles in bins of 100).
+    let (code, stdout, _) = run(&["run", "--set", "sim.measure=2000", "--set", "stats.timeline=100"]);
+    assert_eq!(code, 0);
+    let line = stdout.lines().find(|l| l.starts_with("accepted per 100 cycles")).unwrap_or_else(|| panic!("{stdout}"));
+    let bars = line.rsplit(' ').next().unwrap().chars().count();
+    assert!((30..=60).contains(&bars), "{line}");
 }
 
 #[test]
