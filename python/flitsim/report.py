@@ -135,6 +135,7 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
         fig = _deviation(collection.reproduction["rows"])
         if fig is not None:
             out.append(("flitsim against the reference, per judged row", fig))
+        out.extend(_series(collection.reproduction["rows"]))
     if "traffic.load" in varying and len(frame) > 1:
         # Curves only when the runs differ in the load and at most two other keys (the series).
         others = [c for c in varying if c != "traffic.load"]
@@ -163,6 +164,33 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
             if (r.report.get("congestion") or {}).get("trace"):
                 out.append((f"threshold and throughput over time ({label})", plots.time_series(r)))
                 break
+    return out
+
+
+def _series(rows: list[dict[str, Any]]) -> list[tuple[str, Figure]]:
+    """The curves over time of a reproduction's rows (``series`` in experiment.toml): one
+    figure per series path, a line per row (at most :data:`MAX_CDF_SERIES` per figure)."""
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        s = r.get("series")
+        if s and s.get("values"):
+            by_path.setdefault(s["path"], []).append(r)
+    out: list[tuple[str, Figure]] = []
+    for path, group in by_path.items():
+        for start in range(0, len(group), MAX_CDF_SERIES):
+            fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+            ax = fig.subplots()
+            for i, r in enumerate(group[start:start + MAX_CDF_SERIES]):
+                s = r["series"]
+                x = s["cycles"] or list(range(len(s["values"])))
+                ax.plot(x, s["values"], color=f"C{i}", linewidth=1, label=r["name"].split(":")[0][:40])
+            ax.set_xlabel("cycle" if group[0]["series"]["cycles"] else "point")
+            ax.set_ylabel(path.rsplit(".", 1)[-1])
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+            papers = [r["series"]["reference"] for r in group[start:start + MAX_CDF_SERIES] if r["series"].get("reference")]
+            caption = f"{path} over time, per row" + (" (the paper: " + "; ".join(papers) + ")" if papers else "")
+            out.append((caption, fig))
     return out
 
 

@@ -75,3 +75,28 @@ def test_the_command_runs_the_module(flitsim_bin: Path, store: Path, tmp_path: P
     assert "cannot import the flitsim package" in p.stderr and "pip install" in p.stderr and "FLITSIM_PYTHON" in p.stderr
     p = subprocess.run([str(flitsim_bin), "report", str(store)], capture_output=True, text=True, env={**env, "FLITSIM_PYTHON": str(tmp_path / "nope")})
     assert p.returncode == 2 and "cannot run" in p.stderr
+
+
+def test_a_reproductions_curves_are_drawn_per_series_path() -> None:
+    # Three rows with curves over time (two on one path), one without: two figures, the
+    # lines the rows' points, the paper's curves in the caption.
+    from flitsim import report
+
+    def row(name: str, path: str | None, values: list[float], ref: str = "") -> dict[str, object]:
+        series = {"path": path, "values": values, "cycles": [100 * (i + 1) for i in range(len(values))], "reference": ref} if path else None
+        return {"name": name, "result": "info", "series": series}
+
+    rows = [
+        row("A: accepted", "stats.timeline.accepted", [0.1, 0.3, 0.2], "A rises then falls"),
+        row("B: accepted", "stats.timeline.accepted", [0.2, 0.2, 0.2]),
+        row("C: threshold", "congestion.trace.threshold", [5.0, 7.0]),
+        row("D: no curve", None, []),
+    ]
+    figs = report._series(rows)
+    assert [c.split(" over time")[0] for c, _ in figs] == ["stats.timeline.accepted", "congestion.trace.threshold"]
+    assert "A rises then falls" in figs[0][0]
+    a, b = figs[0][1].axes[0].get_lines()
+    assert list(a.get_xdata()) == [100, 200, 300] and list(a.get_ydata()) == [0.1, 0.3, 0.2]
+    assert a.get_label() == "A" and b.get_label() == "B"
+    assert list(figs[1][1].axes[0].get_lines()[0].get_ydata()) == [5.0, 7.0]
+

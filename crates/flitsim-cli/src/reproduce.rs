@@ -455,11 +455,14 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                 println!("    flitsim: {path}: empty");
             } else {
                 let (lo, mid, hi) = crate::series::range(&s.values);
-                let span = s.cycles.map_or(String::new(), |(a, b)| format!(", cycles {a}-{b}, after the warm-up"));
+                let span = match (s.cycles.first(), s.cycles.last()) {
+                    (Some(a), Some(b)) => format!(", cycles {a}-{b}, after the warm-up"),
+                    _ => String::new(),
+                };
                 println!("    flitsim: {path} ({} points{span}):", s.values.len());
                 println!("             {}  min {lo:.4} median {mid:.4} max {hi:.4}", crate::series::sparkline(&s.values, 60));
             }
-            series_json = serde_json::json!({ "path": path, "values": s.values, "cycles": s.cycles });
+            series_json = serde_json::json!({ "path": path, "values": s.values, "cycles": s.cycles, "reference": r.series_reference });
         }
         let baseline = r.relative_to.as_ref().map(|b| (r.baseline_config().clone(), b.clone()));
         out_rows.push(serde_json::json!({

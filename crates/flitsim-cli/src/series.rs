@@ -3,12 +3,12 @@
 //! (`congestion.trace.threshold`), and drawn as one line of text for `flitsim reproduce`
 //! to print beside the paper's curve in words (figures that are curves, not numbers).
 
-/// A series in a report: the values, and the first and last `cycle` of the elements
-/// when they carry one.
+/// A series in a report: the values, and the `cycle` of each element when they carry
+/// one (else empty).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub values: Vec<f64>,
-    pub cycles: Option<(u64, u64)>,
+    pub cycles: Vec<u64>,
 }
 
 /// Resolve `a.b.c` in a JSON value where `a.b` is an array: `c` of every element (or
@@ -28,10 +28,8 @@ pub fn lookup_series(v: &serde_json::Value, path: &str, after: u64) -> Option<Se
             let cycle = |x: &serde_json::Value| x.get("cycle").and_then(|c| c.as_u64());
             let items: Vec<&serde_json::Value> = items.iter().filter(|x| cycle(x).is_none_or(|c| c > after)).collect();
             let values: Option<Vec<f64>> = items.iter().map(|x| field.map_or(Some(*x), |f| x.get(f)).and_then(|y| y.as_f64())).collect();
-            let cycles = match (items.first().and_then(|x| cycle(x)), items.last().and_then(|x| cycle(x))) {
-                (Some(a), Some(b)) => Some((a, b)),
-                _ => None,
-            };
+            let cycles: Vec<u64> = items.iter().map_while(|x| cycle(x)).collect();
+            let cycles = if cycles.len() == items.len() { cycles } else { Vec::new() };
             return Some(Series { values: values?, cycles });
         }
     }
@@ -105,10 +103,10 @@ mod tests {
             ]},
             "plain": [1, 2.5],
         });
-        assert_eq!(lookup_series(&v, "congestion.trace.threshold", 0), Some(Series { values: vec![10.0, 12.0], cycles: Some((96, 192)) }));
+        assert_eq!(lookup_series(&v, "congestion.trace.threshold", 0), Some(Series { values: vec![10.0, 12.0], cycles: vec![96, 192] }));
         // After a warm-up of 96 cycles: the second period only.
-        assert_eq!(lookup_series(&v, "congestion.trace.throughput", 96), Some(Series { values: vec![0.25], cycles: Some((192, 192)) }));
-        assert_eq!(lookup_series(&v, "plain", 1000), Some(Series { values: vec![1.0, 2.5], cycles: None }));
+        assert_eq!(lookup_series(&v, "congestion.trace.throughput", 96), Some(Series { values: vec![0.25], cycles: vec![192] }));
+        assert_eq!(lookup_series(&v, "plain", 1000), Some(Series { values: vec![1.0, 2.5], cycles: vec![] }));
         assert_eq!(lookup_series(&v, "congestion.trace.missing", 0), None);
         assert_eq!(lookup_series(&v, "congestion.trace", 0), None, "records are not numbers");
         assert_eq!(lookup_series(&v, "congestion.nothing", 0), None);
