@@ -62,7 +62,8 @@ pub fn sparkline(values: &[f64], bins: usize) -> String {
         .collect()
 }
 
-/// Minimum, median and maximum.
+/// Minimum, median and maximum of a non-empty series (callers draw nothing for an
+/// empty one).
 pub fn range(values: &[f64]) -> (f64, f64, f64) {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);

@@ -119,6 +119,38 @@ pub fn pair_routes(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) ->
     }
 }
 
+/// The counts of [`PairRoutes`] over some of the pairs, added up across workers.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    pairs: u64,
+    routable: u64,
+    dropped: u64,
+    hops: u64,
+    minimal: u64,
+    max_extra: u32,
+}
+
+impl Tally {
+    /// A connected pair of distinct nodes whose route takes `h` hops where the fault-free
+    /// minimum is `m`.
+    fn connected(&mut self, h: u32, m: u32) {
+        self.routable += 1;
+        self.hops += h as u64;
+        self.minimal += m as u64;
+        self.max_extra = self.max_extra.max(h.saturating_sub(m));
+    }
+
+    /// Add these counts to `out`'s.
+    fn add_to(&self, out: &mut PairRoutes) {
+        out.pairs += self.pairs;
+        out.routable += self.routable;
+        out.dropped += self.dropped;
+        out.hops += self.hops;
+        out.minimal += self.minimal;
+        out.max_extra = out.max_extra.max(self.max_extra);
+    }
+}
+
 /// [`pair_routes`] by following every pair's route on its own
 /// ([`RoutingFunction::path_into`]).
 pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[bool]) -> PairRoutes {
@@ -130,12 +162,7 @@ pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[
     #[derive(Default)]
     struct Row {
         connected: Vec<u32>,
-        pairs: u64,
-        routable: u64,
-        dropped: u64,
-        hops: u64,
-        minimal: u64,
-        max_extra: u32,
+        tally: Tally,
         unreachable: Vec<String>,
     }
     let run_drops = routing.runs_drops();
@@ -150,22 +177,18 @@ pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[
             }
             for d in (0..n).filter(|&d| alive(d)) {
                 if s != d {
-                    row.pairs += 1;
+                    row.tally.pairs += 1;
                 }
                 match routing.path_into(topo, s, d, inj_lo as u32, hops) {
                     Ok(()) => {
                         row.connected.push(d);
                         if s != d {
-                            let (h, m) = (hops.len() as u32 - 1, topo.node_distance(s, d));
-                            row.routable += 1;
-                            row.hops += h as u64;
-                            row.minimal += m as u64;
-                            row.max_extra = row.max_extra.max(h.saturating_sub(m));
+                            row.tally.connected(hops.len() as u32 - 1, topo.node_distance(s, d));
                         }
                     }
                     Err(e) if e.path() == Some(crate::routing::table::DROP_FIELD) && s != d => {
                         // Dropped at a dateline: run (and dropped) or unreachable.
-                        row.dropped += 1;
+                        row.tally.dropped += 1;
                         if run_drops {
                             row.connected.push(d);
                         } else if row.unreachable.len() < 20 {
@@ -187,12 +210,7 @@ pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[
         for d in row.connected {
             out.mask.set(s as u32, d);
         }
-        out.pairs += row.pairs;
-        out.routable += row.routable;
-        out.dropped += row.dropped;
-        out.hops += row.hops;
-        out.minimal += row.minimal;
-        out.max_extra = out.max_extra.max(row.max_extra);
+        row.tally.add_to(&mut out);
         let room = 20 - out.unreachable.len();
         out.unreachable.extend(row.unreachable.into_iter().take(room));
     }
@@ -231,12 +249,7 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
         dest: u32,
         /// Connected sources, a bit each.
         connected: Vec<u64>,
-        pairs: u64,
-        routable: u64,
-        dropped: u64,
-        hops: u64,
-        minimal: u64,
-        max_extra: u32,
+        tally: Tally,
         /// The first 20 sources whose pair is listed as unreachable.
         unreachable: Vec<u32>,
     }
@@ -254,7 +267,7 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
         .map_init(
             || Memo { outcome: vec![0; states], tag: vec![0; states], path: Vec::new() },
             |memo, &d| {
-                let mut col = Column { dest: d, connected: vec![0; (n as usize).div_ceil(64)], pairs: 0, routable: 0, dropped: 0, hops: 0, minimal: 0, max_extra: 0, unreachable: Vec::new() };
+                let mut col = Column { dest: d, connected: vec![0; (n as usize).div_ceil(64)], tally: Tally::default(), unreachable: Vec::new() };
                 let tag = d + 1;
                 for s in (0..n).filter(|&s| alive(s)) {
                     // Walk until a state whose outcome is known, or an end.
@@ -297,11 +310,11 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
                         memo.outcome[i] = o;
                     }
                     if s != d {
-                        col.pairs += 1;
+                        col.tally.pairs += 1;
                     }
                     let listed = match o {
                         walk::DROP if s != d => {
-                            col.dropped += 1;
+                            col.tally.dropped += 1;
                             if run_drops {
                                 col.connected[s as usize >> 6] |= 1 << (s & 63);
                             }
@@ -311,11 +324,7 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
                         k => {
                             col.connected[s as usize >> 6] |= 1 << (s & 63);
                             if s != d {
-                                let (h, m) = (k - 1, topo.node_distance(s, d));
-                                col.routable += 1;
-                                col.hops += h as u64;
-                                col.minimal += m as u64;
-                                col.max_extra = col.max_extra.max(h.saturating_sub(m));
+                                col.tally.connected(k - 1, topo.node_distance(s, d));
                             }
                             false
                         }
@@ -338,12 +347,7 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
                 m &= m - 1;
             }
         }
-        out.pairs += col.pairs;
-        out.routable += col.routable;
-        out.dropped += col.dropped;
-        out.hops += col.hops;
-        out.minimal += col.minimal;
-        out.max_extra = out.max_extra.max(col.max_extra);
+        col.tally.add_to(&mut out);
         listed.extend(col.unreachable.iter().map(|&s| (s, col.dest)));
     }
     // The first 20 unconnected pairs in (source, destination) order, as the pair-by-pair
