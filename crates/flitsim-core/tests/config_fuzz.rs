@@ -577,6 +577,9 @@ proptest! {
 // (d) accepted mutations give the same results on any number of threads
 // ---------------------------------------------------------------------------------------
 
+/// One way to run a config: the report's JSON, or the error that stopped it, as text.
+type RunOn<'a> = dyn Fn() -> Result<serde_json::Value, String> + 'a;
+
 /// The whole run of `table` on `threads` threads: the report's JSON (without the version
 /// field), or the error that stopped it, as text.
 fn run_on(table: &toml::Table, threads: usize) -> Result<serde_json::Value, String> {
@@ -645,7 +648,7 @@ proptest! {
             return Ok(());
         }
         let one = timed("on one thread", || run_on(&table, 1));
-        let others: [(&str, &dyn Fn() -> Result<serde_json::Value, String>); 3] = [
+        let others: [(&str, &RunOn<'_>); 3] = [
             ("on 2 threads", &|| run_on(&table, 2)),
             ("on 3 threads", &|| run_on(&table, 3)),
             ("by 2 processes", &|| run_by_processes(&table, 2)),

@@ -520,10 +520,10 @@ fn process_pairs_stream_both_ways_one_stream_per_active_process() {
     let space = NodeSpace::crossbar(10);
     for seed in 0..20 {
         let m = process_streams(&build(process_pairs(3, None, seed), &space));
-        for s in 0..10 {
-            assert_eq!(m[s].iter().sum::<u32>(), 3, "seed {seed} node {s}");
-            for d in 0..10 {
-                assert_eq!(m[s][d], m[d][s], "seed {seed}: {s}->{d}");
+        for (s, row) in m.iter().enumerate() {
+            assert_eq!(row.iter().sum::<u32>(), 3, "seed {seed} node {s}");
+            for (d, &streams) in row.iter().enumerate() {
+                assert_eq!(streams, m[d][s], "seed {seed}: {s}->{d}");
             }
         }
     }
