@@ -99,6 +99,15 @@ fn k_ary_n_tree_with_static_hashed_routes() {
 }
 
 #[test]
+fn dragonfly_with_valiant_routes_and_long_global_wires() {
+    same_on_any_thread_count(
+        "dragonfly",
+        "seed = 12\n[topology]\ntype = \"dragonfly\"\ngroup_routers = 4\nconcentration = 2\nglobal_ports = 2\n[routing]\ntype = \"dragonfly\"\nmode = \"valiant\"\n\
+         [router]\nvcs = 6\n[channel]\ndim_latency = [1, 5]\n[traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1200\n",
+    );
+}
+
+#[test]
 fn finite_workload_stops_at_the_same_cycle() {
     same_on_any_thread_count(
         "until done",

@@ -439,6 +439,9 @@ impl Config {
             (_, RoutingConfig::Adaptive { .. }) => {
                 return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
             }
+            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Dragonfly { .. }) => {
+                return Err(Error::config("router.type", "dragonfly routes change VC class at every global hop, which the input-queued router models; use router.type = \"input_queued\""));
+            }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
                 return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
             }
@@ -484,7 +487,7 @@ impl Config {
             return Err(Error::config(
                 "router.vcs",
                 format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions or a smaller crossbar)",
+                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly)",
                     topology.ports,
                     topology.ports * vcs,
                     crate::router::iq::MAX_PORT_VCS

@@ -430,29 +430,30 @@ pub fn check_pairs_unwitnessed(routing: &RoutingFunction, topo: &Topology, vcs: 
                     }
                 }
                 while let Some((r, p, v)) = stack.pop() {
-                    let c = routing.route(topo, r, p, v, d);
-                    let port = c.port as u32;
-                    // A packet dropped here holds nothing further.
-                    if topo.is_local_port(port) || routing.drops(r, p, v, port) {
-                        continue;
-                    }
-                    let ch = topo.out_channel[(r * p_n + port) as usize];
-                    if ch == NONE {
-                        continue; // reported by the reachability walk
-                    }
-                    let link = topo.channels[ch as usize];
-                    let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
-                    for w in c.vc_lo as u32..c.vc_hi as u32 {
-                        if from != NONE {
-                            let bit = (from * vcs + v) as usize * fan + (port * vcs + w) as usize;
-                            deps[bit >> 6] |= 1 << (bit & 63);
+                    routing.for_each_candidate(topo, r, p, v, d, |c| {
+                        let port = c.port as u32;
+                        // A packet dropped here holds nothing further.
+                        if topo.is_local_port(port) || routing.drops(r, p, v, port) {
+                            return;
                         }
-                        let next = state(link.dst_router, link.dst_port, w);
-                        if seen[next] != d {
-                            seen[next] = d;
-                            stack.push((link.dst_router, link.dst_port, w));
+                        let ch = topo.out_channel[(r * p_n + port) as usize];
+                        if ch == NONE {
+                            return; // reported by the reachability walk
                         }
-                    }
+                        let link = topo.channels[ch as usize];
+                        let from = if p < np { in_channel[(r * p_n + p) as usize] } else { NONE };
+                        for w in c.vc_lo as u32..c.vc_hi as u32 {
+                            if from != NONE {
+                                let bit = (from * vcs + v) as usize * fan + (port * vcs + w) as usize;
+                                deps[bit >> 6] |= 1 << (bit & 63);
+                            }
+                            let next = state(link.dst_router, link.dst_port, w);
+                            if seen[next] != d {
+                                seen[next] = d;
+                                stack.push((link.dst_router, link.dst_port, w));
+                            }
+                        }
+                    });
                 }
             }
             deps
@@ -537,8 +538,11 @@ fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRou
     let (mut seen, mut tag) = (vec![0u32; (topo.num_routers * topo.ports * vcs) as usize], 0u32);
     let mut frontier: Vec<(u32, u32, u32)> = Vec::new();
     for d in 0..topo.num_nodes {
-        let c = routing.route(topo, la.dst_router, la.dst_port, va, d);
-        if c.port as u32 != lb.src_port || !(c.vc_lo as u32..c.vc_hi as u32).contains(&vb) {
+        let mut makes = false;
+        routing.for_each_candidate(topo, la.dst_router, la.dst_port, va, d, |c| {
+            makes |= c.port as u32 == lb.src_port && (c.vc_lo as u32..c.vc_hi as u32).contains(&vb);
+        });
+        if !makes {
             continue;
         }
         // Some source of d whose route (on any VC choice) passes a on va.
@@ -561,15 +565,16 @@ fn witness(routing: &RoutingFunction, topo: &Topology, vcs: u32, pairs: &PairRou
                     if r == la.dst_router && p == la.dst_port && v == va {
                         return Some((s, d));
                     }
-                    let c = routing.route(topo, r, p, v, d);
-                    let ch = topo.out_channel[(r * topo.ports + c.port as u32) as usize];
-                    if topo.is_local_port(c.port as u32) || ch == NONE {
-                        continue;
-                    }
-                    let l = topo.channels[ch as usize];
-                    for w in c.vc_lo as u32..c.vc_hi as u32 {
-                        frontier.push((l.dst_router, l.dst_port, w));
-                    }
+                    routing.for_each_candidate(topo, r, p, v, d, |c| {
+                        let ch = topo.out_channel[(r * topo.ports + c.port as u32) as usize];
+                        if topo.is_local_port(c.port as u32) || ch == NONE {
+                            return;
+                        }
+                        let l = topo.channels[ch as usize];
+                        for w in c.vc_lo as u32..c.vc_hi as u32 {
+                            frontier.push((l.dst_router, l.dst_port, w));
+                        }
+                    });
                 }
             }
         }

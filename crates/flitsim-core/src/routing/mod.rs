@@ -4,6 +4,7 @@
 
 pub mod adaptive;
 pub mod dor;
+pub mod dragonfly;
 pub mod source;
 pub mod table;
 pub mod vc_balance;
@@ -155,6 +156,15 @@ pub enum RoutingConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         probe_limit: Option<u32>,
     },
+    /// Routing on a dragonfly ([`dragonfly`]): minimal or Valiant, with one VC class
+    /// per global hop taken (deadlock-free; checked by `flitsim routes --check`).
+    /// Input-queued router only.
+    Dragonfly {
+        /// `minimal` (default: at most one global hop; needs 2 VCs) or `valiant` (via a
+        /// random intermediate group drawn per packet; needs 3 VCs).
+        #[serde(default)]
+        mode: dragonfly::DragonflyPath,
+    },
 }
 
 fn d_timeout() -> u32 {
@@ -234,6 +244,10 @@ enum RawRouting {
         #[serde(default)]
         probe_limit: Option<u32>,
     },
+    Dragonfly {
+        #[serde(default)]
+        mode: dragonfly::DragonflyPath,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -246,6 +260,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
             RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
             RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit },
+            RawRouting::Dragonfly { mode } => RoutingConfig::Dragonfly { mode },
         })
     }
 }
@@ -310,6 +325,11 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("probe_limit", "every route twice", "probing: failed probes in a row before a forced dispersion; default: once every other route failed twice"),
         ("static_scheme", "destination", "destination (destination-mod-k) | source (source-mod-k) | hashed (per pair, from the seed)"),
     ],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "dragonfly",
+    summary: "dragonfly routes (Kim et al. 2008): minimal or Valiant, a VC class per global hop taken (deadlock-free; input-queued router)",
+    params: &[("mode", "minimal", "minimal (at most one global hop; 2 VCs) | valiant (via a random intermediate group per packet; 3 VCs)")],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -336,6 +356,8 @@ pub enum RoutingFunction {
     Source(source::SourceRouting),
     /// Up*/down* source routing on a fat tree.
     UpDown(updown_net::UpDownRouting),
+    /// Minimal or Valiant routing on a dragonfly.
+    Dragonfly(dragonfly::DragonflyRouting),
 }
 
 impl RoutingFunction {
@@ -354,7 +376,12 @@ impl RoutingFunction {
         if topo.shape == Shape::FatTree && !matches!(cfg, RoutingConfig::Updown { .. }) {
             return Err(Error::config(format!("{path}.type"), "a fat tree (Clos, k-ary n-tree) is routed up*/down*; use routing.type = \"updown\""));
         }
+        if topo.shape == Shape::Dragonfly && !matches!(cfg, RoutingConfig::Dragonfly { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a dragonfly is routed by its groups; use routing.type = \"dragonfly\" (mode = \"minimal\" or \"valiant\")"));
+        }
         match cfg {
+            RoutingConfig::Dragonfly { .. } if faults => Err(Error::config("faults", "dragonfly routing does not route around failed links or routers yet; remove the [faults]")),
+            RoutingConfig::Dragonfly { mode } => Ok(RoutingFunction::Dragonfly(dragonfly::DragonflyRouting::new(topo, *mode, vcs, seed, path)?)),
             RoutingConfig::Updown { .. } if faults => Err(Error::config("faults", "up*/down* routing does not route around failed links or switches yet; remove the [faults]")),
             RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit } => {
                 let d = crate::endpoint::dispersion::DispersionConfig { threshold: *threshold, probability: *probability, probe_limit: *probe_limit };
@@ -526,6 +553,20 @@ impl RoutingFunction {
             RoutingFunction::Adaptive(a) => a.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Source(s) => s.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::UpDown(u) => u.route(router, dest),
+            RoutingFunction::Dragonfly(d) => d.route(router, in_port, in_vc, dest),
+        }
+    }
+
+    /// Every candidate the routing relation may give a packet bound for `dest` at
+    /// `router`, having arrived on `in_port`/`in_vc`: [`RoutingFunction::route`]'s one,
+    /// and for routes that depend on more than the destination (Valiant on a dragonfly:
+    /// the intermediate group) every other the packet's hidden state allows. The
+    /// channel dependency check explores them all.
+    #[inline]
+    pub fn for_each_candidate(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, mut f: impl FnMut(Candidate)) {
+        match self {
+            RoutingFunction::Dragonfly(d) => d.for_each_candidate(router, in_port, in_vc, dest, f),
+            _ => f(self.route(topo, router, in_port, in_vc, dest)),
         }
     }
 
@@ -545,6 +586,7 @@ impl RoutingFunction {
             RoutingFunction::Adaptive(a) => (0, a.vcs as u8),
             RoutingFunction::Source(s) => (0, s.vcs() as u8),
             RoutingFunction::UpDown(u) => (0, u.vcs() as u8),
+            RoutingFunction::Dragonfly(d) => d.class_range(0),
         }
     }
 }
@@ -593,8 +635,13 @@ impl RoutingFunction {
         }
         hops.clear();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
+        // A dragonfly's Valiant route: that of the source's first packet (number 0).
+        let mut header = crate::sim::packet::Packet { src, dst, ..Default::default() };
         loop {
-            let c = self.route(topo, r, p, v, dst);
+            let c = match self {
+                RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header),
+                _ => self.route(topo, r, p, v, dst),
+            };
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
             hops.push(table::Hop { router: r, in_port: p, table: None, port: c.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
             if topo.is_local_port(c.port as u32) {

@@ -29,6 +29,7 @@ pub fn build(ports: u32, path: &str) -> Result<Topology> {
         net_ports: 0,
         kautz: None,
         fat_tree: None,
+        dragonfly: None,
         coords: vec![],
     })
 }

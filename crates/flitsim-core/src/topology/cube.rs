@@ -67,6 +67,7 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
         net_ports: 2 * n as u32,
         kautz: None,
         fat_tree: None,
+        dragonfly: None,
         coords,
     };
     let mut c = vec![0u32; n];

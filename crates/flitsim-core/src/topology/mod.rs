@@ -11,6 +11,7 @@
 pub mod clos;
 pub mod crossbar;
 pub mod cube;
+pub mod dragonfly;
 pub mod kautz;
 
 use serde::{Deserialize, Serialize};
@@ -84,6 +85,25 @@ pub enum TopologyConfig {
         /// Levels `n`.
         n: u32,
     },
+    /// Dragonfly (Kim et al., ISCA 2008): `groups` groups of `group_routers` routers,
+    /// fully connected within a group by local channels, each router with `global_ports`
+    /// global channels to other groups and `concentration` endpoints
+    /// ([`dragonfly`]). The paper's balanced dragonfly: `group_routers = 2
+    /// concentration = 2 global_ports`.
+    Dragonfly {
+        /// `a`: routers per group, 1..=63.
+        group_routers: u32,
+        /// `p`: endpoints per router, 1..=32. Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+        /// `h`: global channels per router, 1..=63.
+        global_ports: u32,
+        /// `g`: groups, 2..=a h + 1, with `g - 1` dividing `a h` (each pair of groups
+        /// then has `a h / (g - 1)` global links). Default `a h + 1`, the largest: one
+        /// link between every two groups.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        groups: Option<u32>,
+    },
 }
 
 fn one() -> u32 {
@@ -128,6 +148,14 @@ enum RawTopology {
         k: u32,
         n: u32,
     },
+    Dragonfly {
+        group_routers: u32,
+        #[serde(default = "one")]
+        concentration: u32,
+        global_ports: u32,
+        #[serde(default)]
+        groups: Option<u32>,
+    },
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
@@ -140,6 +168,7 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::Kautz { degree, diameter } => TopologyConfig::Kautz { degree, diameter },
             RawTopology::Clos { radix, stages, nodes } => TopologyConfig::Clos { radix, stages, nodes },
             RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
+            RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups },
         })
     }
 }
@@ -208,6 +237,17 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         summary: "Petrini and Vanneschi's k-ary n-tree: k^n nodes, n levels of 2k-port switches; routing.type = \"updown\"",
         params: &[("k", "required", "arity: down and up ports per switch (3k <= 64 in the engine)"), ("n", "required", "levels")],
     },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "dragonfly",
+        summary: "dragonfly (Kim et al. 2008): groups of fully connected routers, global channels between groups (consecutive arrangement); routing.type = \"dragonfly\"",
+        params: &[
+            ("group_routers", "required", "a: routers per group"),
+            ("concentration", "1", "p: endpoints per router"),
+            ("global_ports", "required", "h: global channels per router"),
+            ("groups", "a h + 1", "g: groups, with g - 1 dividing a h (one link per group pair at the default)"),
+        ],
+    },
 ];
 
 /// A one-way router-to-router channel.
@@ -240,6 +280,8 @@ pub enum Shape {
     Kautz,
     /// Folded Clos or k-ary n-tree ([`clos`]; engine mapping in [`clos::network`]).
     FatTree,
+    /// Dragonfly ([`dragonfly`]): coordinates (router in group, group).
+    Dragonfly,
 }
 
 /// A built network graph.
@@ -271,6 +313,8 @@ pub struct Topology {
     pub kautz: Option<std::sync::Arc<kautz::Kautz>>,
     /// The fat tree, for [`Shape::FatTree`].
     pub fat_tree: Option<std::sync::Arc<clos::FatTree>>,
+    /// The dragonfly's shape, for [`Shape::Dragonfly`].
+    pub dragonfly: Option<dragonfly::Dragonfly>,
     coords: Vec<u32>,
 }
 
@@ -330,6 +374,9 @@ impl Topology {
             TopologyConfig::Kautz { degree, diameter } => kautz::network::build(*degree, *diameter, path),
             TopologyConfig::Clos { radix, stages, nodes } => clos::network::build(clos::FatTree::build_clos(*radix, *stages, *nodes, path)?, path),
             TopologyConfig::KAryNTree { k, n } => clos::network::build(clos::FatTree::build_k_ary_n_tree(*k, *n, path)?, path),
+            TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups } => {
+                dragonfly::build(dragonfly::Dragonfly::new(*group_routers, *concentration, *global_ports, *groups, path)?)
+            }
         }
     }
 
@@ -408,6 +455,9 @@ impl Topology {
         if let Some(t) = &self.fat_tree {
             return clos::network::switch_distance(t, a, b);
         }
+        if let Some(df) = &self.dragonfly {
+            return dragonfly::minimal_hops(df, a, b);
+        }
         let (ca, cb) = (self.coords(a), self.coords(b));
         (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
     }
@@ -424,6 +474,12 @@ impl Topology {
             format!("link{port}")
         } else if port < np && self.shape == Shape::FatTree {
             format!("port{port}")
+        } else if let (true, Some(df)) = (port < np, &self.dragonfly) {
+            if df.is_global(port) {
+                format!("global{}", port - (df.a - 1))
+            } else {
+                format!("link{port}")
+            }
         } else if port < np {
             let d = (port / 2) as usize;
             let sign = if port.is_multiple_of(2) { '+' } else { '-' };
@@ -441,6 +497,9 @@ impl Topology {
         if let Some(t) = &self.fat_tree {
             return format!("s{r}(level {})", t.level_of(r));
         }
+        if let Some(df) = &self.dragonfly {
+            return format!("g{}r{}", df.group(r), df.index(r));
+        }
         if self.ndims() == 0 {
             return "xbar".into();
         }
@@ -455,6 +514,7 @@ impl Topology {
             Shape::Crossbar => crossbar::summary(self),
             Shape::Kautz => kautz::network::summary(self),
             Shape::FatTree => clos::network::summary(self),
+            Shape::Dragonfly => dragonfly::summary(self),
         }
     }
 }

@@ -7,6 +7,7 @@
 use super::{state, InputVc};
 use crate::link::Flit;
 use crate::routing::dor::Dor;
+use crate::routing::dragonfly::DragonflyRouting;
 use crate::routing::source::SourceRouting;
 use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
@@ -60,6 +61,14 @@ impl Route for UpDownRouting {
     fn route(&self, _topo: &Topology, _r: u32, _in_port: u32, _in_vc: u32, hop: bool, header: &mut Packet) -> Candidate {
         let (src, dst, seq) = (header.src, header.dst, header.seq);
         self.route_carried(!hop, src, dst, seq, &mut header.route)
+    }
+}
+
+impl Route for DragonflyRouting {
+    /// A Valiant packet's intermediate group rides in the header's `route` field.
+    #[inline(always)]
+    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet) -> Candidate {
+        self.route_header(r, in_port, in_vc, !hop, header)
     }
 }
 

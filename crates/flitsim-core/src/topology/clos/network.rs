@@ -73,6 +73,7 @@ pub fn build(tree: FatTree, path: &str) -> Result<Topology> {
         net_ports,
         kautz: None,
         fat_tree: Some(Arc::new(tree)),
+        dragonfly: None,
         coords: vec![],
     })
 }

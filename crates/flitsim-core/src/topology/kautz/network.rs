@@ -51,6 +51,7 @@ pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
         net_ports: d,
         kautz: Some(Arc::new(k)),
         fat_tree: None,
+        dragonfly: None,
         coords: vec![],
     })
 }
