@@ -227,9 +227,9 @@ const BASES: &[&str] = &[
      [routing]\ntype = \"table\"\nclasses = 2\nvc_policy = \"v3\"\n\
      [traffic]\nload = 0.3\npacket_size = 9\n\
      [faults]\nrandom_link_fraction = 0.05\nseed = 1\nunroutable = \"skip\"",
-    // A dragonfly with Valiant routes and long global wires.
+    // A dragonfly with UGAL routes and long global wires.
     "[topology]\ntype = \"dragonfly\"\ngroup_routers = 4\nconcentration = 2\nglobal_ports = 2\ngroups = 5\n\
-     [router]\nvcs = 6\n[routing]\ntype = \"dragonfly\"\nmode = \"valiant\"\n[channel]\ndim_latency = [1, 4]\n\
+     [router]\nvcs = 6\n[routing]\ntype = \"dragonfly\"\nmode = \"ugal\"\n[channel]\ndim_latency = [1, 4]\n\
      [traffic]\nload = 0.4\npacket_size = 2",
 ];
 

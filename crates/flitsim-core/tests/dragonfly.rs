@@ -8,6 +8,7 @@
 use flitsim_core::config::Config;
 use flitsim_core::report::Report;
 use flitsim_core::routing::cdg;
+use flitsim_core::routing::dragonfly::PortQueues;
 use flitsim_core::routing::RoutingFunction;
 use flitsim_core::sim::Simulation;
 use flitsim_core::topology::Topology;
@@ -155,13 +156,13 @@ fn valiant_routes_go_through_their_intermediate_group_in_at_most_five_hops() {
 
 #[test]
 fn both_route_sets_are_deadlock_free_and_need_their_classes() {
-    for (mode, vcs) in [("minimal", 2), ("valiant", 3), ("minimal", 4), ("valiant", 6)] {
+    for (mode, vcs) in [("minimal", 2), ("valiant", 3), ("ugal", 3), ("minimal", 4), ("valiant", 6), ("ugal", 9)] {
         let (t, r) = routes(&config(4, 2, 2, None, &format!("mode = \"{mode}\"\n[router]\nvcs = {vcs}\n")));
         let report = cdg::check(&r, &t, vcs);
         assert!(report.acyclic, "{mode} on {vcs} VCs: {:?}", report.cycle);
         assert_eq!(report.routable_pairs, report.pairs);
     }
-    for (mode, vcs) in [("minimal", 1), ("valiant", 2)] {
+    for (mode, vcs) in [("minimal", 1), ("valiant", 2), ("ugal", 2)] {
         let toml = config(4, 2, 2, None, &format!("mode = \"{mode}\"\n[router]\nvcs = {vcs}\n"));
         let e = Config::from_toml(&toml, &[]).and_then(|c| c.validate()).unwrap_err().to_string();
         assert!(e.contains("router.vcs") && e.contains("classes"), "{e}");
@@ -228,9 +229,58 @@ fn adversarial_traffic_holds_minimal_routing_to_one_global_link_per_group_and_va
     let val = run(&config(a, p, h, None, &format!("mode = \"valiant\"\n[router]\nvcs = 9\n{traffic}")));
     let acc_val = val.stats.accepted.mean;
     assert!(acc_val > 2.5 * bound, "valiant accepted {acc_val}");
+    // UGAL sees the minimal queue grow at the source router and sends packets the
+    // Valiant way: well past the minimal limit (with local knowledge only, below Valiant).
+    let ugal = run(&config(a, p, h, None, &format!("mode = \"ugal\"\n[router]\nvcs = 9\n{traffic}")));
+    let acc_ugal = ugal.stats.accepted.mean;
+    assert!(acc_ugal > 1.8 * bound, "ugal accepted {acc_ugal}");
     // Uniform traffic below saturation is carried in full on minimal routes.
     let uni = run(&config(a, p, h, None, "[router]\nvcs = 4\n[traffic]\nload = 0.3\n[sim]\ncheck = true\nwarmup = 500\nmeasure = 2000\n"));
     assert!(!uni.stats.saturated && (uni.stats.accepted.mean - 0.3).abs() < 0.01, "{:?}", uni.stats.accepted.mean);
+    // At 0.5 uniform, Valiant's doubled global load saturates it (~0.39 here), while
+    // UGAL, minimal while the queues are short, carries it all.
+    let uniform = "[traffic]\nload = 0.5\n[sim]\ncheck = true\nwarmup = 1000\nmeasure = 3000\n";
+    let val = run(&config(a, p, h, None, &format!("mode = \"valiant\"\n[router]\nvcs = 6\n{uniform}")));
+    let ugal = run(&config(a, p, h, None, &format!("mode = \"ugal\"\n[router]\nvcs = 6\n{uniform}")));
+    assert!(val.stats.saturated && val.stats.accepted.mean < 0.45, "valiant {}", val.stats.accepted.mean);
+    assert!(!ugal.stats.saturated && (ugal.stats.accepted.mean - 0.5).abs() < 0.01, "ugal {}", ugal.stats.accepted.mean);
+}
+
+/// Queues given per port, for UGAL's choice.
+struct Queues(Vec<u32>);
+
+impl PortQueues for Queues {
+    fn used(&self, port: u32) -> u32 {
+        self.0[port as usize]
+    }
+}
+
+#[test]
+fn ugal_weighs_each_route_s_first_queue_by_its_hops() {
+    // a = 4, h = 2, g = 9, one endpoint per router. Ports 0-2 are local, 3-4 global.
+    // Router 0 holds global links 0 and 1 (to groups 1 and 2), router 1 links 2 and 3
+    // (to groups 3 and 4). A packet from router 0 to router 7 (group 1, index 3):
+    // * minimal: port 3, link 0, which lands as link g - 2 - 0 = 7 on router 7/h = 3 of
+    //   group 1, router 7 itself: H_m = 1;
+    // * via group 3: port 0 to router 1, its link 2 lands as link 7 - 2 = 5 on router 2
+    //   of group 3 (router 14); from there to group 1 takes link (1 - 3 - 1) mod 9 = 6,
+    //   held by router 3 (a local hop), landing as link 7 - 6 = 1 on router 0 of group 1,
+    //   and a local hop to router 7: H_nm = 2 + 3 = 5.
+    let (_, r) = routes(&config(4, 1, 2, None, "mode = \"ugal\"\n[router]\nvcs = 3\n"));
+    let RoutingFunction::Dragonfly(d) = &r else { panic!("dragonfly routing") };
+    let choose = |q_min: u32, q_val: u32| {
+        let mut q = vec![0; 7];
+        q[3] = q_min;
+        q[0] = q_val;
+        d.ugal_prefers_valiant(0, 7, 3, &Queues(q))
+    };
+    assert!(!choose(0, 0), "empty queues: minimal");
+    assert!(choose(1, 0), "1 x 1 > 0 x 5");
+    assert!(!choose(10, 2), "10 x 1 = 2 x 5: ties go minimal");
+    assert!(choose(11, 2), "11 x 1 > 2 x 5");
+    assert!(!choose(4, 1), "4 x 1 < 1 x 5");
+    // A packet to its own router never detours.
+    assert!(!d.ugal_prefers_valiant(0, 0, 3, &Queues(vec![100; 7])));
 }
 
 #[test]
@@ -241,6 +291,8 @@ fn bad_dragonfly_configs_name_the_field_and_the_fix() {
         (config(0, 2, 2, None, ""), "topology.group_routers", "1..=63"),
         (config(40, 2, 30, None, ""), "topology.group_routers", "64"),
         (config(4, 2, 2, None, "[router]\ntype = \"buffered_crossbar\"\n"), "router.type", "input_queued"),
+        // (STOP/GO needs one VC, which no dragonfly route set can live with.)
+        (config(4, 2, 2, None, "mode = \"ugal\"\n[router]\nvcs = 3\nstop_go = { stop = 6, go = 2 }\nbuffer_depth = 8\n"), "router.stop_go", "vcs = 1"),
         (config(4, 2, 2, None, "").replace("type = \"dragonfly\"\n[router]", "").replace("[routing]\ntype = \"dragonfly\"", "[routing]\ntype = \"dor\""), "routing.type", "dragonfly"),
     ];
     for (toml, field, fix) in cases {

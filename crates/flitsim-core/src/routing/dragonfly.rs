@@ -11,6 +11,13 @@
 //!   packet number) and carried in the header (`route` = group + 1 until the packet
 //!   reaches that group); an intermediate that is the source's or the destination's
 //!   own group leaves the packet minimal.
+//! * **UGAL** (UGAL-L, the paper's section 4.2): at the source router each packet draws
+//!   an intermediate group as for Valiant and then takes the minimal route or the
+//!   Valiant one, whichever has the smaller product of the queue at its first output
+//!   port and its hop count (`q_m H_m <= q_nm H_nm`: minimal, ties included). The
+//!   queue is what the router's credit counters know: the flits sent down the port and
+//!   not yet credited back, over all its VCs ([`PortQueues`]). So it routes minimally
+//!   while the minimal queue is short, and spreads over other groups when it grows.
 //!
 //! **VC classes.** A packet's class is the number of global channels it has crossed:
 //! it moves up one class at each global hop and never down. Within a class a packet
@@ -27,7 +34,7 @@ use super::Candidate;
 use crate::error::{Error, Result};
 use crate::sim::packet::Packet;
 use crate::sim::rng::mix64;
-use crate::topology::dragonfly::{minimal_port, Dragonfly};
+use crate::topology::dragonfly::{minimal_hops, minimal_port, Dragonfly};
 use crate::topology::Topology;
 
 /// Which routes a dragonfly's packets take.
@@ -40,6 +47,27 @@ pub enum DragonflyPath {
     /// Valiant: minimal to a random intermediate group, then minimal to the destination;
     /// 3 VC classes.
     Valiant,
+    /// UGAL-L: per packet, minimal or Valiant by the source router's output queues and
+    /// the two routes' hop counts; 3 VC classes.
+    Ugal,
+}
+
+/// What UGAL reads at the source router: the flits waiting downstream of each output
+/// port, as the router's credit counters know them (sent and not yet credited back,
+/// over the port's VCs).
+pub trait PortQueues {
+    /// Flits sent down network port `port` whose credits have not come back.
+    fn used(&self, port: u32) -> u32;
+}
+
+/// Empty queues: the routes a network at rest gives (path walks, `flitsim routes`).
+pub struct NoQueues;
+
+impl PortQueues for NoQueues {
+    #[inline]
+    fn used(&self, _port: u32) -> u32 {
+        0
+    }
 }
 
 impl DragonflyPath {
@@ -47,7 +75,7 @@ impl DragonflyPath {
     pub fn classes(self) -> u32 {
         match self {
             DragonflyPath::Minimal => 2,
-            DragonflyPath::Valiant => 3,
+            DragonflyPath::Valiant | DragonflyPath::Ugal => 3,
         }
     }
 }
@@ -77,6 +105,7 @@ impl DragonflyRouting {
             let name = match path_kind {
                 DragonflyPath::Minimal => "minimal",
                 DragonflyPath::Valiant => "valiant",
+                DragonflyPath::Ugal => "ugal",
             };
             return Err(Error::config(
                 "router.vcs",
@@ -127,26 +156,31 @@ impl DragonflyRouting {
         Candidate { port: port as u8, vc_lo: lo, vc_hi: hi }
     }
 
-    /// The intermediate group of packet `seq` from endpoint `src` to endpoint `dst`
-    /// (Valiant), or `None` when it goes minimally (the draw fell on the source's or the
-    /// destination's group).
+    /// The intermediate group packet `seq` from endpoint `src` to endpoint `dst` draws
+    /// (Valiant, UGAL), or `None` when it goes minimally (minimal routing, or the draw
+    /// fell on the source's or the destination's group).
     pub fn intermediate(&self, src: u32, dst: u32, seq: u32) -> Option<u32> {
         let (p, a) = (self.df.p, self.df.a);
         let (gs, gd) = (src / p / a, dst / p / a);
         let i = (mix64(self.key ^ mix64(u64::from(src) << 32 | u64::from(seq))) % u64::from(self.df.g)) as u32;
-        (self.path == DragonflyPath::Valiant && i != gs && i != gd).then_some(i)
+        (self.path != DragonflyPath::Minimal && i != gs && i != gd).then_some(i)
     }
 
     /// Route computation for a head at router `r` arrived on `in_port`/`in_vc`, reading
     /// the header's destination and writing its `route` (one more than the pending
-    /// intermediate group, or 0). At the source router (`from_nic`) a Valiant packet draws its
-    /// intermediate group; arriving in that group ends the first phase.
+    /// intermediate group, or 0). At the source router (`from_nic`) a Valiant packet
+    /// draws its intermediate group, and a UGAL packet too, keeping it only when
+    /// `queues` make the Valiant route the better
+    /// ([`DragonflyRouting::ugal_prefers_valiant`]); arriving in that group ends the
+    /// first phase.
     #[inline]
-    pub fn route_header(&self, r: u32, in_port: u32, in_vc: u32, from_nic: bool, header: &mut Packet) -> Candidate {
+    pub fn route_header<Q: PortQueues>(&self, r: u32, in_port: u32, in_vc: u32, from_nic: bool, header: &mut Packet, queues: &Q) -> Candidate {
         let df = &self.df;
-        if self.path == DragonflyPath::Valiant {
+        if self.path != DragonflyPath::Minimal {
             if from_nic {
-                header.route = self.intermediate(header.src, header.dst, header.seq).map_or(0, |i| u64::from(i) + 1);
+                let via = self.intermediate(header.src, header.dst, header.seq);
+                let via = via.filter(|&i| self.path == DragonflyPath::Valiant || self.ugal_prefers_valiant(r, header.dst / df.p, i, queues));
+                header.route = via.map_or(0, |i| u64::from(i) + 1);
             } else if header.route != 0 && u64::from(df.group(r)) + 1 == header.route {
                 header.route = 0;
             }
@@ -158,6 +192,28 @@ impl DragonflyRouting {
             return self.candidate(minimal_port(df, r, toward), class);
         }
         self.minimal(r, class, header.dst)
+    }
+
+    /// UGAL-L's choice at source router `r` for a packet to router `t` that drew
+    /// intermediate group `via`: the Valiant route when `q_m H_m > q_nm H_nm`, with `q`
+    /// the queue at each route's first output port and `H` its hops (the Valiant route's
+    /// to the router where it lands in `via`, then minimal from there).
+    pub fn ugal_prefers_valiant<Q: PortQueues>(&self, r: u32, t: u32, via: u32, queues: &Q) -> bool {
+        let df = &self.df;
+        if r == t {
+            return false;
+        }
+        let toward = via * df.a + df.index(t);
+        let (min_port, val_port) = (minimal_port(df, r, t), minimal_port(df, r, toward));
+        // Hops to the landing router in `via` (one or two), then on to `t`.
+        let (mut at, mut h_val) = (r, 0);
+        while df.group(at) != via {
+            at = df.neighbour(at, minimal_port(df, at, toward));
+            h_val += 1;
+        }
+        h_val += minimal_hops(df, at, t);
+        let h_min = minimal_hops(df, r, t);
+        u64::from(queues.used(min_port)) * u64::from(h_min) > u64::from(queues.used(val_port)) * u64::from(h_val)
     }
 
     /// The minimal candidate at router `r` in class `class` towards endpoint `dst`.
@@ -180,7 +236,7 @@ impl DragonflyRouting {
     /// Every candidate a packet bound for `dst` may be given at router `r` having
     /// arrived on `in_port`/`in_vc`, whatever its intermediate group (the routing
     /// relation the channel dependency check explores). Minimal routing: the one minimal
-    /// candidate. Valiant, in class 0 (still in the source group): from the endpoint,
+    /// candidate. Valiant and UGAL, in class 0 (still in the source group): from the endpoint,
     /// the minimal candidate and the first hop towards every other group; after a local
     /// hop the packet is at its destination router or at one holding the global link it
     /// takes (a minimal route's or a first phase's), so: ejection there, or any of the
@@ -188,7 +244,7 @@ impl DragonflyRouting {
     pub fn for_each_candidate(&self, r: u32, in_port: u32, in_vc: u32, dst: u32, mut f: impl FnMut(Candidate)) {
         let df = &self.df;
         let class = self.class(in_port, in_vc);
-        if self.path != DragonflyPath::Valiant || class != 0 {
+        if self.path == DragonflyPath::Minimal || class != 0 {
             return f(self.minimal(r, class, dst));
         }
         let (t, gr) = (dst / df.p, df.group(r));

@@ -160,8 +160,10 @@ pub enum RoutingConfig {
     /// per global hop taken (deadlock-free; checked by `flitsim routes --check`).
     /// Input-queued router only.
     Dragonfly {
-        /// `minimal` (default: at most one global hop; needs 2 VCs) or `valiant` (via a
-        /// random intermediate group drawn per packet; needs 3 VCs).
+        /// `minimal` (default: at most one global hop; needs 2 VCs), `valiant` (via a
+        /// random intermediate group drawn per packet; needs 3 VCs) or `ugal` (UGAL-L:
+        /// per packet minimal or Valiant, whichever has the smaller product of the source
+        /// router's output queue and hop count; needs 3 VCs).
         #[serde(default)]
         mode: dragonfly::DragonflyPath,
     },
@@ -328,8 +330,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
 }, crate::config::registry::Entry {
     family: "routing",
     name: "dragonfly",
-    summary: "dragonfly routes (Kim et al. 2008): minimal or Valiant, a VC class per global hop taken (deadlock-free; input-queued router)",
-    params: &[("mode", "minimal", "minimal (at most one global hop; 2 VCs) | valiant (via a random intermediate group per packet; 3 VCs)")],
+    summary: "dragonfly routes (Kim et al. 2008): minimal, Valiant or UGAL-L, a VC class per global hop taken (deadlock-free; input-queued router)",
+    params: &[("mode", "minimal", "minimal (at most one global hop; 2 VCs) | valiant (via a random intermediate group per packet; 3 VCs) | ugal (UGAL-L: minimal or Valiant per packet by the source router's queues x hops; 3 VCs)")],
 }];
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
@@ -635,11 +637,12 @@ impl RoutingFunction {
         }
         hops.clear();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
-        // A dragonfly's Valiant route: that of the source's first packet (number 0).
+        // A dragonfly's Valiant route: that of the source's first packet (number 0); UGAL's
+        // in a network at rest (minimal).
         let mut header = crate::sim::packet::Packet { src, dst, ..Default::default() };
         loop {
             let c = match self {
-                RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header),
+                RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header, &dragonfly::NoQueues),
                 _ => self.route(topo, r, p, v, dst),
             };
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };

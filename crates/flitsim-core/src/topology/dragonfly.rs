@@ -136,6 +136,18 @@ impl Dragonfly {
         copy * (self.g - 1) + (to + self.g - from - 1) % self.g
     }
 
+    /// The router network port `port` of router `r` leads to.
+    #[inline]
+    pub fn neighbour(&self, r: u32, port: u32) -> u32 {
+        let (grp, i) = (self.group(r), self.index(r));
+        if self.is_global(port) {
+            let (to, k2) = self.global_peer(grp, i * self.h + port - (self.a - 1));
+            to * self.a + self.link_port(k2).0
+        } else {
+            grp * self.a + (i + port + 1) % self.a
+        }
+    }
+
     /// Router index and global port of link `k`.
     #[inline]
     pub fn link_port(&self, k: u32) -> (u32, u32) {
@@ -200,14 +212,7 @@ pub fn minimal_hops(df: &Dragonfly, s: u32, t: u32) -> u32 {
     let mut at = s;
     let mut hops = 0;
     while at != t {
-        let port = minimal_port(df, at, t);
-        at = if df.is_global(port) {
-            let (grp, k) = (df.group(at), df.index(at) * df.h + port - (df.a - 1));
-            let (to, k2) = df.global_peer(grp, k);
-            to * df.a + df.link_port(k2).0
-        } else {
-            df.group(at) * df.a + (df.index(at) + port + 1) % df.a
-        };
+        at = df.neighbour(at, minimal_port(df, at, t));
         hops += 1;
     }
     hops

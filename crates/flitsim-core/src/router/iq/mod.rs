@@ -652,6 +652,7 @@ impl IqRouters {
         // 2. Route computation for idle VCs with a head flit, reading the packet header.
         //    A head that came over a router-to-router channel has made one more hop.
         let routing_delay = cfg.routing_delay as u64;
+        let queues = route::OutputQueues { outs: &*outs, vcs: v_n, depth: depth as u32 };
         let mut idle = occ & !(va | act | drop);
         while idle != 0 {
             let li = take_lowest(&mut idle);
@@ -662,7 +663,7 @@ impl IqRouters {
                 (Some(p), Some(v)) => (p as u32, v as u32),
                 _ => (li_port[li] as u32, li_vc[li] as u32),
             };
-            if route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets) {
+            if route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets, &queues) {
                 let pk = packets.get(f.pid);
                 dateline_drops.record(drops::DropEvent { cycle: now, router: r, port: p, vc: v, src: pk.src, dst: pk.dst });
                 drop |= 1 << li;

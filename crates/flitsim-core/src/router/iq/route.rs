@@ -2,12 +2,14 @@
 //! picks the variant of [`crate::routing::RoutingFunction`] once per cycle, so each is
 //! compiled into the step and no head tests which one it is. Route computation reads the
 //! packet header: destination-routed functions read its destination, source-routed ones
-//! (up*/down*) the route it carries, which the source switch writes.
+//! (up*/down*) the route it carries, which the source switch writes, and a dragonfly's
+//! Valiant and UGAL routes the intermediate group they carry. UGAL also reads the
+//! router's output queues from its credit counters ([`OutputQueues`]).
 
 use super::{state, InputVc};
 use crate::link::Flit;
 use crate::routing::dor::Dor;
-use crate::routing::dragonfly::DragonflyRouting;
+use crate::routing::dragonfly::{DragonflyRouting, PortQueues};
 use crate::routing::source::SourceRouting;
 use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
@@ -21,7 +23,10 @@ pub(super) trait Route {
     /// Can this routing function's routers drop a packet ([`Route::drops`])? When not,
     /// the step compiles without the discard stage.
     const MAY_DROP: bool = false;
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet) -> Candidate;
+    /// `queues`: the router's output queues as its credit counters know them (read by
+    /// adaptive choices, UGAL's).
+    #[allow(clippy::too_many_arguments)]
+    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate;
     /// Does router `r` drop the packet routed to `out_port` (a Cray XT dateline error)?
     #[inline(always)]
     fn drops(&self, _r: u32, _in_port: u32, _in_vc: u32, _out_port: u32) -> bool {
@@ -31,14 +36,14 @@ pub(super) trait Route {
 
 impl Route for Dor {
     #[inline(always)]
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
         Dor::route(self, topo, r, in_port, in_vc, header.dst)
     }
 }
 
 impl Route for SourceRouting {
     #[inline(always)]
-    fn route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
         SourceRouting::route(self, topo, r, in_port, in_vc, header.dst)
     }
 }
@@ -46,7 +51,7 @@ impl Route for SourceRouting {
 impl Route for TableRouting {
     const MAY_DROP: bool = true;
     #[inline(always)]
-    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet) -> Candidate {
+    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
         TableRouting::route(self, r, in_port, in_vc, header.dst)
     }
     #[inline(always)]
@@ -58,7 +63,7 @@ impl Route for TableRouting {
 impl Route for UpDownRouting {
     /// The source leaf writes the route string; every switch shifts its port off it.
     #[inline(always)]
-    fn route(&self, _topo: &Topology, _r: u32, _in_port: u32, _in_vc: u32, hop: bool, header: &mut Packet) -> Candidate {
+    fn route<Q: PortQueues>(&self, _topo: &Topology, _r: u32, _in_port: u32, _in_vc: u32, hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
         let (src, dst, seq) = (header.src, header.dst, header.seq);
         self.route_carried(!hop, src, dst, seq, &mut header.route)
     }
@@ -67,8 +72,24 @@ impl Route for UpDownRouting {
 impl Route for DragonflyRouting {
     /// A Valiant packet's intermediate group rides in the header's `route` field.
     #[inline(always)]
-    fn route(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet) -> Candidate {
-        self.route_header(r, in_port, in_vc, !hop, header)
+    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
+        self.route_header(r, in_port, in_vc, !hop, header, queues)
+    }
+}
+
+/// A router's output queues as its credit counters know them: per network port, the
+/// flits sent and not yet credited back, over the port's VCs.
+pub(super) struct OutputQueues<'a> {
+    pub outs: &'a [super::OutputVc; super::VIEW],
+    pub vcs: usize,
+    pub depth: u32,
+}
+
+impl PortQueues for OutputQueues<'_> {
+    #[inline]
+    fn used(&self, port: u32) -> u32 {
+        let base = port as usize * self.vcs;
+        (base..base + self.vcs).map(|i| self.depth.saturating_sub(self.outs[i & 63].credits)).sum()
     }
 }
 
@@ -91,6 +112,7 @@ pub(super) fn route_head<R: Route>(
     topo: &Topology,
     routing: &R,
     packets: &mut PacketArena,
+    queues: &OutputQueues,
 ) -> bool {
     debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
     let header = packets.get_mut(f.pid);
@@ -100,7 +122,7 @@ pub(super) fn route_head<R: Route>(
         // probe is timed from here, past the data it queued behind on its own link).
         header.age = ready as u16;
     }
-    let cand = routing.route(topo, r, p, v, hop, header);
+    let cand = routing.route(topo, r, p, v, hop, header, queues);
     st.port = cand.port;
     st.lo = cand.vc_lo;
     st.hi = cand.vc_hi;
