@@ -128,6 +128,29 @@ drain_limit = 0
 channel_counters = false
 "#;
 
+/// A 16,512-node dragonfly (Kim et al. 2008's balanced a = 2p = 2h: 129 groups of 16
+/// routers, 8 endpoints and 8 global channels each, 31-port routers), minimal routes,
+/// uniform 1-flit packets at 0.3 flits/node/cycle.
+const DRAGONFLY_16K: &str = r#"
+[topology]
+type = "dragonfly"
+group_routers = 16
+concentration = 8
+global_ports = 8
+[routing]
+type = "dragonfly"
+[router]
+vcs = 2
+[traffic]
+load = 0.3
+[sim]
+warmup = 500
+measure = 1500
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
 const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
     Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2 },
@@ -137,6 +160,8 @@ const CASES: &[Case] = &[
     Case { name: "sc5832-retry", once: false, about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25", toml: SC5832, quick_measure: 2000, threads: 1 },
     Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1 },
     Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
+    Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1 },
+    Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2 },
 ];
 
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.

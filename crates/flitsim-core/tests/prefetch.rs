@@ -1,6 +1,7 @@
 //! Prefetching is a hint to the cache: a network run with it on reports exactly what the
 //! same network reports with it off. (Large networks turn it on by themselves; these
-//! small ones force it, so that every prefetch path runs under check mode.)
+//! small ones force it, so that every prefetch path runs under check mode: the routers'
+//! and, following the routers' switch, the endpoints'.)
 
 use flitsim_core::config::Config;
 use flitsim_core::router::iq::IqRouters;

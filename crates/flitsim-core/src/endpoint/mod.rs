@@ -305,13 +305,30 @@ impl Endpoints {
         };
         let timing = self.probe_timing;
         let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
+        // Networks large enough for their routers to prefetch (state far beyond the
+        // caches) prefetch the endpoints too (hints only: no result changes).
+        let ahead = matches!(routers, Routers::Iq(r) if r.prefetching());
         let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
-        for (i, (nic, credits)) in nics[lo..hi].iter_mut().zip(credits[lo * vcs..hi * vcs].chunks_exact_mut(vcs)).enumerate() {
-            let e = lo + i;
-            let ctx = (now, phase, workload, sending, throttle);
-            Self::step(e as u32, nic, credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
-            if let Some(d) = &disp {
-                d.after_step(e as u32, nic, now, packets, dispersion);
+        // One endpoint's step (written once for the two loops below).
+        macro_rules! step_endpoint {
+            ($e:expr, $nic:expr, $credits:expr) => {{
+                let (e, nic) = ($e as u32, $nic);
+                let ctx = (now, phase, workload, sending, throttle);
+                Self::step(e, nic, $credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
+                if let Some(d) = &disp {
+                    d.after_step(e, nic, now, packets, dispersion);
+                }
+            }};
+        }
+        if ahead {
+            for e in lo..hi {
+                prefetch_nic(nics, e, hi, now, ch, packets);
+                step_endpoint!(e, &mut nics[e], &mut credits[e * vcs..(e + 1) * vcs]);
+            }
+        } else {
+            // (Small networks: the iterators need no bounds checks.)
+            for (i, (nic, credits)) in nics[lo..hi].iter_mut().zip(credits[lo * vcs..hi * vcs].chunks_exact_mut(vcs)).enumerate() {
+                step_endpoint!(lo + i, nic, credits);
             }
         }
         // Probe verdicts: unused if the probe met no other packet (zero-load latency).
@@ -557,6 +574,38 @@ impl Disperse<'_> {
                 nic.control += 1;
                 nic.routes.probe_sent(pk.dst, r, now, c);
             }
+        }
+    }
+}
+
+/// Endpoints a step prefetches ahead of the one it steps: the whole NIC state; nearer,
+/// the channel slots it reads this cycle and the front of its source queue; nearest,
+/// the header of the packet at that front.
+const PREFETCH_NIC: usize = 4;
+const PREFETCH_SLOTS: usize = 2;
+const PREFETCH_HEADER: usize = 1;
+
+/// Ask the cache for what endpoint `e`'s step reads a few endpoints ahead (see
+/// [`PREFETCH_NIC`]); `hi` ends the endpoints stepped. Hints only.
+#[inline(always)]
+fn prefetch_nic(nics: &[Nic], e: usize, hi: usize, now: u64, ch: &Channels, packets: &PacketArena) {
+    use crate::router::{prefetch, prefetch_bytes};
+    if e + PREFETCH_NIC < hi {
+        prefetch_bytes(&nics[e + PREFETCH_NIC] as *const Nic as *const u8, std::mem::size_of::<Nic>(), true);
+    }
+    if e + PREFETCH_SLOTS < hi {
+        let nic = &nics[e + PREFETCH_SLOTS];
+        prefetch(ch.flits.slot_of(nic.ej_flits, now));
+        prefetch(ch.credits.slot_of(nic.inj_credits, now));
+        // The queue's front slot, by address (reading it would wait for the line).
+        let (front, _) = nic.queue.as_slices();
+        if !front.is_empty() {
+            prefetch(&front[0]);
+        }
+    }
+    if e + PREFETCH_HEADER < hi {
+        if let Some(&pid) = nics[e + PREFETCH_HEADER].queue.front() {
+            prefetch(packets.get(pid));
         }
     }
 }
