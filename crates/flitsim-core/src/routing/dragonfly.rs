@@ -11,7 +11,7 @@
 //!   packet number) and carried in the header (`route` = group + 1 until the packet
 //!   reaches that group); an intermediate that is the source's or the destination's
 //!   own group leaves the packet minimal.
-//! * **UGAL** (UGAL-L, the paper's section 4.2): at the source router each packet draws
+//! * **UGAL** (UGAL-L, the paper's section 4): at the source router each packet draws
 //!   an intermediate group as for Valiant and then takes the minimal route or the
 //!   Valiant one, whichever has the smaller product of the queue at its first output
 //!   port and its hop count (`q_m H_m <= q_nm H_nm`: minimal, ties included). The
@@ -85,7 +85,6 @@ impl DragonflyPath {
 pub struct DragonflyRouting {
     df: Dragonfly,
     path: DragonflyPath,
-    vcs: u32,
     /// Per VC: its class.
     class_of: [u8; 64],
     /// Per class: its VC range.
@@ -121,17 +120,7 @@ impl DragonflyRouting {
                 class_of[v as usize] = c as u8;
             }
         }
-        Ok(DragonflyRouting { df, path: path_kind, vcs, class_of, range, key: mix64(seed ^ 0xd7a9_0f1e_5eed_0001) })
-    }
-
-    /// Minimal or Valiant.
-    pub fn path_kind(&self) -> DragonflyPath {
-        self.path
-    }
-
-    /// VCs per port.
-    pub fn vcs(&self) -> u32 {
-        self.vcs
+        Ok(DragonflyRouting { df, path: path_kind, class_of, range, key: mix64(seed ^ 0xd7a9_0f1e_5eed_0001) })
     }
 
     /// The VC range of class `c`.
