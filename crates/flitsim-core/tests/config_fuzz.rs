@@ -231,6 +231,10 @@ const BASES: &[&str] = &[
     "[topology]\ntype = \"dragonfly\"\ngroup_routers = 4\nconcentration = 2\nglobal_ports = 2\ngroups = 5\n\
      [router]\nvcs = 6\n[routing]\ntype = \"dragonfly\"\nmode = \"ugal\"\n[channel]\ndim_latency = [1, 4]\n\
      [traffic]\nload = 0.4\npacket_size = 2",
+    // A HyperX with parallel links and UGAL routes.
+    "[topology]\ntype = \"hyperx\"\ndims = [4, 3]\nlinks = [2, 1]\nconcentration = 2\n\
+     [router]\nvcs = 2\n[routing]\ntype = \"hyperx\"\nmode = \"ugal\"\n[channel]\ndim_latency = [1, 3]\n\
+     [traffic]\nload = 0.4\npacket_size = 2",
 ];
 
 #[derive(Clone, Debug, PartialEq)]

@@ -114,6 +114,19 @@ fn dragonfly_with_valiant_and_ugal_routes_and_long_global_wires() {
 }
 
 #[test]
+fn hyperx_with_parallel_links_and_valiant_and_ugal_routes() {
+    for mode in ["dor", "valiant", "ugal"] {
+        same_on_any_thread_count(
+            mode,
+            &format!(
+                "seed = 5\n[topology]\ntype = \"hyperx\"\ndims = [4, 3, 2]\nlinks = [1, 2, 1]\nconcentration = 2\n[routing]\ntype = \"hyperx\"\nmode = \"{mode}\"\n\
+                 [router]\nvcs = 4\n[channel]\ndim_latency = [1, 2, 4]\n[traffic]\nload = 0.5\npacket_size = 3\npattern = {{ type = \"neighbor\" }}\n[sim]\nwarmup = 300\nmeasure = 1200\n"
+            ),
+        );
+    }
+}
+
+#[test]
 fn finite_workload_stops_at_the_same_cycle() {
     same_on_any_thread_count(
         "until done",

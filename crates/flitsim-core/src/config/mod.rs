@@ -442,6 +442,9 @@ impl Config {
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Dragonfly { .. }) => {
                 return Err(Error::config("router.type", "dragonfly routes change VC class at every global hop, which the input-queued router models; use router.type = \"input_queued\""));
             }
+            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Hyperx { .. }) => {
+                return Err(Error::config("router.type", "HyperX routes change VC class at the intermediate router, which the input-queued router models; use router.type = \"input_queued\""));
+            }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
                 return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
             }
@@ -487,7 +490,7 @@ impl Config {
             return Err(Error::config(
                 "router.vcs",
                 format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly)",
+                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly, smaller or fewer dimensions on a HyperX)",
                     topology.ports,
                     topology.ports * vcs,
                     crate::router::iq::MAX_PORT_VCS

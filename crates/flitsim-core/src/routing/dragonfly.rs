@@ -30,6 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::{NoQueues, PortQueues};
 use super::Candidate;
 use crate::error::{Error, Result};
 use crate::sim::packet::Packet;
@@ -50,24 +51,6 @@ pub enum DragonflyPath {
     /// UGAL-L: per packet, minimal or Valiant by the source router's output queues and
     /// the two routes' hop counts; 3 VC classes.
     Ugal,
-}
-
-/// What UGAL reads at the source router: the flits waiting downstream of each output
-/// port, as the router's credit counters know them (sent and not yet credited back,
-/// over the port's VCs).
-pub trait PortQueues {
-    /// Flits sent down network port `port` whose credits have not come back.
-    fn used(&self, port: u32) -> u32;
-}
-
-/// Empty queues: the routes a network at rest gives (path walks, `flitsim routes`).
-pub struct NoQueues;
-
-impl PortQueues for NoQueues {
-    #[inline]
-    fn used(&self, _port: u32) -> u32 {
-        0
-    }
 }
 
 impl DragonflyPath {

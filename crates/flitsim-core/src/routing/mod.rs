@@ -5,6 +5,7 @@
 pub mod adaptive;
 pub mod dor;
 pub mod dragonfly;
+pub mod hyperx;
 pub mod source;
 pub mod table;
 pub mod vc_balance;
@@ -167,6 +168,16 @@ pub enum RoutingConfig {
         #[serde(default)]
         mode: dragonfly::DragonflyPath,
     },
+    /// Routing on a HyperX ([`hyperx`]): dimension order, Valiant or UGAL-L, in one VC
+    /// class (dimension order) or two (one per phase). Input-queued router only.
+    Hyperx {
+        /// `dor` (default: minimal, dimension order, x first; any number of VCs),
+        /// `valiant` (via a random intermediate router per packet; VCs split in two
+        /// classes, so at least 2) or `ugal` (UGAL-L: minimal or Valiant per packet by
+        /// the source router's output queues; at least 2 VCs).
+        #[serde(default)]
+        mode: hyperx::HyperXPath,
+    },
 }
 
 fn d_timeout() -> u32 {
@@ -250,6 +261,10 @@ enum RawRouting {
         #[serde(default)]
         mode: dragonfly::DragonflyPath,
     },
+    Hyperx {
+        #[serde(default)]
+        mode: hyperx::HyperXPath,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -263,6 +278,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
             RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
             RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit },
             RawRouting::Dragonfly { mode } => RoutingConfig::Dragonfly { mode },
+            RawRouting::Hyperx { mode } => RoutingConfig::Hyperx { mode },
         })
     }
 }
@@ -332,7 +348,30 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
     name: "dragonfly",
     summary: "dragonfly routes (Kim et al. 2008): minimal, Valiant or UGAL-L, a VC class per global hop taken (deadlock-free; input-queued router)",
     params: &[("mode", "minimal", "minimal (at most one global hop; 2 VCs) | valiant (via a random intermediate group per packet; 3 VCs) | ugal (UGAL-L: minimal or Valiant per packet by the source router's queues x hops; 3 VCs)")],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "hyperx",
+    summary: "HyperX routes (Ahn et al. 2009): dimension order, Valiant or UGAL-L, one VC class per phase (deadlock-free; input-queued router)",
+    params: &[("mode", "dor", "dor (minimal, x first, one hop per differing dimension; 1 VC) | valiant (via a random intermediate router per packet; 2 VCs) | ugal (UGAL-L: minimal or Valiant per packet by the source router's queues x hops; 2 VCs)")],
 }];
+
+/// What adaptive choices at a router (UGAL's) read: the flits waiting downstream of each output
+/// port, as the router's credit counters know them (sent and not yet credited back,
+/// over the port's VCs).
+pub trait PortQueues {
+    /// Flits sent down network port `port` whose credits have not come back.
+    fn used(&self, port: u32) -> u32;
+}
+
+/// Empty queues: the routes a network at rest gives (path walks, `flitsim routes`).
+pub struct NoQueues;
+
+impl PortQueues for NoQueues {
+    #[inline]
+    fn used(&self, _port: u32) -> u32 {
+        0
+    }
+}
 
 /// One routing candidate: an output port and the VC range `[vc_lo, vc_hi)` it may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -360,6 +399,8 @@ pub enum RoutingFunction {
     UpDown(updown_net::UpDownRouting),
     /// Minimal or Valiant routing on a dragonfly.
     Dragonfly(dragonfly::DragonflyRouting),
+    /// Dimension-order, Valiant or UGAL routing on a HyperX.
+    HyperX(hyperx::HyperXRouting),
 }
 
 impl RoutingFunction {
@@ -381,7 +422,12 @@ impl RoutingFunction {
         if topo.shape == Shape::Dragonfly && !matches!(cfg, RoutingConfig::Dragonfly { .. }) {
             return Err(Error::config(format!("{path}.type"), "a dragonfly is routed by its groups; use routing.type = \"dragonfly\" (mode = \"minimal\" or \"valiant\")"));
         }
+        if topo.shape == Shape::HyperX && !matches!(cfg, RoutingConfig::Hyperx { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a HyperX is routed by its own dimension order; use routing.type = \"hyperx\" (mode = \"dor\", \"valiant\" or \"ugal\")"));
+        }
         match cfg {
+            RoutingConfig::Hyperx { .. } if faults => Err(Error::config("faults", "HyperX routing does not route around failed links or routers yet; remove the [faults]")),
+            RoutingConfig::Hyperx { mode } => Ok(RoutingFunction::HyperX(hyperx::HyperXRouting::new(topo, *mode, vcs, seed, path)?)),
             RoutingConfig::Dragonfly { .. } if faults => Err(Error::config("faults", "dragonfly routing does not route around failed links or routers yet; remove the [faults]")),
             RoutingConfig::Dragonfly { mode } => Ok(RoutingFunction::Dragonfly(dragonfly::DragonflyRouting::new(topo, *mode, vcs, seed, path)?)),
             RoutingConfig::Updown { .. } if faults => Err(Error::config("faults", "up*/down* routing does not route around failed links or switches yet; remove the [faults]")),
@@ -556,6 +602,7 @@ impl RoutingFunction {
             RoutingFunction::Source(s) => s.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::UpDown(u) => u.route(router, dest),
             RoutingFunction::Dragonfly(d) => d.route(router, in_port, in_vc, dest),
+            RoutingFunction::HyperX(h) => h.route(router, in_port, in_vc, dest),
         }
     }
 
@@ -568,6 +615,7 @@ impl RoutingFunction {
     pub fn for_each_candidate(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, mut f: impl FnMut(Candidate)) {
         match self {
             RoutingFunction::Dragonfly(d) => d.for_each_candidate(router, in_port, in_vc, dest, f),
+            RoutingFunction::HyperX(h) => h.for_each_candidate(router, in_port, in_vc, dest, f),
             _ => f(self.route(topo, router, in_port, in_vc, dest)),
         }
     }
@@ -589,6 +637,7 @@ impl RoutingFunction {
             RoutingFunction::Source(s) => (0, s.vcs() as u8),
             RoutingFunction::UpDown(u) => (0, u.vcs() as u8),
             RoutingFunction::Dragonfly(d) => d.class_range(0),
+            RoutingFunction::HyperX(h) => h.class_range(0),
         }
     }
 }
@@ -637,12 +686,13 @@ impl RoutingFunction {
         }
         hops.clear();
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
-        // A dragonfly's Valiant route: that of the source's first packet (number 0); UGAL's
-        // in a network at rest (minimal).
+        // A dragonfly's or HyperX's Valiant route: that of the source's first packet
+        // (number 0); UGAL's in a network at rest (minimal).
         let mut header = crate::sim::packet::Packet { src, dst, ..Default::default() };
         loop {
             let c = match self {
-                RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header, &dragonfly::NoQueues),
+                RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header, &NoQueues),
+                RoutingFunction::HyperX(h) => h.route_header(r, p, v, hops.is_empty(), &mut header, &NoQueues),
                 _ => self.route(topo, r, p, v, dst),
             };
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };

@@ -30,6 +30,7 @@ pub fn build(ports: u32, path: &str) -> Result<Topology> {
         kautz: None,
         fat_tree: None,
         dragonfly: None,
+        hyperx: None,
         coords: vec![],
     })
 }

@@ -68,6 +68,7 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
         kautz: None,
         fat_tree: None,
         dragonfly: None,
+        hyperx: None,
         coords,
     };
     let mut c = vec![0u32; n];

@@ -200,6 +200,7 @@ pub fn build(df: Dragonfly) -> Result<Topology> {
         kautz: None,
         fat_tree: None,
         dragonfly: Some(df),
+        hyperx: None,
         coords,
     })
 }

@@ -12,6 +12,7 @@ pub mod clos;
 pub mod crossbar;
 pub mod cube;
 pub mod dragonfly;
+pub mod hyperx;
 pub mod kautz;
 
 use serde::{Deserialize, Serialize};
@@ -104,6 +105,22 @@ pub enum TopologyConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         groups: Option<u32>,
     },
+    /// HyperX (Ahn et al., SC 2009): routers on a lattice `dims[0] x dims[1] x ...`,
+    /// each joined to every router that differs from it in one coordinate (every
+    /// dimension a complete graph), by `links[k]` parallel links in dimension `k`, with
+    /// `concentration` endpoints each ([`hyperx`]). All `links` 1 is the flattened
+    /// butterfly; all `dims` 2 the hypercube.
+    Hyperx {
+        /// `S_k`: routers per dimension, x first, each >= 2.
+        dims: Vec<u32>,
+        /// `K_k`: parallel links between two neighbours in each dimension, 1..=16.
+        /// Default 1 in every dimension.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        links: Option<Vec<u32>>,
+        /// `T`: endpoints per router, 1..=32. Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+    },
 }
 
 fn one() -> u32 {
@@ -156,6 +173,13 @@ enum RawTopology {
         #[serde(default)]
         groups: Option<u32>,
     },
+    Hyperx {
+        dims: Vec<u32>,
+        #[serde(default)]
+        links: Option<Vec<u32>>,
+        #[serde(default = "one")]
+        concentration: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
@@ -169,6 +193,7 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::Clos { radix, stages, nodes } => TopologyConfig::Clos { radix, stages, nodes },
             RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
             RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups },
+            RawTopology::Hyperx { dims, links, concentration } => TopologyConfig::Hyperx { dims, links, concentration },
         })
     }
 }
@@ -248,6 +273,16 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("groups", "a h + 1", "g: groups, with g - 1 dividing a h (one link per group pair at the default)"),
         ],
     },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "hyperx",
+        summary: "HyperX (Ahn et al. 2009): a lattice whose every dimension is a complete graph, optionally with parallel links; routing.type = \"hyperx\"",
+        params: &[
+            ("dims", "required", "S: routers per dimension, x first, e.g. [8, 8]"),
+            ("links", "1 per dimension", "K: parallel links between two neighbours, per dimension"),
+            ("concentration", "1", "T: endpoints per router"),
+        ],
+    },
 ];
 
 /// A one-way router-to-router channel.
@@ -282,6 +317,8 @@ pub enum Shape {
     FatTree,
     /// Dragonfly ([`dragonfly`]): coordinates (router in group, group).
     Dragonfly,
+    /// HyperX ([`hyperx`]): lattice coordinates, every dimension a complete graph.
+    HyperX,
 }
 
 /// A built network graph.
@@ -315,6 +352,8 @@ pub struct Topology {
     pub fat_tree: Option<std::sync::Arc<clos::FatTree>>,
     /// The dragonfly's shape, for [`Shape::Dragonfly`].
     pub dragonfly: Option<dragonfly::Dragonfly>,
+    /// The HyperX's shape, for [`Shape::HyperX`].
+    pub hyperx: Option<std::sync::Arc<hyperx::HyperX>>,
     coords: Vec<u32>,
 }
 
@@ -377,6 +416,7 @@ impl Topology {
             TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups } => {
                 dragonfly::build(dragonfly::Dragonfly::new(*group_routers, *concentration, *global_ports, *groups, path)?)
             }
+            TopologyConfig::Hyperx { dims, links, concentration } => hyperx::build(hyperx::HyperX::new(dims, links.as_deref(), *concentration, path)?),
         }
     }
 
@@ -458,6 +498,9 @@ impl Topology {
         if let Some(df) = &self.dragonfly {
             return dragonfly::minimal_hops(df, a, b);
         }
+        if let Some(hx) = &self.hyperx {
+            return hx.distance(a, b);
+        }
         let (ca, cb) = (self.coords(a), self.coords(b));
         (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
     }
@@ -480,6 +523,8 @@ impl Topology {
             } else {
                 format!("link{port}")
             }
+        } else if let (true, Some(hx)) = (port < np, &self.hyperx) {
+            hyperx::port_name(hx, port)
         } else if port < np {
             let d = (port / 2) as usize;
             let sign = if port.is_multiple_of(2) { '+' } else { '-' };
@@ -515,6 +560,7 @@ impl Topology {
             Shape::Kautz => kautz::network::summary(self),
             Shape::FatTree => clos::network::summary(self),
             Shape::Dragonfly => dragonfly::summary(self),
+            Shape::HyperX => hyperx::summary(self),
         }
     }
 }

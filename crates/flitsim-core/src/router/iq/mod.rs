@@ -457,6 +457,7 @@ impl IqRouters {
             RoutingFunction::Source(r) => self.step_routed(arr, which, now, topo, r, ch, packets, stats, ctr),
             RoutingFunction::UpDown(u) => self.step_routed(arr, which, now, topo, u, ch, packets, stats, ctr),
             RoutingFunction::Dragonfly(d) => self.step_routed(arr, which, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::HyperX(h) => self.step_routed(arr, which, now, topo, h, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }

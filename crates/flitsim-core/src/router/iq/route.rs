@@ -3,13 +3,15 @@
 //! compiled into the step and no head tests which one it is. Route computation reads the
 //! packet header: destination-routed functions read its destination, source-routed ones
 //! (up*/down*) the route it carries, which the source switch writes, and a dragonfly's
-//! Valiant and UGAL routes the intermediate group they carry. UGAL also reads the
+//! Valiant and UGAL routes the intermediate group they carry (a HyperX's, the intermediate router). UGAL also reads the
 //! router's output queues from its credit counters ([`OutputQueues`]).
 
 use super::{state, InputVc};
 use crate::link::Flit;
 use crate::routing::dor::Dor;
-use crate::routing::dragonfly::{DragonflyRouting, PortQueues};
+use crate::routing::dragonfly::DragonflyRouting;
+use crate::routing::hyperx::HyperXRouting;
+use crate::routing::PortQueues;
 use crate::routing::source::SourceRouting;
 use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
@@ -71,6 +73,14 @@ impl Route for UpDownRouting {
 
 impl Route for DragonflyRouting {
     /// A Valiant packet's intermediate group rides in the header's `route` field.
+    #[inline(always)]
+    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
+        self.route_header(r, in_port, in_vc, !hop, header, queues)
+    }
+}
+
+impl Route for HyperXRouting {
+    /// A Valiant packet's intermediate router rides in the header's `route` field.
     #[inline(always)]
     fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
         self.route_header(r, in_port, in_vc, !hop, header, queues)

@@ -74,6 +74,7 @@ pub fn build(tree: FatTree, path: &str) -> Result<Topology> {
         kautz: None,
         fat_tree: Some(Arc::new(tree)),
         dragonfly: None,
+        hyperx: None,
         coords: vec![],
     })
 }

@@ -52,6 +52,7 @@ pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
         kautz: Some(Arc::new(k)),
         fat_tree: None,
         dragonfly: None,
+        hyperx: None,
         coords: vec![],
     })
 }
