@@ -235,6 +235,10 @@ const BASES: &[&str] = &[
     "[topology]\ntype = \"hyperx\"\ndims = [4, 3]\nlinks = [2, 1]\nconcentration = 2\n\
      [router]\nvcs = 2\n[routing]\ntype = \"hyperx\"\nmode = \"ugal\"\n[channel]\ndim_latency = [1, 3]\n\
      [traffic]\nload = 0.4\npacket_size = 2",
+    // A graph from a link list, up*/down* routes.
+    "[topology]\ntype = \"graph\"\nlinks = [[0, 1], [1, 2], [2, 3], [3, 0], [0, 2]]\nconcentration = 2\n\
+     [router]\nvcs = 2\n[routing]\ntype = \"graph\"\nmode = \"updown\"\n\
+     [traffic]\nload = 0.3\npacket_size = 2",
 ];
 
 #[derive(Clone, Debug, PartialEq)]

@@ -127,6 +127,22 @@ fn hyperx_with_parallel_links_and_valiant_and_ugal_routes() {
 }
 
 #[test]
+fn graph_from_links_with_minimal_and_updown_routes() {
+    // A 4x4 torus with two chords, written as links.
+    let mut links: Vec<[u32; 2]> = (0..16u32).flat_map(|r| [[r, (r + 1) % 4 + r / 4 * 4], [r, (r + 4) % 16]]).collect();
+    links.extend([[0, 10], [5, 15]]);
+    for (mode, vcs) in [("minimal", 4), ("updown", 2)] {
+        same_on_any_thread_count(
+            mode,
+            &format!(
+                "seed = 9\n[topology]\ntype = \"graph\"\nlinks = {links:?}\nconcentration = 2\n[routing]\ntype = \"graph\"\nmode = \"{mode}\"\n\
+                 [router]\nvcs = {vcs}\n[traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1200\n"
+            ),
+        );
+    }
+}
+
+#[test]
 fn finite_workload_stops_at_the_same_cycle() {
     same_on_any_thread_count(
         "until done",

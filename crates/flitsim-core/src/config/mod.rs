@@ -405,7 +405,7 @@ impl Config {
         let mut topology = Topology::build(&self.topology, "topology")?;
         let space = match topology.shape {
             // No coordinates: patterns see the nodes as one group, as on a crossbar.
-            crate::topology::Shape::Kautz | crate::topology::Shape::FatTree => NodeSpace::crossbar(topology.num_nodes),
+            crate::topology::Shape::Kautz | crate::topology::Shape::FatTree | crate::topology::Shape::Graph => NodeSpace::crossbar(topology.num_nodes),
             _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
         };
         if self.stats.vc_balance && topology.shape != crate::topology::Shape::Cube {
@@ -441,6 +441,9 @@ impl Config {
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Dragonfly { .. }) => {
                 return Err(Error::config("router.type", "dragonfly routes change VC class at every global hop, which the input-queued router models; use router.type = \"input_queued\""));
+            }
+            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Graph { .. }) => {
+                return Err(Error::config("router.type", "graph routes change VC class hop by hop, which the input-queued router models; use router.type = \"input_queued\""));
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Hyperx { .. }) => {
                 return Err(Error::config("router.type", "HyperX routes change VC class at the intermediate router, which the input-queued router models; use router.type = \"input_queued\""));

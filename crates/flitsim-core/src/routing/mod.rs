@@ -5,6 +5,7 @@
 pub mod adaptive;
 pub mod dor;
 pub mod dragonfly;
+pub mod graph;
 pub mod hyperx;
 pub mod source;
 pub mod table;
@@ -178,6 +179,15 @@ pub enum RoutingConfig {
         #[serde(default)]
         mode: hyperx::HyperXPath,
     },
+    /// Routing on any graph ([`graph`]): minimal routes with a VC class per hop, or
+    /// up*/down* on one VC. Input-queued router only.
+    Graph {
+        /// `minimal` (default: shortest routes, VC class = hops taken; needs as many VCs
+        /// as the graph's diameter) or `updown` (Autonet up*/down* from router 0: a
+        /// shortest route that never goes up after down; one VC, possibly longer routes).
+        #[serde(default)]
+        mode: graph::GraphPath,
+    },
 }
 
 fn d_timeout() -> u32 {
@@ -265,6 +275,10 @@ enum RawRouting {
         #[serde(default)]
         mode: hyperx::HyperXPath,
     },
+    Graph {
+        #[serde(default)]
+        mode: graph::GraphPath,
+    },
 }
 
 impl<'de> Deserialize<'de> for RoutingConfig {
@@ -279,6 +293,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
             RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit },
             RawRouting::Dragonfly { mode } => RoutingConfig::Dragonfly { mode },
             RawRouting::Hyperx { mode } => RoutingConfig::Hyperx { mode },
+            RawRouting::Graph { mode } => RoutingConfig::Graph { mode },
         })
     }
 }
@@ -353,6 +368,11 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
     name: "hyperx",
     summary: "HyperX routes (Ahn et al. 2009): dimension order, Valiant or UGAL-L, one VC class per phase (deadlock-free; input-queued router)",
     params: &[("mode", "dor", "dor (minimal, x first, one hop per differing dimension; 1 VC) | valiant (via a random intermediate router per packet; 2 VCs) | ugal (UGAL-L: minimal or Valiant per packet by the source router's queues x hops; 2 VCs)")],
+}, crate::config::registry::Entry {
+    family: "routing",
+    name: "graph",
+    summary: "routes on any graph, deadlock-free: minimal with a VC class per hop, or Autonet up*/down* on one VC (input-queued router)",
+    params: &[("mode", "minimal", "minimal (shortest routes, VC class = hops taken; vcs >= the diameter) | updown (never up after down, from a BFS tree at router 0; 1 VC)")],
 }];
 
 /// What adaptive choices at a router (UGAL's) read: the flits waiting downstream of each output
@@ -401,6 +421,8 @@ pub enum RoutingFunction {
     Dragonfly(dragonfly::DragonflyRouting),
     /// Dimension-order, Valiant or UGAL routing on a HyperX.
     HyperX(hyperx::HyperXRouting),
+    /// Minimal (VC class per hop) or up*/down* routing on any graph.
+    Graph(graph::GraphRouting),
 }
 
 impl RoutingFunction {
@@ -425,7 +447,12 @@ impl RoutingFunction {
         if topo.shape == Shape::HyperX && !matches!(cfg, RoutingConfig::Hyperx { .. }) {
             return Err(Error::config(format!("{path}.type"), "a HyperX is routed by its own dimension order; use routing.type = \"hyperx\" (mode = \"dor\", \"valiant\" or \"ugal\")"));
         }
+        if topo.shape == Shape::Graph && !matches!(cfg, RoutingConfig::Graph { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a graph topology has no dimensions or groups to route by; use routing.type = \"graph\" (mode = \"minimal\" or \"updown\")"));
+        }
         match cfg {
+            RoutingConfig::Graph { .. } if faults => Err(Error::config("faults", "a graph's links are the ones it lists: remove a failed link from the list instead of [faults]")),
+            RoutingConfig::Graph { mode } => Ok(RoutingFunction::Graph(graph::GraphRouting::new(topo, *mode, vcs, path)?)),
             RoutingConfig::Hyperx { .. } if faults => Err(Error::config("faults", "HyperX routing does not route around failed links or routers yet; remove the [faults]")),
             RoutingConfig::Hyperx { mode } => Ok(RoutingFunction::HyperX(hyperx::HyperXRouting::new(topo, *mode, vcs, seed, path)?)),
             RoutingConfig::Dragonfly { .. } if faults => Err(Error::config("faults", "dragonfly routing does not route around failed links or routers yet; remove the [faults]")),
@@ -603,6 +630,7 @@ impl RoutingFunction {
             RoutingFunction::UpDown(u) => u.route(router, dest),
             RoutingFunction::Dragonfly(d) => d.route(router, in_port, in_vc, dest),
             RoutingFunction::HyperX(h) => h.route(router, in_port, in_vc, dest),
+            RoutingFunction::Graph(g) => g.route(router, in_port, in_vc, dest),
         }
     }
 
@@ -638,6 +666,7 @@ impl RoutingFunction {
             RoutingFunction::UpDown(u) => (0, u.vcs() as u8),
             RoutingFunction::Dragonfly(d) => d.class_range(0),
             RoutingFunction::HyperX(h) => h.class_range(0),
+            RoutingFunction::Graph(g) => g.class_range(0),
         }
     }
 }

@@ -31,6 +31,7 @@ pub fn build(ports: u32, path: &str) -> Result<Topology> {
         fat_tree: None,
         dragonfly: None,
         hyperx: None,
+        graph: None,
         coords: vec![],
     })
 }

@@ -69,6 +69,7 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
         fat_tree: None,
         dragonfly: None,
         hyperx: None,
+        graph: None,
         coords,
     };
     let mut c = vec![0u32; n];

@@ -201,6 +201,7 @@ pub fn build(df: Dragonfly) -> Result<Topology> {
         fat_tree: None,
         dragonfly: Some(df),
         hyperx: None,
+        graph: None,
         coords,
     })
 }

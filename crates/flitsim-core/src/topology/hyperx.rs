@@ -187,6 +187,7 @@ pub fn build(hx: HyperX) -> Result<Topology> {
         fat_tree: None,
         dragonfly: None,
         hyperx: Some(std::sync::Arc::new(hx)),
+        graph: None,
         coords,
     })
 }

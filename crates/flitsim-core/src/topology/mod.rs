@@ -12,6 +12,7 @@ pub mod clos;
 pub mod crossbar;
 pub mod cube;
 pub mod dragonfly;
+pub mod graph;
 pub mod hyperx;
 pub mod kautz;
 
@@ -121,6 +122,25 @@ pub enum TopologyConfig {
         #[serde(default = "one")]
         concentration: u32,
     },
+    /// Any network graph ([`graph`]): routers joined by bidirectional links listed
+    /// inline (`links`) or in a file (`file`, one link per line), `concentration`
+    /// endpoints each. Routed by `routing.type = "graph"`.
+    Graph {
+        /// The links, each `[a, b]` joining routers `a` and `b` (a channel each way;
+        /// a pair listed twice gives two parallel links). Give this or `file`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        links: Option<Vec<[u32; 2]>>,
+        /// A file of links, one per line: two router ids, `#` comments (a path relative
+        /// to the working directory). Give this or `links`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        /// Routers, 1..=4096. Default: the highest id in the links plus one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        routers: Option<u32>,
+        /// Endpoints per router, 1..=32. Default 1.
+        #[serde(default = "one")]
+        concentration: u32,
+    },
 }
 
 fn one() -> u32 {
@@ -180,6 +200,16 @@ enum RawTopology {
         #[serde(default = "one")]
         concentration: u32,
     },
+    Graph {
+        #[serde(default)]
+        links: Option<Vec<[u32; 2]>>,
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default)]
+        routers: Option<u32>,
+        #[serde(default = "one")]
+        concentration: u32,
+    },
 }
 
 impl<'de> Deserialize<'de> for TopologyConfig {
@@ -194,6 +224,7 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
             RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups },
             RawTopology::Hyperx { dims, links, concentration } => TopologyConfig::Hyperx { dims, links, concentration },
+            RawTopology::Graph { links, file, routers, concentration } => TopologyConfig::Graph { links, file, routers, concentration },
         })
     }
 }
@@ -283,6 +314,17 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("concentration", "1", "T: endpoints per router"),
         ],
     },
+    crate::config::registry::Entry {
+        family: "topology",
+        name: "graph",
+        summary: "any network graph: routers joined by the bidirectional links listed inline or in a file; routing.type = \"graph\"",
+        params: &[
+            ("links", "or file", "[[a, b], ...]: links joining routers a and b (a pair twice = two parallel links)"),
+            ("file", "or links", "a file with one link per line, `a b`, # comments"),
+            ("routers", "highest id + 1", "routers, 1..=4096"),
+            ("concentration", "1", "endpoints per router"),
+        ],
+    },
 ];
 
 /// A one-way router-to-router channel.
@@ -319,6 +361,8 @@ pub enum Shape {
     Dragonfly,
     /// HyperX ([`hyperx`]): lattice coordinates, every dimension a complete graph.
     HyperX,
+    /// Any graph ([`graph`]): no coordinates.
+    Graph,
 }
 
 /// A built network graph.
@@ -354,6 +398,8 @@ pub struct Topology {
     pub dragonfly: Option<dragonfly::Dragonfly>,
     /// The HyperX's shape, for [`Shape::HyperX`].
     pub hyperx: Option<std::sync::Arc<hyperx::HyperX>>,
+    /// The graph, for [`Shape::Graph`].
+    pub graph: Option<std::sync::Arc<graph::Graph>>,
     coords: Vec<u32>,
 }
 
@@ -417,6 +463,14 @@ impl Topology {
                 dragonfly::build(dragonfly::Dragonfly::new(*group_routers, *concentration, *global_ports, *groups, path)?)
             }
             TopologyConfig::Hyperx { dims, links, concentration } => hyperx::build(hyperx::HyperX::new(dims, links.as_deref(), *concentration, path)?),
+            TopologyConfig::Graph { links, file, routers, concentration } => {
+                let list = match (links, file) {
+                    (Some(l), None) => l.iter().enumerate().map(|(i, &[a, b])| (a, b, format!("{path}.links[{i}]"))).collect(),
+                    (None, Some(f)) => graph::read_links(f, &format!("{path}.file"))?,
+                    _ => return Err(Error::config(format!("{path}.links"), "give the links either inline (links = [[0, 1], ...]) or in a file (file = \"net.txt\"), not both or neither")),
+                };
+                graph::build(graph::Graph::new(&list, *routers, *concentration, path)?)
+            }
         }
     }
 
@@ -501,6 +555,9 @@ impl Topology {
         if let Some(hx) = &self.hyperx {
             return hx.distance(a, b);
         }
+        if let Some(g) = &self.graph {
+            return g.distance(a, b);
+        }
         let (ca, cb) = (self.coords(a), self.coords(b));
         (0..self.ndims()).map(|d| self.dim_distance(d, ca[d], cb[d])).sum()
     }
@@ -513,7 +570,7 @@ impl Topology {
     /// Name of a port: `+x`, `-y`, `local0`.
     pub fn port_name(&self, port: u32) -> String {
         let np = self.network_ports();
-        if port < np && self.shape == Shape::Kautz {
+        if port < np && matches!(self.shape, Shape::Kautz | Shape::Graph) {
             format!("link{port}")
         } else if port < np && self.shape == Shape::FatTree {
             format!("port{port}")
@@ -545,6 +602,9 @@ impl Topology {
         if let Some(df) = &self.dragonfly {
             return format!("g{}r{}", df.group(r), df.index(r));
         }
+        if self.graph.is_some() {
+            return format!("r{r}");
+        }
         if self.ndims() == 0 {
             return "xbar".into();
         }
@@ -561,6 +621,7 @@ impl Topology {
             Shape::FatTree => clos::network::summary(self),
             Shape::Dragonfly => dragonfly::summary(self),
             Shape::HyperX => hyperx::summary(self),
+            Shape::Graph => graph::summary(self),
         }
     }
 }

@@ -160,9 +160,6 @@ fn view_mut<T>(v: &mut [T], base: usize) -> &mut [T; VIEW] {
 /// delay into a router is this many cycles or more poll their ports instead.
 pub const MAX_CALENDAR: u32 = 64;
 
-
-
-
 /// Prefetching (see the module docs): routers whose state [`IqRouters::step`] asks
 /// the cache for ahead of their step, and how far ahead it reads their arriving flits to
 /// ask for the packet headers (the channel slots were asked for earlier).
@@ -458,6 +455,7 @@ impl IqRouters {
             RoutingFunction::UpDown(u) => self.step_routed(arr, which, now, topo, u, ch, packets, stats, ctr),
             RoutingFunction::Dragonfly(d) => self.step_routed(arr, which, now, topo, d, ch, packets, stats, ctr),
             RoutingFunction::HyperX(h) => self.step_routed(arr, which, now, topo, h, ch, packets, stats, ctr),
+            RoutingFunction::Graph(g) => self.step_routed(arr, which, now, topo, g, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }

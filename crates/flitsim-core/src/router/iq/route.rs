@@ -10,6 +10,7 @@ use super::{state, InputVc};
 use crate::link::Flit;
 use crate::routing::dor::Dor;
 use crate::routing::dragonfly::DragonflyRouting;
+use crate::routing::graph::GraphRouting;
 use crate::routing::hyperx::HyperXRouting;
 use crate::routing::PortQueues;
 use crate::routing::source::SourceRouting;
@@ -84,6 +85,13 @@ impl Route for HyperXRouting {
     #[inline(always)]
     fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
         self.route_header(r, in_port, in_vc, !hop, header, queues)
+    }
+}
+
+impl Route for GraphRouting {
+    #[inline(always)]
+    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+        GraphRouting::route(self, r, in_port, in_vc, header.dst)
     }
 }
 

@@ -75,6 +75,7 @@ pub fn build(tree: FatTree, path: &str) -> Result<Topology> {
         fat_tree: Some(Arc::new(tree)),
         dragonfly: None,
         hyperx: None,
+        graph: None,
         coords: vec![],
     })
 }

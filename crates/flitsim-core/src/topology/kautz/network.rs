@@ -53,6 +53,7 @@ pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
         fat_tree: None,
         dragonfly: None,
         hyperx: None,
+        graph: None,
         coords: vec![],
     })
 }
