@@ -151,6 +151,27 @@ drain_limit = 0
 channel_counters = false
 "#;
 
+/// A 4,096-node HyperX (an 8x8x8 flattened butterfly with 8 endpoints per router,
+/// 29-port routers), dimension-order routes, uniform 1-flit packets at 0.3.
+const HYPERX_4K: &str = r#"
+[topology]
+type = "hyperx"
+dims = [8, 8, 8]
+concentration = 8
+[routing]
+type = "hyperx"
+[router]
+vcs = 2
+[traffic]
+load = 0.3
+[sim]
+warmup = 500
+measure = 1500
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
 const CASES: &[Case] = &[
     Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
     Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2 },
@@ -162,6 +183,8 @@ const CASES: &[Case] = &[
     Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
     Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1 },
     Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2 },
+    Case { name: "hyperx4k", once: true, about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3", toml: HYPERX_4K, quick_measure: 300, threads: 1 },
+    Case { name: "hyperx4k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: HYPERX_4K, quick_measure: 300, threads: 2 },
 ];
 
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
