@@ -10,7 +10,7 @@ use flitsim_core::routing::{cdg, RoutingFunction};
 use flitsim_core::sim::Simulation;
 use flitsim_core::topology::{Topology, TopologyConfig};
 
-fn config(links: &[[u32; 2]], t: u32, mode: &str, vcs: u32, extra: &str) -> String {
+fn config<L: std::fmt::Debug>(links: &[L], t: u32, mode: &str, vcs: u32, extra: &str) -> String {
     format!("[topology]\ntype = \"graph\"\nlinks = {links:?}\nconcentration = {t}\n[routing]\ntype = \"graph\"\nmode = \"{mode}\"\n[router]\nvcs = {vcs}\n{extra}")
 }
 
@@ -138,6 +138,8 @@ fn bad_graphs_name_the_field_and_the_fix() {
     std::fs::write(&bad, "0 1\n1 two\n").unwrap();
     let short = dir.join("short.links");
     std::fs::write(&short, "# ok\n0 1\n\n2\n").unwrap();
+    let bad_latency = dir.join("latency.links");
+    std::fs::write(&bad_latency, "0 1 5\n1 2 x\n").unwrap();
     let with_file = |f: &std::path::Path| format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n", f.display());
     let cases = [
         (config(&[[0, 1], [1, 1]], 1, "minimal", 2, ""), "topology.links[1]", "itself"),
@@ -148,9 +150,13 @@ fn bad_graphs_name_the_field_and_the_fix() {
         (config(&(1..64).map(|i| [0, i]).collect::<Vec<_>>(), 2, "updown", 1, ""), "topology.concentration", "at most 64"),
         (with_file(&bad), "line 2", "not a router id"),
         (with_file(&short), "line 4", "two router ids"),
+        (with_file(&bad_latency), "line 2", "not a latency"),
         (with_file(&dir.join("missing.links")), "topology.file", "cannot read"),
         (config(&ring(4), 1, "minimal", 2, "[router]\ntype = \"buffered_crossbar\"\n").replace("[router]\nvcs = 2\n", ""), "router.type", "input_queued"),
         (config(&ring(4), 1, "minimal", 2, "").replace("type = \"graph\"\nmode = \"minimal\"", "type = \"dor\""), "routing.type", "graph"),
+        (config(&[vec![0, 1, 0]], 1, "minimal", 2, ""), "topology.links[0]", "1..=1000"),
+        (config(&[vec![0, 1], vec![1, 2, 3, 4]], 1, "minimal", 2, ""), "topology.links[1]", "[a, b, latency]"),
+        (config(&[vec![0, 1, 600]], 1, "minimal", 2, "[sim]\nwatchdog = 500\n"), "sim.watchdog", "longest channel latency 600"),
     ];
     for (toml, field, fix) in cases {
         let e = Config::from_toml(&toml, &[]).and_then(|c| c.validate()).unwrap_err().to_string();
@@ -193,4 +199,35 @@ fn the_petersen_preset_has_its_closed_form_figures() {
         let report = cdg::check(&r, &t, vcs);
         assert!(report.acyclic && report.routable_pairs == report.pairs, "{mode}: {:?}", report.cycle);
     }
+}
+
+#[test]
+fn links_with_their_own_latencies_time_the_packets_as_the_closed_form_says() {
+    // A line 0 - 1 - 2 with links of 3 and 7 cycles (file: `0 1 3`, `1 2 7`), one
+    // endpoint per router. Router pipeline 4 cycles, endpoint channels 1, 1-flit
+    // packets: a packet over h links of total length w takes 2 + 4 (h + 1) + w.
+    let dir = std::env::temp_dir().join(format!("flitsim-graph-lat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("line.links");
+    std::fs::write(&file, "0 1 3  # short\n1 2 7\n").unwrap();
+    let sim = "[traffic]\nload = 0.002\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 60000\ndrain_limit = 1000\n";
+    let from_file = format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n[router]\nvcs = 2\n{sim}", file.display());
+    let inline = config(&[vec![0, 1, 3], vec![1, 2, 7]], 1, "minimal", 2, sim);
+    let time = |a: u32, b: u32| {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let w: u64 = [3, 7][lo as usize..hi as usize].iter().sum();
+        2 + 4 * (u64::from(hi - lo) + 1) + w
+    };
+    let expect = (0..3).flat_map(|a| (0..3).map(move |b| (a, b))).map(|(a, b)| time(a, b) as f64).sum::<f64>() / 9.0;
+    let (a, b) = (run(&from_file), run(&inline));
+    assert_eq!(a.stats.network_latency.mean, b.stats.network_latency.mean, "the file and the list build the same network");
+    let net = &a.stats.network_latency;
+    assert!(net.count > 300, "{}", net.count);
+    assert_eq!((net.min, net.max), (time(0, 0), time(0, 2)));
+    // Every packet on its pair's closed form: only these four values occur.
+    let lattice = [time(0, 0), time(0, 1), time(1, 2), time(0, 2)];
+    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| lattice.contains(&(net.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+    assert_eq!(on, net.count);
+    assert!((net.mean - expect).abs() < 0.05 * expect, "mean {} vs {expect}", net.mean);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -394,6 +394,12 @@ impl Config {
         u64::from((self.router.pipeline() + self.longest_wire()).max(self.router.credit_delay()))
     }
 
+    /// [`Config::quiet_cycles`] counting the links' own latencies in `topology` too (a
+    /// graph's `[a, b, latency]`).
+    pub fn quiet_cycles_on(&self, topology: &Topology) -> u64 {
+        self.quiet_cycles().max(u64::from(self.router.pipeline() + topology.longest_link()))
+    }
+
     /// Validate everything and build the spec.
     pub fn validate(&self) -> Result<Spec> {
         self.validate_with_progress(&|_| {})
@@ -419,7 +425,7 @@ impl Config {
             RouterConfig::InputQueued(c) => {
                 c.validate("router", max_packet)?;
                 let ch = &self.channel;
-                let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency]).max().unwrap_or(1);
+                let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency, topology.longest_link()]).max().unwrap_or(1);
                 let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
                 c.validate_stop_go("router", c.sw_alloc_delay.saturating_add(c.st_delay).saturating_add(wire).max(inject))?;
             }
@@ -625,8 +631,8 @@ impl Config {
             return Err(Error::config("sim.watchdog", "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)"));
         }
         let rc = &self.router;
-        let (pipeline, wire) = (rc.pipeline(), self.longest_wire());
-        let quiet = self.quiet_cycles();
+        let (pipeline, wire) = (rc.pipeline(), self.longest_wire().max(topology.longest_link()));
+        let quiet = self.quiet_cycles_on(&topology);
         if s.watchdog < quiet {
             return Err(Error::config(
                 "sim.watchdog",

@@ -118,9 +118,10 @@ impl Simulation {
                     if id != NONE {
                         let d = topo.channels[id as usize];
                         dst[c] = End::Router { router: d.dst_router, port: d.dst_port };
-                        latency[c] = match &cfg.channel.dim_latency {
-                            Some(v) => v[d.dim as usize],
-                            None => cfg.channel.latency,
+                        latency[c] = match (topo.link_latency(r, o), &cfg.channel.dim_latency) {
+                            (Some(own), _) => own,
+                            (None, Some(v)) => v[d.dim as usize],
+                            (None, None) => cfg.channel.latency,
                         };
                     }
                 }
@@ -518,7 +519,7 @@ impl Simulation {
             cycles: self.now,
             in_network: self.in_network(),
             stalled_for: if self.in_network() > 0 { (self.now - 1).saturating_sub(self.counters.last_progress) } else { 0 },
-            quiet_cycles: self.spec.config.quiet_cycles(),
+            quiet_cycles: self.spec.config.quiet_cycles_on(&self.spec.topology),
             watchdog: s.watchdog,
         };
         Ok(info)

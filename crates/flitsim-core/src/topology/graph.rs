@@ -3,15 +3,17 @@
 //! describes: a machine's real cabling, a damaged or irregular network, a topology from
 //! a design-space search.
 //!
-//! **Links.** Each listed link `[a, b]` is a bidirectional link: a channel each way.
-//! Listing a pair twice gives two parallel links. Router `r`'s network ports are its
+//! **Links.** Each listed link `[a, b]` is a bidirectional link: a channel each way,
+//! of `channel.latency` cycles, or `[a, b, latency]` with its own (1..=1000 cycles, both
+//! directions: a machine's cables differ in length). Listing a pair twice gives two
+//! parallel links. Router `r`'s network ports are its
 //! links in the order they are listed (port `i` = its `i`-th link); every router has as
 //! many ports as the most connected one, so a less connected router has unwired network
 //! ports; the `T` endpoint ports follow. Every router must be reachable from every other.
 //!
 //! **File format** (`topology.file`): one link per line, two router ids separated by
-//! white space; `#` starts a comment; blank lines are skipped. For example a ring of
-//! four routers with one chord:
+//! white space and optionally its latency in cycles; `#` starts a comment; blank lines
+//! are skipped. For example a ring of four routers with one longer chord:
 //!
 //! ```text
 //! # ring
@@ -19,7 +21,7 @@
 //! 1 2
 //! 2 3
 //! 3 0
-//! 0 2   # chord
+//! 0 2 5   # chord, 5 cycles
 //! ```
 //!
 //! **Minimal routes.** Distances by breadth-first search from every router; at router
@@ -37,6 +39,20 @@ use crate::error::{Error, Result};
 /// Largest graph the engine builds (routers): routes are tables of `R^2` entries.
 pub const MAX_ROUTERS: u32 = 4096;
 
+/// One listed link: its two routers, its own latency if given, and the config key (or
+/// file line) it came from, for errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// One end.
+    pub a: u32,
+    /// The other end.
+    pub b: u32,
+    /// Latency in cycles, both directions (`None`: `channel.latency`).
+    pub latency: Option<u32>,
+    /// Where it was given: `topology.links[3]`, or the file and line.
+    pub at: String,
+}
+
 /// A network graph as the config gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graph {
@@ -49,6 +65,8 @@ pub struct Graph {
     /// Per `(router, port)`: the neighbour and the port the link arrives on, or
     /// `(NONE, NONE)` for an unwired port.
     pub peer: Vec<(u32, u32)>,
+    /// Per `(router, port)`: the link's own latency, or 0 for `channel.latency`.
+    pub latency: Vec<u32>,
     /// Hops between routers, `[a * R + b]`.
     pub dist: Vec<u16>,
     /// Minimal next hop, `[r * R + t]`: the output port at `r` towards router `t` (the
@@ -59,11 +77,11 @@ pub struct Graph {
 impl Graph {
     /// Build from the link list (`path` is the config key, "topology", and `source` names
     /// where the links came from for errors: "topology.links" or the file's key).
-    pub fn new(links: &[(u32, u32, String)], routers: Option<u32>, t: u32, path: &str) -> Result<Self> {
+    pub fn new(links: &[Link], routers: Option<u32>, t: u32, path: &str) -> Result<Self> {
         if !(1..=32).contains(&t) {
             return Err(Error::config(format!("{path}.concentration"), format!("{t} endpoints per router is not supported; use 1..=32")));
         }
-        let highest = links.iter().map(|&(a, b, _)| a.max(b)).max();
+        let highest = links.iter().map(|l| l.a.max(l.b)).max();
         let routers = match (routers, highest) {
             (Some(r), _) => r,
             (None, Some(h)) => h.saturating_add(1),
@@ -73,8 +91,14 @@ impl Graph {
             return Err(Error::config(format!("{path}.routers"), format!("{routers} routers is not supported; use 1..={MAX_ROUTERS}")));
         }
         let mut ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); routers as usize];
-        for (a, b, at) in links {
+        let mut lat: Vec<Vec<u32>> = vec![Vec::new(); routers as usize];
+        for Link { a, b, latency, at } in links {
             let (a, b) = (*a, *b);
+            if let Some(l) = *latency {
+                if !(1..=1000).contains(&l) {
+                    return Err(Error::config(at, format!("latency {l} of link {a} - {b} is out of range: 1..=1000 cycles")));
+                }
+            }
             if a >= routers || b >= routers {
                 return Err(Error::config(at, format!("link {a} - {b} names router {} but there are {routers} (ids 0..{routers}); raise {path}.routers or fix the id", a.max(b))));
             }
@@ -84,6 +108,8 @@ impl Graph {
             let (pa, pb) = (ports[a as usize].len() as u32, ports[b as usize].len() as u32);
             ports[a as usize].push((b, pb));
             ports[b as usize].push((a, pa));
+            lat[a as usize].push(latency.unwrap_or(0));
+            lat[b as usize].push(latency.unwrap_or(0));
         }
         let net_ports = ports.iter().map(|p| p.len() as u32).max().unwrap_or(0);
         if net_ports + t > 64 {
@@ -95,9 +121,11 @@ impl Graph {
         }
         let n = routers as usize;
         let mut peer = vec![(NONE, NONE); n * net_ports as usize];
+        let mut latency = vec![0u32; n * net_ports as usize];
         for (r, list) in ports.iter().enumerate() {
             for (i, &pp) in list.iter().enumerate() {
                 peer[r * net_ports as usize + i] = pp;
+                latency[r * net_ports as usize + i] = lat[r][i];
             }
         }
         // Distances by breadth-first search from every router.
@@ -135,7 +163,7 @@ impl Graph {
                 next[r * n + t_r] = near[t_r % near.len()] as u8;
             }
         }
-        Ok(Graph { routers, t, net_ports, peer, dist, next })
+        Ok(Graph { routers, t, net_ports, peer, latency, dist, next })
     }
 
     /// Hops between routers `a` and `b`.
@@ -157,6 +185,12 @@ impl Graph {
         self.peer[(r * self.net_ports + port) as usize]
     }
 
+    /// The own latency of the link on network port `port` of router `r`, if it has one.
+    #[inline]
+    pub fn link_latency(&self, r: u32, port: u32) -> Option<u32> {
+        Some(self.latency[(r * self.net_ports + port) as usize]).filter(|&l| l != 0)
+    }
+
     /// Every channel as (from, to).
     pub fn arcs(&self) -> Vec<(u32, u32)> {
         (0..self.routers).flat_map(|r| (0..self.net_ports).map(move |p| (r, p))).filter_map(|(r, p)| Some((r, self.peer(r, p).0)).filter(|x| x.1 != NONE)).collect()
@@ -165,7 +199,7 @@ impl Graph {
 
 /// Read the link list from a file (see the module docs); `key` is the config key naming
 /// the file, for errors.
-pub fn read_links(file: &str, key: &str) -> Result<Vec<(u32, u32, String)>> {
+pub fn read_links(file: &str, key: &str) -> Result<Vec<Link>> {
     let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, format!("cannot read {file}: {e}")))?;
     let mut links = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -175,10 +209,11 @@ pub fn read_links(file: &str, key: &str) -> Result<Vec<(u32, u32, String)>> {
         }
         let at = format!("{key} ({file} line {})", i + 1);
         let ids: Vec<&str> = body.split_whitespace().collect();
-        let parse = |s: &str| s.parse::<u32>().map_err(|_| Error::config(&at, format!("`{s}` is not a router id (a whole number from 0)")));
+        let parse = |s: &str, what: &str| s.parse::<u32>().map_err(|_| Error::config(&at, format!("`{s}` is not {what} (a whole number from 0)")));
         match ids.as_slice() {
-            [a, b] => links.push((parse(a)?, parse(b)?, at.clone())),
-            _ => return Err(Error::config(&at, format!("`{body}` is not a link: give two router ids, e.g. `0 1`"))),
+            [a, b] => links.push(Link { a: parse(a, "a router id")?, b: parse(b, "a router id")?, latency: None, at }),
+            [a, b, l] => links.push(Link { a: parse(a, "a router id")?, b: parse(b, "a router id")?, latency: Some(parse(l, "a latency in cycles")?), at }),
+            _ => return Err(Error::config(&at, format!("`{body}` is not a link: give two router ids and optionally a latency, e.g. `0 1` or `0 1 5`"))),
         }
     }
     Ok(links)

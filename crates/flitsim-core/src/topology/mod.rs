@@ -126,12 +126,13 @@ pub enum TopologyConfig {
     /// inline (`links`) or in a file (`file`, one link per line), `concentration`
     /// endpoints each. Routed by `routing.type = "graph"`.
     Graph {
-        /// The links, each `[a, b]` joining routers `a` and `b` (a channel each way;
-        /// a pair listed twice gives two parallel links). Give this or `file`.
+        /// The links, each `[a, b]` joining routers `a` and `b` (a channel each way, of
+        /// `channel.latency` cycles) or `[a, b, latency]` with its own latency, 1..=1000
+        /// cycles; a pair listed twice gives two parallel links. Give this or `file`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        links: Option<Vec<[u32; 2]>>,
-        /// A file of links, one per line: two router ids, `#` comments (a path relative
-        /// to the working directory). Give this or `links`.
+        links: Option<Vec<Vec<u32>>>,
+        /// A file of links, one per line: two router ids and optionally a latency, `#`
+        /// comments (a path relative to the working directory). Give this or `links`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         file: Option<String>,
         /// Routers, 1..=4096. Default: the highest id in the links plus one.
@@ -202,7 +203,7 @@ enum RawTopology {
     },
     Graph {
         #[serde(default)]
-        links: Option<Vec<[u32; 2]>>,
+        links: Option<Vec<Vec<u32>>>,
         #[serde(default)]
         file: Option<String>,
         #[serde(default)]
@@ -319,8 +320,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         name: "graph",
         summary: "any network graph: routers joined by the bidirectional links listed inline or in a file; routing.type = \"graph\"",
         params: &[
-            ("links", "or file", "[[a, b], ...]: links joining routers a and b (a pair twice = two parallel links)"),
-            ("file", "or links", "a file with one link per line, `a b`, # comments"),
+            ("links", "or file", "[[a, b], [a, b, latency], ...]: links joining routers a and b, optionally with their own latency (a pair twice = two parallel links)"),
+            ("file", "or links", "a file with one link per line, `a b` or `a b latency`, # comments"),
             ("routers", "highest id + 1", "routers, 1..=4096"),
             ("concentration", "1", "endpoints per router"),
         ],
@@ -465,7 +466,15 @@ impl Topology {
             TopologyConfig::Hyperx { dims, links, concentration } => hyperx::build(hyperx::HyperX::new(dims, links.as_deref(), *concentration, path)?),
             TopologyConfig::Graph { links, file, routers, concentration } => {
                 let list = match (links, file) {
-                    (Some(l), None) => l.iter().enumerate().map(|(i, &[a, b])| (a, b, format!("{path}.links[{i}]"))).collect(),
+                    (Some(l), None) => l
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| match x[..] {
+                            [a, b] => Ok(graph::Link { a, b, latency: None, at: format!("{path}.links[{i}]") }),
+                            [a, b, l] => Ok(graph::Link { a, b, latency: Some(l), at: format!("{path}.links[{i}]") }),
+                            _ => Err(Error::config(format!("{path}.links[{i}]"), format!("{x:?} is not a link: give [a, b] or [a, b, latency]"))),
+                        })
+                        .collect::<Result<Vec<_>>>()?,
                     (None, Some(f)) => graph::read_links(f, &format!("{path}.file"))?,
                     _ => return Err(Error::config(format!("{path}.links"), "give the links either inline (links = [[0, 1], ...]) or in a file (file = \"net.txt\"), not both or neither")),
                 };
@@ -565,6 +574,19 @@ impl Topology {
     /// Minimal router-to-router hops between two endpoints.
     pub fn node_distance(&self, a: u32, b: u32) -> u32 {
         self.router_distance(self.router_of(a), self.router_of(b))
+    }
+
+    /// The own latency of the channel out of network port `port` of router `r`, when
+    /// the topology gives its links lengths (a graph's `[a, b, latency]`); otherwise the
+    /// `[channel]` latencies apply.
+    #[inline]
+    pub fn link_latency(&self, r: u32, port: u32) -> Option<u32> {
+        self.graph.as_ref().and_then(|g| (port < g.net_ports).then(|| g.link_latency(r, port)).flatten())
+    }
+
+    /// The longest of the links' own latencies (0 when none has one).
+    pub fn longest_link(&self) -> u32 {
+        self.graph.as_ref().map_or(0, |g| g.latency.iter().copied().max().unwrap_or(0))
     }
 
     /// Name of a port: `+x`, `-y`, `local0`.
