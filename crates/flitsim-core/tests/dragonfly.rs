@@ -5,29 +5,18 @@
 //! group-to-next-group pattern is held to one global channel per group (1 / (a p) of a
 //! node's bandwidth), which Valiant routing escapes.
 
+mod common;
+use common::{routes, run};
 use flitsim_core::config::Config;
-use flitsim_core::report::Report;
 use flitsim_core::routing::cdg;
 use flitsim_core::routing::dragonfly::PortQueues;
 use flitsim_core::routing::RoutingFunction;
-use flitsim_core::sim::Simulation;
-use flitsim_core::topology::Topology;
 
 fn config(a: u32, p: u32, h: u32, groups: Option<u32>, extra: &str) -> String {
     let g = groups.map(|g| format!("groups = {g}\n")).unwrap_or_default();
     format!("[topology]\ntype = \"dragonfly\"\ngroup_routers = {a}\nconcentration = {p}\nglobal_ports = {h}\n{g}[routing]\ntype = \"dragonfly\"\n{extra}")
 }
 
-fn routes(toml: &str) -> (Topology, RoutingFunction) {
-    let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    let (t, r, _) = c.routes().unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    (t, r)
-}
-
-fn run(toml: &str) -> Report {
-    let spec = Config::from_toml(toml, &[]).and_then(|c| c.validate()).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    Simulation::run_spec(spec).unwrap_or_else(|e| panic!("{e}\n{toml}"))
-}
 
 #[test]
 fn every_pair_of_groups_gets_its_share_of_global_links_and_every_channel_its_reverse() {

@@ -4,26 +4,16 @@
 //! check, a file read as the inline list, the error table, and runs that deliver every
 //! packet on the routes' hop counts.
 
+mod common;
+use common::{routes, run};
 use flitsim_core::config::Config;
-use flitsim_core::report::Report;
-use flitsim_core::routing::{cdg, RoutingFunction};
-use flitsim_core::sim::Simulation;
+use flitsim_core::routing::cdg;
 use flitsim_core::topology::{Topology, TopologyConfig};
 
 fn config<L: std::fmt::Debug>(links: &[L], t: u32, mode: &str, vcs: u32, extra: &str) -> String {
     format!("[topology]\ntype = \"graph\"\nlinks = {links:?}\nconcentration = {t}\n[routing]\ntype = \"graph\"\nmode = \"{mode}\"\n[router]\nvcs = {vcs}\n{extra}")
 }
 
-fn routes(toml: &str) -> (Topology, RoutingFunction) {
-    let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    let (t, r, _) = c.routes().unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    (t, r)
-}
-
-fn run(toml: &str) -> Report {
-    let spec = Config::from_toml(toml, &[]).and_then(|c| c.validate()).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    Simulation::run_spec(spec).unwrap_or_else(|e| panic!("{e}\n{toml}"))
-}
 
 /// The links of a k x k torus (router x + k y), each once.
 fn torus_links(k: u32) -> Vec<[u32; 2]> {

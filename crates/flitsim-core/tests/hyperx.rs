@@ -6,12 +6,12 @@
 //! `min S_k K_k / T`, and a shift along x holds dimension order to the `K / T` of one
 //! router's links, which Valiant and UGAL escape.
 
+mod common;
+use common::{routes, run};
 use flitsim_core::config::Config;
-use flitsim_core::report::Report;
 use flitsim_core::routing::cdg;
 use flitsim_core::routing::{PortQueues, RoutingFunction};
 use flitsim_core::sim::packet::Packet;
-use flitsim_core::sim::Simulation;
 use flitsim_core::topology::Topology;
 
 fn config(dims: &[u32], links: Option<&[u32]>, t: u32, extra: &str) -> String {
@@ -19,16 +19,6 @@ fn config(dims: &[u32], links: Option<&[u32]>, t: u32, extra: &str) -> String {
     format!("[topology]\ntype = \"hyperx\"\ndims = {dims:?}\n{links}concentration = {t}\n[routing]\ntype = \"hyperx\"\n{extra}")
 }
 
-fn routes(toml: &str) -> (Topology, RoutingFunction) {
-    let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    let (t, r, _) = c.routes().unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    (t, r)
-}
-
-fn run(toml: &str) -> Report {
-    let spec = Config::from_toml(toml, &[]).and_then(|c| c.validate()).unwrap_or_else(|e| panic!("{e}\n{toml}"));
-    Simulation::run_spec(spec).unwrap_or_else(|e| panic!("{e}\n{toml}"))
-}
 
 /// The dimension a network port's channel runs in.
 fn dim(t: &Topology, router: u32, port: u32) -> u32 {

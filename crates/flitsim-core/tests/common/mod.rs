@@ -27,6 +27,20 @@ pub fn write_upper_vc_tables(toml: &str, file: &Path) -> (Spec, TableRouting) {
     (spec, bad)
 }
 
+/// The topology and routing function `toml` builds (panics naming the config on an
+/// error).
+pub fn routes(toml: &str) -> (flitsim_core::topology::Topology, RoutingFunction) {
+    let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let (t, r, _) = c.routes().unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    (t, r)
+}
+
+/// Validate and run `toml` (panics naming the config on an error).
+pub fn run(toml: &str) -> flitsim_core::report::Report {
+    let spec = Config::from_toml(toml, &[]).and_then(|c| c.validate()).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    flitsim_core::sim::Simulation::run_spec(spec).unwrap_or_else(|e| panic!("{e}\n{toml}"))
+}
+
 /// The first path at which two JSON values differ.
 pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
     use serde_json::Value::*;
