@@ -1,5 +1,6 @@
-//! Routing on a HyperX (Ahn et al., SC 2009, section 4): dimension-order, Valiant and
-//! UGAL-L routes, with VC classes that keep each deadlock-free.
+//! Routing on a HyperX (Ahn et al., SC 2009; not among the project's papers, so built
+//! from the routes' standard definitions): dimension-order, Valiant and UGAL-L routes,
+//! with VC classes that keep each deadlock-free.
 //!
 //! * **Dimension order** (`dor`, the paper's DOR baseline): correct the differing
 //!   coordinates in dimension order, x first, each in **one** hop (a dimension is a
