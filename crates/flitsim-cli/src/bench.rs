@@ -151,6 +151,28 @@ drain_limit = 0
 channel_counters = false
 "#;
 
+/// The same dragonfly with 4 VCs (two per VC class instead of one): 124 input VCs per
+/// router, so the routers step on 128-bit VC sets.
+const DRAGONFLY_16K_4VC: &str = r#"
+[topology]
+type = "dragonfly"
+group_routers = 16
+concentration = 8
+global_ports = 8
+[routing]
+type = "dragonfly"
+[router]
+vcs = 4
+[traffic]
+load = 0.3
+[sim]
+warmup = 500
+measure = 1500
+drain_limit = 0
+[stats]
+channel_counters = false
+"#;
+
 /// A 4,096-node HyperX (an 8x8x8 flattened butterfly with 8 endpoints per router,
 /// 29-port routers), dimension-order routes, uniform 1-flit packets at 0.3.
 const HYPERX_4K: &str = r#"
@@ -183,6 +205,7 @@ const CASES: &[Case] = &[
     Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
     Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1 },
     Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2 },
+    Case { name: "dragonfly16k-4vc", once: true, about: "the same with 4 VCs: 124 input VCs per router (128-bit VC sets)", toml: DRAGONFLY_16K_4VC, quick_measure: 300, threads: 1 },
     Case { name: "hyperx4k", once: true, about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3", toml: HYPERX_4K, quick_measure: 300, threads: 1 },
     Case { name: "hyperx4k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: HYPERX_4K, quick_measure: 300, threads: 2 },
 ];

@@ -1,7 +1,9 @@
 //! Profiling entry point: the BookSim2 comparison case of `flitsim bench` (8x8 mesh,
 //! iSLIP, uniform 0.3), with `key=value` overrides, printing cycles/s and flit-hops/s.
 //! Run under `perf record` or `valgrind --tool=callgrind` (release keeps debug info);
-//! `THREADS=N` in the environment steps it on N threads (the partitioned engine).
+//! `THREADS=N` in the environment steps it on N threads (the partitioned engine);
+//! `WIDE=1` steps the routers on 128-bit VC sets (the step of routers with more than 64
+//! input VCs), to measure what the wide sets cost on the same network.
 
 use flitsim_core::config::Config;
 use flitsim_core::sim::Simulation;
@@ -25,6 +27,10 @@ measure = 30000
     let threads: usize = std::env::var("THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
     let t = std::time::Instant::now();
     let mut sim = Simulation::new(spec).unwrap();
+    if std::env::var("WIDE").is_ok_and(|w| w == "1") {
+        let flitsim_core::router::Routers::Iq(r) = &mut sim.routers else { panic!("input-queued routers") };
+        r.use_wide_sets();
+    }
     sim.set_threads(threads).unwrap();
     let rep = sim.run(&mut |_| {}).unwrap();
     let s = t.elapsed().as_secs_f64();

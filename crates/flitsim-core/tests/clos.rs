@@ -238,7 +238,7 @@ fn config_errors_name_the_field_and_the_fix() {
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n".into(), "routing.type", "updown"),
         (ud.into(), "routing.type", "clos"),
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\nselection = \"dispersive\"\n".into(), "routing.selection", "probing"),
-        ("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 2\n".into(), "router.vcs", "fewer VCs"),
+        ("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 3\n".into(), "router.vcs", "fewer VCs"),
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\ntype = \"buffered_crossbar\"\n".into(), "router.type", "input_queued"),
     ];
     for (toml, field, fix) in cases {

@@ -27,10 +27,16 @@ fn one_vc_is_fine_without_a_torus_dimension() {
 #[test]
 fn edge_values_just_inside_the_ranges_are_accepted() {
     for toml in [
-        // 8x8 torus, 5 ports: 12 VCs = 60 input VCs <= 64.
+        // 8x8 torus, 5 ports: 12 VCs = 60 input VCs <= 64; 16 VCs = 80 <= 128.
         "[router]\nvcs = 12",
+        "[router]\nvcs = 16",
         // Exactly 64 input VCs: 2-D mesh with concentration 4 (8 ports) x 8 VCs.
         "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\nvcs = 8",
+        // Exactly 128: the same with 16 VCs, and a 64-port crossbar with 2.
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\nvcs = 16",
+        "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 2",
+        // Exactly 64 on the buffered crossbar: 8 ports x 8 VCs.
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\ntype = \"buffered_crossbar\"\nvcs = 8",
         "[router]\nrouting_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\ncredit_delay = 1",
         "[router]\nrouting_delay = 16\nvc_alloc_delay = 16\nsw_alloc_delay = 16\nst_delay = 16\ncredit_delay = 64",
         "[router]\nflow_control = \"virtual_cut_through\"\nbuffer_depth = 8\n[traffic]\npacket_size = 8",

@@ -238,22 +238,36 @@ const CASES: &[Case] = &[
     // ---- router ranges ----
     case("zero_vcs", "[router]\nvcs = 0", Cfg, "router.vcs", &["0 is out of range", "1..=16"]),
     case("seventeen_vcs", "[router]\nvcs = 17", Cfg, "router.vcs", &["17 is out of range", "1..=16"]),
-    // 8x8 torus: 4 network + 1 local port = 5 ports; 5 x 16 = 80 > 64.
-    case("vcs_too_many_for_ports", "[router]\nvcs = 16", Cfg, "router.vcs", &["16 VCs", "5 ports", "80 input VCs", "at most 64", "fewer VCs"]),
-    // 2-D mesh with 4 endpoints per router: 8 ports; 8 x 9 = 72 > 64.
+    // 2-D mesh with 5 endpoints per router: 9 ports; 9 x 16 = 144 > 128.
+    case(
+        "vcs_too_many_for_ports",
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 5\n[router]\nvcs = 16",
+        Cfg,
+        "router.vcs",
+        &["16 VCs", "9 ports", "144 input VCs", "input-queued routers support at most 128", "fewer VCs"],
+    ),
+    // 2-D mesh with 8 endpoints per router: 12 ports; 12 x 11 = 132 > 128.
     case(
         "vcs_too_many_with_concentration",
-        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 4\n[router]\nvcs = 9",
+        "[topology]\ntype = \"mesh\"\ndims = [4, 4]\nconcentration = 8\n[router]\nvcs = 11",
         Cfg,
         "router.vcs",
-        &["9 VCs", "8 ports", "72 input VCs", "lower concentration"],
+        &["11 VCs", "12 ports", "132 input VCs", "lower concentration"],
     ),
     case(
-        "crossbar_64_ports_two_vcs",
-        "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 2",
+        "crossbar_64_ports_three_vcs",
+        "[topology]\ntype = \"crossbar\"\nports = 64\n[router]\nvcs = 3",
         Cfg,
         "router.vcs",
-        &["128 input VCs", "smaller crossbar"],
+        &["192 input VCs", "smaller crossbar"],
+    ),
+    // The buffered crossbar (SeaStar) keeps 64-bit sets: 7 ports x 10 VCs = 70 > 64.
+    case(
+        "buffered_vcs_too_many_for_ports",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\nvcs = 10",
+        Cfg,
+        "router.vcs",
+        &["70 input VCs", "buffered-crossbar routers support at most 64", "router.type = \"input_queued\" (up to 128)"],
     ),
     case(
         "torus_needs_two_vcs_for_datelines",

@@ -495,14 +495,22 @@ impl Config {
             // The controller's own checks (threshold range, tuning period, ...).
             crate::congestion::Controller::new(&self.congestion, self.congestion_buffers(&topology), self.gather(&topology), topology.num_nodes)?;
         }
-        if topology.ports * vcs > crate::router::iq::MAX_PORT_VCS {
+        // Input VCs per router: the input-queued router's sets have 128 bits, the other
+        // routers' 64.
+        let (most, kind) = match self.router {
+            RouterConfig::InputQueued(_) => (crate::router::iq::MAX_PORT_VCS, "input-queued"),
+            RouterConfig::BufferedCrossbar(_) => (crate::router::buffered::MAX_PORT_VCS, "buffered-crossbar"),
+            RouterConfig::Central(_) => (64, "central-arbiter"),
+            RouterConfig::Crosspoint(_) => (64, "crosspoint"),
+        };
+        if topology.ports * vcs > most {
             return Err(Error::config(
                 "router.vcs",
                 format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; the routers support at most {} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly, smaller or fewer dimensions on a HyperX)",
+                    "{vcs} VCs on routers with {} ports is {} input VCs per router; {kind} routers support at most {most} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly, smaller or fewer dimensions on a HyperX){}",
                     topology.ports,
                     topology.ports * vcs,
-                    crate::router::iq::MAX_PORT_VCS
+                    if most < crate::router::iq::MAX_PORT_VCS { ", or router.type = \"input_queued\" (up to 128)" } else { "" }
                 ),
             ));
         }

@@ -1,7 +1,7 @@
 //! Switch allocators: match input ports to output ports for one cycle.
 //!
 //! Requests are made per input VC: the router hands over the set of its *ready* input
-//! VCs (bit `port * vcs + vc`, at most 64), each requesting the one output port its
+//! VCs (a [`VcSet`], bit `port * vcs + vc`: at most 128, on at most 64 ports), each requesting the one output port its
 //! packet was routed to. The allocator returns the matched input ports — at most one
 //! output per input and one input per output — and, for each, which of its VCs goes.
 //! Round-robin pointers live with the caller (one [`PortPointers`] per router port) and
@@ -22,10 +22,12 @@
 //!
 //! The allocator runs once per busy router per cycle, so it works on bit sets and keeps
 //! its work space between calls, touching only the entries of ports that request: no
-//! per-call clearing, no allocation. Work arrays have 64 entries (the most ports or
-//! input VCs a router has) and are indexed with `i & 63`, which needs no bounds check.
+//! per-call clearing, no allocation. Work arrays have 64 entries per port (the most
+//! ports a router has) or 128 per input VC, and are indexed with `i & 63` or `i & 127`,
+//! which needs no bounds check.
 
 use super::arbiter::{next_ptr, round_robin};
+use super::vcset::VcSet;
 use super::AllocatorKind;
 
 /// Round-robin pointers of one router port.
@@ -41,26 +43,31 @@ pub struct PortPointers {
     pub accept: u8,
 }
 
-/// Largest number of ports, and of input VCs, of one router.
+/// Largest number of ports of one router.
 const N: usize = 64;
 
-/// A switch allocator for routers of `ports` ports with `vcs` VCs each
-/// (`ports * vcs <= 64`), with its work space.
+/// Largest number of input VCs of one router.
+const NV: usize = 128;
+
+/// A switch allocator for routers of `ports` ports (at most 64) with `vcs` VCs each,
+/// whose input VCs are sets `B` (`ports * vcs <= B::BITS`), with its work space.
 #[derive(Clone, Debug)]
-pub struct SwitchAllocator {
+pub struct SwitchAllocator<B: VcSet = u64> {
     kind: AllocatorKind,
     iterations: u32,
     ports: u32,
     vcs: u32,
     /// The low `vcs` bits.
-    vc_bits: u64,
+    vc_bits: B,
     /// All input VCs of a router.
-    all_vcs: u64,
+    all_vcs: B,
     /// Input VC `port * vcs + vc` -> port.
-    port_of_vc: [u8; N],
-    /// Per output port: requesting input VCs (iSLIP) or input ports (separable). Valid
-    /// only for outputs requested in the current call.
-    req: [u64; N],
+    port_of_vc: [u8; NV],
+    /// Per output port: requesting input VCs (iSLIP). Valid only for outputs requested
+    /// in the current call.
+    req: [B; N],
+    /// Per output port: requesting input ports (separable). Valid likewise.
+    req_ports: [u64; N],
     /// iSLIP: outputs granting each input in the current iteration (valid only for the
     /// inputs granted in it).
     grants_to: [u64; N],
@@ -73,24 +80,24 @@ pub struct SwitchAllocator {
     moves_outputs: u64,
 }
 
-impl SwitchAllocator {
+impl<B: VcSet> SwitchAllocator<B> {
     /// An allocator of the given kind; `iterations` is used by iSLIP only.
     pub fn new(kind: AllocatorKind, iterations: u32, ports: u32, vcs: u32) -> Self {
-        assert!(ports * vcs <= 64 && vcs >= 1, "at most 64 input VCs per router");
-        let mut port_of_vc = [0u8; N];
+        assert!(ports as usize <= N && (ports * vcs) as usize <= B::BITS && vcs >= 1, "at most 64 ports and {} input VCs per router", B::BITS);
+        let mut port_of_vc = [0u8; NV];
         for (i, p) in port_of_vc.iter_mut().enumerate().take((ports * vcs) as usize) {
             *p = (i as u32 / vcs) as u8;
         }
-        let bits = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         SwitchAllocator {
             kind,
             iterations,
             ports,
             vcs,
-            vc_bits: bits(vcs),
-            all_vcs: bits(ports * vcs),
+            vc_bits: B::low(vcs as usize),
+            all_vcs: B::low((ports * vcs) as usize),
             port_of_vc,
-            req: [0; N],
+            req: [B::EMPTY; N],
+            req_ports: [0; N],
             grants_to: [0; N],
             vc_of: [0; N],
             out_of: [0; N],
@@ -105,7 +112,7 @@ impl SwitchAllocator {
     /// [`request`]: SwitchAllocator::request
     /// [`commit`]: SwitchAllocator::commit
     #[inline]
-    pub fn allocate(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
+    pub fn allocate(&mut self, ready: B, output: impl Fn(usize) -> usize, ptrs: &mut [PortPointers; N]) -> u64 {
         let matched = self.request(ready, output, ptrs);
         let mut m = matched;
         while m != 0 {
@@ -121,7 +128,7 @@ impl SwitchAllocator {
     /// caller must [`commit`](SwitchAllocator::commit) every matched input before the
     /// next call.
     #[inline]
-    pub fn request(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    pub fn request(&mut self, ready: B, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         self.request_shaped::<0, 0>(ready, output, ptrs)
     }
 
@@ -130,11 +137,11 @@ impl SwitchAllocator {
     #[inline(always)]
     pub(crate) fn request_shaped<const P: usize, const V: usize>(
         &mut self,
-        ready: u64,
+        ready: B,
         output: impl Fn(usize) -> usize,
         ptrs: &[PortPointers; N],
     ) -> u64 {
-        debug_assert!(ready & !self.all_vcs == 0, "ready VCs out of range");
+        debug_assert!((ready & !self.all_vcs).is_empty(), "ready VCs out of range");
         debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
         if let Some(matched) = self.without_conflicts::<V>(ready, &output) {
             return matched;
@@ -168,7 +175,7 @@ impl SwitchAllocator {
         // (`checked_div` is `None` only for the run-time shape, V = 0.)
         match i.checked_div(V) {
             Some(p) => p & 63,
-            None => self.port_of_vc[i & 63] as usize & 63,
+            None => self.port_of_vc[i & (NV - 1)] as usize & 63,
         }
     }
 
@@ -176,7 +183,7 @@ impl SwitchAllocator {
     /// they run in over a third of the router steps, where a call costs more than the
     /// code size it saves).
     #[inline(always)]
-    fn with_conflicts<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    fn with_conflicts<const V: usize>(&mut self, ready: B, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         match self.kind {
             AllocatorKind::SeparableInputFirst => self.separable::<V>(ready, output, ptrs),
             AllocatorKind::Islip => self.islip::<V>(ready, output, ptrs),
@@ -221,12 +228,12 @@ impl SwitchAllocator {
     /// every request (each output has one requester, each input one grant), so only the
     /// pointer updates differ. Returns `None` when requests conflict.
     #[inline]
-    fn without_conflicts<const V: usize>(&mut self, ready: u64, output: &impl Fn(usize) -> usize) -> Option<u64> {
+    fn without_conflicts<const V: usize>(&mut self, ready: B, output: &impl Fn(usize) -> usize) -> Option<u64> {
         let (mut ins, mut outs, mut clash) = (0u64, 0u64, 0u64);
         let v_n = self.v_n::<V>();
         let mut m = ready;
-        while m != 0 {
-            let i = take_lowest(&mut m);
+        while !m.is_empty() {
+            let i = m.take_lowest();
             let p = self.port_of::<V>(i);
             let o = output(i) & 63;
             clash |= (ins >> p) | (outs >> o);
@@ -243,29 +250,29 @@ impl SwitchAllocator {
     }
 
     #[inline(always)]
-    fn separable<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    fn separable<const V: usize>(&mut self, ready: B, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         let v_n = self.v_n::<V>();
         // Input stage: each input port with ready VCs picks one by round robin.
         let mut outs = 0u64;
         let mut todo = ready;
-        while todo != 0 {
-            let p = self.port_of::<V>(lowest(todo));
+        while !todo.is_empty() {
+            let p = self.port_of::<V>(todo.lowest());
             let shift = p * v_n;
             todo &= !(self.vc_bits << shift);
-            let v = round_robin((ready >> shift) & self.vc_bits, ptrs[p].vc as u32) as usize;
+            let v = round_robin(((ready >> shift) & self.vc_bits).low_u64(), ptrs[p].vc as u32) as usize;
             self.vc_of[p] = v as u8;
             let o = output(shift + v) & 63;
             if outs >> o & 1 == 0 {
                 outs |= 1 << o;
-                self.req[o] = 0;
+                self.req_ports[o] = 0;
             }
-            self.req[o] |= 1 << p;
+            self.req_ports[o] |= 1 << p;
         }
         // Output stage: each requested output picks one of its inputs by round robin.
         let mut matched = 0u64;
         while outs != 0 {
             let o = take_lowest(&mut outs);
-            let p = round_robin(self.req[o], ptrs[o].output as u32) as usize & 63;
+            let p = round_robin(self.req_ports[o], ptrs[o].output as u32) as usize & 63;
             self.out_of[p] = o as u8;
             matched |= 1 << p;
         }
@@ -274,19 +281,19 @@ impl SwitchAllocator {
     }
 
     #[inline(always)]
-    fn islip<const V: usize>(&mut self, ready: u64, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
+    fn islip<const V: usize>(&mut self, ready: B, output: impl Fn(usize) -> usize, ptrs: &[PortPointers; N]) -> u64 {
         let v_n = self.v_n::<V>();
         // Requests per output, at VC granularity: an input requests output `o` when any
         // of its ready VCs does, so "first requesting input at or after pointer g" is the
         // port of the first requesting VC at or after VC `g * vcs`.
         let mut outs = 0u64;
         let mut m = ready;
-        while m != 0 {
-            let i = take_lowest(&mut m);
+        while !m.is_empty() {
+            let i = m.take_lowest();
             let o = output(i) & 63;
             // The first request for `o` in this call starts its set afresh.
-            let earlier = (outs >> o & 1).wrapping_neg();
-            self.req[o] = self.req[o] & earlier | 1 << i;
+            let earlier = B::all_if(outs >> o & 1 != 0);
+            self.req[o] = self.req[o] & earlier | B::bit(i);
             outs |= 1 << o;
         }
         if self.iterations == 1 {
@@ -304,8 +311,8 @@ impl SwitchAllocator {
             while o_mask != 0 {
                 let o = take_lowest(&mut o_mask);
                 let requesters = self.req[o] & in_free;
-                if requesters != 0 {
-                    let first = round_robin(requesters, ptrs[o].grant as u32 * v_n as u32);
+                if !requesters.is_empty() {
+                    let first = requesters.round_robin(ptrs[o].grant as u32 * v_n as u32);
                     let i = self.port_of::<V>(first as usize);
                     if granted >> i & 1 == 0 {
                         self.grants_to[i] = 0;
@@ -329,7 +336,7 @@ impl SwitchAllocator {
                     self.moves_outputs |= 1 << i;
                 }
             }
-            if out_free == 0 || in_free == 0 {
+            if out_free == 0 || in_free.is_empty() {
                 break;
             }
         }
@@ -337,7 +344,7 @@ impl SwitchAllocator {
         let mut m = matched;
         while m != 0 {
             let i = take_lowest(&mut m);
-            let vcs = (self.req[self.out_of[i] as usize & 63] >> (i * v_n)) & self.vc_bits;
+            let vcs = ((self.req[self.out_of[i] as usize & 63] >> (i * v_n)) & self.vc_bits).low_u64();
             let v = round_robin(vcs, ptrs[i].vc as u32);
             self.vc_of[i] = v as u8;
         }
@@ -345,7 +352,7 @@ impl SwitchAllocator {
     }
 }
 
-impl SwitchAllocator {
+impl<B: VcSet> SwitchAllocator<B> {
     /// One iSLIP iteration (the common configuration), given the requests per output
     /// (`req`, valid for the outputs in `outs`): grant, then accept, each matched input
     /// choosing its VC as it accepts. The same matching as the general loop, with fewer
@@ -358,7 +365,7 @@ impl SwitchAllocator {
         let mut o_mask = outs;
         while o_mask != 0 {
             let o = take_lowest(&mut o_mask);
-            let first = round_robin(self.req[o], ptrs[o].grant as u32 * v_n as u32);
+            let first = self.req[o].round_robin(ptrs[o].grant as u32 * v_n as u32);
             let i = self.port_of::<V>(first as usize);
             let earlier = (granted >> i & 1).wrapping_neg();
             self.grants_to[i] = self.grants_to[i] & earlier | 1 << o;
@@ -371,7 +378,7 @@ impl SwitchAllocator {
             let i = take_lowest(&mut m);
             let o = round_robin(self.grants_to[i], ptrs[i].accept as u32) as usize & 63;
             self.out_of[i] = o as u8;
-            let vcs = (self.req[o] >> (i * v_n)) & self.vc_bits;
+            let vcs = ((self.req[o] >> (i * v_n)) & self.vc_bits).low_u64();
             self.vc_of[i] = round_robin(vcs, ptrs[i].vc as u32) as u8;
         }
         self.moves_outputs = granted;
@@ -451,6 +458,56 @@ mod tests {
         assert_eq!((p[0].vc, p[1].output), (1, 1));
         // Next: input 0 picks VC1 (-> out 0), input 1 VC0 (-> out 1): both go.
         assert_eq!(run(&mut a, &req, &mut p), vec![Some((1, 0)), Some((0, 1))]);
+    }
+
+    #[test]
+    fn wide_sets_allocate_like_narrow_ones() {
+        // 16 ports x 4 VCs = 64 input VCs fit both widths: for random ready sets and
+        // outputs, every allocator kind gives the same matches and pointers on u64 and
+        // u128 sets.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (kind, iterations) in [(AllocatorKind::Islip, 1), (AllocatorKind::Islip, 3), (AllocatorKind::SeparableInputFirst, 1)] {
+            let mut narrow = SwitchAllocator::<u64>::new(kind, iterations, 16, 4);
+            let mut wide = SwitchAllocator::<u128>::new(kind, iterations, 16, 4);
+            let (mut pn, mut pw) = ([PortPointers::default(); N], [PortPointers::default(); N]);
+            for _ in 0..2000 {
+                let ready = next() & next();
+                let outs: Vec<usize> = (0..64).map(|_| next() as usize % 16).collect();
+                let a = narrow.allocate(ready, |i| outs[i], &mut pn);
+                let b = wide.allocate(ready as u128, |i| outs[i], &mut pw);
+                assert_eq!(a, b, "{kind:?} x{iterations}: ready {ready:#x}");
+                let mut m = a;
+                while m != 0 {
+                    let p = take_lowest(&mut m);
+                    assert_eq!(narrow.grant(p), wide.grant(p));
+                }
+                assert_eq!(pn, pw);
+            }
+        }
+    }
+
+    #[test]
+    fn wide_sets_serve_input_vcs_past_64() {
+        // 20 ports x 4 VCs = 80 input VCs. Input port 17's VCs are 68..72, port 19's
+        // 76..80. Both request output 3 (VC 69 and VC 78), port 0's VC 1 output 5.
+        for kind in [AllocatorKind::Islip, AllocatorKind::SeparableInputFirst] {
+            let mut a = SwitchAllocator::<u128>::new(kind, 1, 20, 4);
+            let mut p = [PortPointers::default(); N];
+            let ready = 1u128 << 69 | 1 << 78 | 1 << 1;
+            let out = |i: usize| if i == 1 { 5 } else { 3 };
+            // Output 3 picks port 17 first (nearest its pointer 0), then port 19.
+            assert_eq!(a.allocate(ready, out, &mut p), 1 << 17 | 1);
+            assert_eq!((a.grant(17), a.grant(0)), ((1, 3), (1, 5)));
+            assert_eq!(a.allocate(ready, out, &mut p), 1 << 19 | 1);
+            assert_eq!(a.grant(19), (2, 3));
+            assert_eq!(a.allocate(ready, out, &mut p) >> 17 & 1, 1, "{kind:?}: back to port 17");
+        }
     }
 
     #[test]

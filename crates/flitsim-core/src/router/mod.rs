@@ -17,6 +17,7 @@ pub mod crosspoint;
 pub mod allocator;
 pub mod arbiter;
 pub mod iq;
+pub mod vcset;
 mod wiring;
 
 use serde::{Deserialize, Serialize};
@@ -202,7 +203,8 @@ impl RouterConfig {
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct IqConfig {
-    /// Virtual channels per port (1..=16). Default 4.
+    /// Virtual channels per port (1..=16; at most 128 input VCs per router, ports x
+    /// vcs). Default 4.
     #[serde(default = "d_vcs")]
     pub vcs: u32,
     /// Flit slots per input VC buffer (1..=1024). Default 8.
@@ -380,7 +382,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
     name: "input_queued",
     summary: "input-queued VC router: RC, VA, SA, ST pipeline, credit flow control, wormhole or VCT",
     params: &[
-        ("vcs", "4", "virtual channels per port"),
+        ("vcs", "4", "virtual channels per port, 1..=16; ports x vcs <= 128 (above 64 the routers step on 128-bit VC sets)"),
         ("buffer_depth", "8", "flit slots per input VC"),
         ("flow_control", "wormhole", "wormhole | virtual_cut_through"),
         ("stop_go", "none (credits)", "{ stop, go }: Myrinet STOP/GO back-pressure in flits instead of credits (vcs = 1, wormhole; buffer_depth >= stop + slack)"),
@@ -399,7 +401,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         name: "buffered_crossbar",
         summary: "buffered crossbar (SeaStar): input buffers, per-output staging buffers, per-packet output arbitration, bit-exact aging",
         params: &[
-            ("vcs", "4", "virtual channels per port"),
+            ("vcs", "4", "virtual channels per port, 1..=16; ports x vcs <= 64"),
             ("buffer_depth", "96", "flit slots per input VC"),
             ("staging_depth", "16", "flit slots per staging buffer (output x input x VC)"),
             ("max_packet", "workload max", "flits of downstream credit an output VC needs to compete"),

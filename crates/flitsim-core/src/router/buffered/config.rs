@@ -11,8 +11,8 @@ use crate::router::aging::clock::SaturationCheck;
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BufferedConfig {
-    /// Virtual channels per port (1..=16). Default 4 (SeaStar: request VC0/VC1,
-    /// response VC2/VC3 with `routing.classes = 2`).
+    /// Virtual channels per port (1..=16; ports x vcs <= 64). Default 4 (SeaStar:
+    /// request VC0/VC1, response VC2/VC3 with `routing.classes = 2`).
     #[serde(default = "d_vcs")]
     pub vcs: u32,
     /// Flit slots per input VC buffer (1..=4096). Default 96 (SeaStar).

@@ -40,8 +40,9 @@ pub(super) trait Arrive {
     /// Entries on a due port must be checked for their arrival cycle (polling); without
     /// polling, a due port has exactly one arrived entry.
     const POLLS: bool;
-    /// Does router `r` (whose buffers hold `occ`) have work in cycle `now`?
-    fn busy(&self, r: usize, now: u64, occ: u64) -> bool;
+    /// Does router `r` (whose buffers hold flits when `occupied`) have work in cycle
+    /// `now`?
+    fn busy(&self, r: usize, now: u64, occupied: bool) -> bool;
     /// Something of `kind` leaves for `port` of `router`, arriving at cycle `arrive`.
     fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize);
     /// [`Arrive::notify`] with `router` and `kind` given as their [`Arrivals::row`]
@@ -50,11 +51,11 @@ pub(super) trait Arrive {
     /// The (flit, credit) port sets due at `router` in cycle `now`, emptying its slot;
     /// when polling, every connected port (`poll[router]`).
     fn take(&mut self, router: usize, now: u64, poll: &[(u64, u64)]) -> (u64, u64);
-    /// [`Arrive::take`] if router `r` (whose buffers hold `occ`) has work in cycle `now`
+    /// [`Arrive::take`] if router `r` (whose buffers hold flits when `occupied`) has work in cycle `now`
     /// ([`Arrive::busy`]), else `None`: both with one look at its slot.
     #[inline(always)]
-    fn take_if_busy(&mut self, r: usize, now: u64, occ: u64, poll: &[(u64, u64)]) -> Option<(u64, u64)> {
-        if self.busy(r, now, occ) {
+    fn take_if_busy(&mut self, r: usize, now: u64, occupied: bool, poll: &[(u64, u64)]) -> Option<(u64, u64)> {
+        if self.busy(r, now, occupied) {
             Some(self.take(r, now, poll))
         } else {
             None
@@ -70,9 +71,9 @@ pub(super) trait Arrive {
 impl Arrive for Calendar {
     const POLLS: bool = false;
     #[inline(always)]
-    fn busy(&self, r: usize, now: u64, occ: u64) -> bool {
+    fn busy(&self, r: usize, now: u64, occupied: bool) -> bool {
         let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
-        occ != 0 || self.marks[i] | self.marks[i + 1] != 0
+        occupied || self.marks[i] | self.marks[i + 1] != 0
     }
     #[inline(always)]
     fn notify(&mut self, router: u32, port: u32, arrive: u64, kind: usize) {
@@ -92,11 +93,11 @@ impl Arrive for Calendar {
         due
     }
     #[inline(always)]
-    fn take_if_busy(&mut self, r: usize, now: u64, occ: u64, _poll: &[(u64, u64)]) -> Option<(u64, u64)> {
+    fn take_if_busy(&mut self, r: usize, now: u64, occupied: bool, _poll: &[(u64, u64)]) -> Option<(u64, u64)> {
         let i = (r << self.shift) | ((now & self.mask) as usize) << 1;
         let slot = self.marks[i..].first_chunk_mut::<2>().expect("in range");
         let due = (slot[FLIT], slot[CREDIT]);
-        if occ == 0 && due.0 | due.1 == 0 {
+        if !occupied && due.0 | due.1 == 0 {
             return None;
         }
         *slot = [0, 0];
@@ -114,7 +115,7 @@ impl Arrive for Calendar {
 impl Arrive for Counting {
     const POLLS: bool = true;
     #[inline(always)]
-    fn busy(&self, r: usize, _now: u64, _occ: u64) -> bool {
+    fn busy(&self, r: usize, _now: u64, _occupied: bool) -> bool {
         self.pending[r] != 0
     }
     #[inline(always)]

@@ -17,7 +17,7 @@ impl IqRouters {
             panic!("only networks with an arrival calendar are partitioned (checked by the engine)");
         };
         let shift = cal.shift;
-        let sink = self.sets.len() as u32;
+        let sink = self.routers;
         let crosses = |row: u32| {
             let router = row >> shift;
             router != sink && !(lo..hi).contains(&router)
@@ -109,7 +109,7 @@ impl IqRouters {
         self.ivc[lo * pv..hi * pv].copy_from_slice(&other.ivc[lo * pv..hi * pv]);
         self.out[lo * pv..hi * pv].copy_from_slice(&other.out[lo * pv..hi * pv]);
         self.buf[lo * pv * d..hi * pv * d].copy_from_slice(&other.buf[lo * pv * d..hi * pv * d]);
-        self.sets[lo..hi].copy_from_slice(&other.sets[lo..hi]);
+        self.lanes.copy_span_from(&other.lanes, lo, hi);
         self.ptrs[lo * p..hi * p].copy_from_slice(&other.ptrs[lo * p..hi * p]);
     }
 }

@@ -1,9 +1,9 @@
 //! Input-VC state of the input-queued router: the per-VC state machine with its buffer
 //! ring pointers, and the per-router VC sets that drive the pipeline stages.
 
-use super::{OutputVc, VIEW};
+use super::{OutputVc, IDX, VIEW};
 use crate::link::Flit;
-use crate::router::allocator::take_lowest;
+use crate::router::vcset::VcSet;
 
 /// Input VC states.
 pub mod state {
@@ -95,27 +95,28 @@ impl InputVc {
     }
 }
 
-/// Per router: the input-VC sets that drive the pipeline stages (bit `port * vcs + vc`).
+/// Per router: the input-VC sets that drive the pipeline stages (bit `port * vcs + vc`;
+/// `u64` or `u128`, [`VcSet`]).
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct VcSets {
+pub(super) struct VcSets<B: VcSet> {
     /// Input VCs holding flits.
-    pub(super) occ: u64,
+    pub(super) occ: B,
     /// Input VCs in state VC_ALLOC.
-    pub(super) va: u64,
+    pub(super) va: B,
     /// Input VCs in state ACTIVE.
-    pub(super) act: u64,
+    pub(super) act: B,
     /// Free output VCs (bit `port * vcs + vc`), mirroring `owner == FREE`.
-    pub(super) free: u64,
+    pub(super) free: B,
     /// Input VCs in VC_ALLOC or ACTIVE whose pipeline delay has not passed (`ready >
     /// now`): they may not request yet.
-    pub(super) wait: u64,
+    pub(super) wait: B,
     /// ACTIVE input VCs whose output VC has a credit (always, on an ejection port). With
     /// `occ`, `act` and `wait` this makes the switch requests without visiting every VC:
     /// the bit is cleared when the output VC's last credit is used and set again by the
     /// credit's return (the output VC's `owner` names the input VC).
-    pub(super) cred: u64,
+    pub(super) cred: B,
     /// Input VCs in state DROP (only with a routing function that may drop).
-    pub(super) drop: u64,
+    pub(super) drop: B,
     /// STOP/GO: input ports whose last symbol upstream was STOP.
     pub(super) stopped: u64,
 }
@@ -123,24 +124,24 @@ pub(super) struct VcSets {
 /// The input VCs among `cand` (active, with a flit) that may request the switch: past
 /// their delay and with a credit for their output VC (or on an ejection port). The step
 /// keeps this set incrementally; debug builds check it against this full scan.
-pub(super) fn switch_ready(ivc: &[InputVc; VIEW], outs: &[OutputVc; VIEW], mut cand: u64, local: u64, v_n: usize, now: u64) -> u64 {
-    let mut ready = 0u64;
-    while cand != 0 {
-        let li = take_lowest(&mut cand);
-        let st = &ivc[li];
+pub(super) fn switch_ready<B: VcSet>(ivc: &[InputVc; VIEW], outs: &[OutputVc; VIEW], mut cand: B, local: u64, v_n: usize, now: u64) -> B {
+    let mut ready = B::EMPTY;
+    while !cand.is_empty() {
+        let li = cand.take_lowest();
+        let st = &ivc[li & IDX];
         let o = st.port as usize;
-        let credit = local >> o & 1 != 0 || outs[(o * v_n + st.out_vc as usize) & 63].credits != 0;
-        ready |= ((st.ready_by(now) && credit) as u64) << li;
+        let credit = local >> o & 1 != 0 || outs[(o * v_n + st.out_vc as usize) & IDX].credits != 0;
+        ready |= B::bit_if(st.ready_by(now) && credit, li);
     }
     ready
 }
 
 /// The input VCs among `cand` still in a pipeline delay (debug check of `wait`).
-pub(super) fn delayed(ivc: &[InputVc; VIEW], mut cand: u64, now: u64) -> u64 {
-    let mut m = 0u64;
-    while cand != 0 {
-        let li = take_lowest(&mut cand);
-        m |= (!ivc[li].ready_by(now) as u64) << li;
+pub(super) fn delayed<B: VcSet>(ivc: &[InputVc; VIEW], mut cand: B, now: u64) -> B {
+    let mut m = B::EMPTY;
+    while !cand.is_empty() {
+        let li = cand.take_lowest();
+        m |= B::bit_if(!ivc[li & IDX].ready_by(now), li);
     }
     m
 }

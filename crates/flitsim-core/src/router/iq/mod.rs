@@ -48,7 +48,9 @@
 //!   0 = read at run time, for every other shape), so index arithmetic is constant and
 //!   the allocators' pointer updates unroll; DOR and table routing each get their own
 //!   step (the `Route` trait), so no head tests which routing function it has.
-//! * Per router, 64-bit sets over its input VCs (bit `port * vcs + vc`) drive the stages:
+//! * Per router, sets over its input VCs (bit `port * vcs + vc`; 64 bits, or 128 for
+//!   routers of more than 64 input VCs: [`VcSet`], compiled once per width in [`lanes`])
+//!   drive the stages:
 //!   `occ` (holds flits), `va` (waiting for VC allocation), `act` (holds an output VC),
 //!   `wait` (in a pipeline delay) and `cred` (active, and its output VC has a credit),
 //!   and over its output VCs: `free`. Every stage iterates set bits only, on local copies
@@ -58,8 +60,8 @@
 //!   `occ & act & cred & !wait`, with no scan over the VCs (debug builds check both
 //!   against a full scan). With pipeline delays of at most one cycle, `wait` needs no
 //!   test of ready cycles at all: every delay ends in the next step.
-//! * A step sees its router's part of each per-router array as a fixed 64-entry view
-//!   (`VIEW`; the arrays are padded) indexed with `i & 63`: no bounds checks, no
+//! * A step sees its router's part of each per-router array as a fixed 128-entry view
+//!   (`VIEW`; the arrays are padded) indexed with `i & 127`: no bounds checks, no
 //!   `unsafe`.
 //! * Each port's wiring holds the [`Ring`]s of its channels (flits and credits, in and
 //!   out), so sending and receiving look nothing up, and the routers at the far ends.
@@ -95,6 +97,8 @@ mod arrivals;
 pub mod crossing;
 mod describe;
 mod input_vc;
+mod inspect;
+mod lanes;
 mod ports;
 mod prefetch;
 mod route;
@@ -104,12 +108,14 @@ pub use input_vc::{state, InputVc};
 
 use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
+use lanes::{Lanes, Width};
 use ports::{send_credit, stop_go_symbols, PortWiring, UNWIRED};
 use route::{route_head, Route};
 use vc_alloc::VaContext;
 
-use super::allocator::{take_lowest, PortPointers, SwitchAllocator};
+use super::allocator::{take_lowest, PortPointers};
 use super::drops;
+use super::vcset::VcSet;
 use super::IqConfig;
 use crate::link::{Channels, End, Flit, InFlight};
 use crate::router::crossing::Which;
@@ -135,14 +141,18 @@ pub struct OutputVc {
     pub(super) va_ptr: u16,
 }
 
-/// Largest `ports * vcs` of one router: the per-router VC sets are 64-bit masks.
-pub const MAX_PORT_VCS: u32 = 64;
+/// Largest `ports * vcs` of one router: the per-router VC sets are at most 128-bit
+/// masks ([`VcSet`]). (Ports are at most 64, which the topologies check.)
+pub const MAX_PORT_VCS: u32 = 128;
 
 /// Size of a router's view of a per-router array: its most input VCs (and ports). Every
 /// per-router array is padded with this many entries, so a step sees its router's part
-/// as a fixed-size array and indexes it with `i & 63`, which needs no bounds check. Only
-/// the first `ports * vcs` (or `ports`) entries of a view belong to the router.
+/// as a fixed-size array and indexes it with `i & IDX`, which needs no bounds check.
+/// Only the first `ports * vcs` (or `ports`) entries of a view belong to the router.
 const VIEW: usize = MAX_PORT_VCS as usize;
+
+/// Index mask of a view.
+const IDX: usize = VIEW - 1;
 
 /// Router `base`'s view of a padded per-router array.
 #[inline(always)]
@@ -170,16 +180,6 @@ const PREFETCH_HEADERS: usize = 2;
 /// lives beyond the core's own caches. Smaller networks run faster without.
 const PREFETCH_ABOVE_BYTES: usize = 8 << 20;
 
-/// The low `vcs` bits.
-#[inline]
-fn vc_mask(vcs: u32) -> u64 {
-    if vcs >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << vcs) - 1
-    }
-}
-
 /// Every input-queued router of a network.
 #[derive(Clone, Debug)]
 pub struct IqRouters {
@@ -195,8 +195,10 @@ pub struct IqRouters {
     pub ivc: Vec<InputVc>,
     /// Input VC buffer storage, `depth` slots per input VC.
     buf: Vec<Flit>,
-    /// Per router: the input-VC sets.
-    sets: Vec<VcSets>,
+    /// Routers in the network.
+    routers: u32,
+    /// Per router: the input-VC sets, with the allocators' state of their width.
+    lanes: Width,
     /// Output VC state, `[(router * ports + port) * vcs + vc]` (padded; the padding is
     /// free).
     pub out: Vec<OutputVc>,
@@ -211,10 +213,6 @@ pub struct IqRouters {
     poll: Vec<(u64, u64)>,
     /// How routers learn of arrivals.
     arrivals: Arrivals,
-    /// VC allocator work space: per output VC, the input VCs that picked it.
-    va_pickers: [u64; VIEW],
-    /// Switch allocator (with its work space).
-    sw: SwitchAllocator,
     /// Per `(router, port)`: switch allocator round-robin pointers.
     ptrs: Vec<PortPointers>,
     /// Prefetch ahead of each router's step (large networks only).
@@ -241,7 +239,7 @@ impl IqRouters {
     /// Build the routers of `topo` wired to `ch`.
     pub fn new(cfg: &IqConfig, topo: &Topology, ch: &Channels) -> Self {
         let (p, v, d) = (topo.ports, cfg.vcs, cfg.buffer_depth);
-        assert!(p * v <= MAX_PORT_VCS, "validated: ports * vcs <= 64");
+        assert!(p * v <= MAX_PORT_VCS && p <= 64, "validated: ports * vcs <= 128, ports <= 64");
         let r = topo.num_routers;
         let nivc = (r * p * v) as usize;
         let nports = (r * p) as usize;
@@ -311,7 +309,7 @@ impl IqRouters {
         let per_port = std::mem::size_of::<PortWiring>() + std::mem::size_of::<PortPointers>();
         let footprint = nivc * per_vc
             + nports * per_port
-            + r as usize * (std::mem::size_of::<VcSets>() + (8 << slots_shift(&arrivals)))
+            + r as usize * (std::mem::size_of::<VcSets<u64>>() * (p * v).div_ceil(64) as usize + (8 << slots_shift(&arrivals)))
             + ch.flits.bytes()
             + ch.credits.bytes();
         IqRouters {
@@ -321,15 +319,14 @@ impl IqRouters {
             cfg: cfg.clone(),
             ivc: vec![InputVc::default(); pivc],
             buf: vec![Flit::default(); nivc * d as usize],
-            sets: vec![VcSets { free: vc_mask(p * v), ..VcSets::default() }; r as usize],
+            routers: r,
+            lanes: Width::new(cfg, r, p, v),
             out: vec![OutputVc { credits: if cfg.stop_go.is_some() { crate::flow::GO_CREDITS } else { d }, owner: FREE, va_ptr: 0 }; pivc],
             in_chan,
             wiring,
             local,
             poll,
             arrivals,
-            va_pickers: [0; VIEW],
-            sw: SwitchAllocator::new(cfg.allocator, cfg.islip_iterations, p, v),
             ptrs: vec![PortPointers::default(); pports],
             prefetch: footprint >= PREFETCH_ABOVE_BYTES,
             li_port: std::array::from_fn(|li| (li as u32 / v) as u8),
@@ -340,46 +337,6 @@ impl IqRouters {
             boundary: Vec::new(),
             dateline_drops: drops::DatelineDrops::default(),
         }
-    }
-
-    /// The configuration these routers were built with.
-    pub fn config(&self) -> &IqConfig {
-        &self.cfg
-    }
-
-    /// Does [`IqRouters::step`] prefetch (see the module docs)? Chosen at build from
-    /// the size of the network.
-    pub fn prefetching(&self) -> bool {
-        self.prefetch
-    }
-
-    /// Turn prefetching on or off (it never changes results; tests check that).
-    pub fn set_prefetching(&mut self, on: bool) {
-        self.prefetch = on;
-    }
-
-    /// Flits in input VC buffer `i` (global input-VC index).
-    #[inline]
-    pub fn buffer_len(&self, i: usize) -> u32 {
-        self.ivc[i].len as u32
-    }
-
-    /// Front flit of input VC buffer `i`.
-    #[inline]
-    pub fn buffer_front(&self, i: usize) -> Option<Flit> {
-        let st = &self.ivc[i];
-        (st.len > 0).then(|| self.buf[st.front_slot(i, self.depth as usize)])
-    }
-
-    /// Flits buffered in all routers.
-    pub fn total_buffered(&self) -> u64 {
-        self.ivc.iter().map(|s| s.len as u64).sum()
-    }
-
-    /// Flits buffered in router `r`'s input VCs.
-    pub fn buffered(&self, r: u32) -> u64 {
-        let base = (r * self.ports * self.vcs) as usize;
-        (base..base + (self.ports * self.vcs) as usize).map(|i| self.ivc[i].len as u64).sum()
     }
 
     /// An endpoint sent a flit into input `port` of router `r`, arriving at cycle
@@ -396,10 +353,10 @@ impl IqRouters {
     /// flits or credits arriving?
     #[inline]
     pub fn busy(&self, r: u32, now: u64) -> bool {
-        let occ = self.sets[r as usize].occ;
+        let occupied = self.lanes.holds_flits(r as usize);
         match &self.arrivals {
-            Arrivals::Calendar(c) => c.busy(r as usize, now, occ),
-            Arrivals::Counting(c) => c.busy(r as usize, now, occ),
+            Arrivals::Calendar(c) => c.busy(r as usize, now, occupied),
+            Arrivals::Counting(c) => c.busy(r as usize, now, occupied),
         }
     }
 
@@ -422,12 +379,15 @@ impl IqRouters {
     ) {
         // The arrival state is moved out for the pass (a move of a `Vec`, no allocation)
         // so the routers' other state and it can be borrowed separately.
+        // So are the lanes (a move of a `Box`).
         let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
+        let mut lanes = std::mem::replace(&mut self.lanes, Width::Taken);
         match &mut arrivals {
-            Arrivals::Calendar(a) => self.step_routers(a, which, now, topo, routing, ch, packets, stats, ctr),
-            Arrivals::Counting(a) => self.step_routers(a, which, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Calendar(a) => self.step_routers(a, &mut lanes, which, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Counting(a) => self.step_routers(a, &mut lanes, which, now, topo, routing, ch, packets, stats, ctr),
         }
         self.arrivals = arrivals;
+        self.lanes = lanes;
     }
 
     /// [`IqRouters::step`] for one arrival mode.
@@ -436,6 +396,7 @@ impl IqRouters {
     fn step_routers<A: Arrive>(
         &mut self,
         arr: &mut A,
+        lanes: &mut Width,
         which: Which,
         now: u64,
         topo: &Topology,
@@ -449,13 +410,13 @@ impl IqRouters {
         // (constant index arithmetic, unrolled loops); others use the general step.
         // The routing function too is chosen here, once per cycle.
         match routing {
-            RoutingFunction::Dor(d) => self.step_routed(arr, which, now, topo, d, ch, packets, stats, ctr),
-            RoutingFunction::Table(t) => self.step_routed(arr, which, now, topo, &**t, ch, packets, stats, ctr),
-            RoutingFunction::Source(r) => self.step_routed(arr, which, now, topo, r, ch, packets, stats, ctr),
-            RoutingFunction::UpDown(u) => self.step_routed(arr, which, now, topo, u, ch, packets, stats, ctr),
-            RoutingFunction::Dragonfly(d) => self.step_routed(arr, which, now, topo, d, ch, packets, stats, ctr),
-            RoutingFunction::HyperX(h) => self.step_routed(arr, which, now, topo, h, ch, packets, stats, ctr),
-            RoutingFunction::Graph(g) => self.step_routed(arr, which, now, topo, g, ch, packets, stats, ctr),
+            RoutingFunction::Dor(d) => self.step_routed(arr, lanes, which, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::Table(t) => self.step_routed(arr, lanes, which, now, topo, &**t, ch, packets, stats, ctr),
+            RoutingFunction::Source(r) => self.step_routed(arr, lanes, which, now, topo, r, ch, packets, stats, ctr),
+            RoutingFunction::UpDown(u) => self.step_routed(arr, lanes, which, now, topo, u, ch, packets, stats, ctr),
+            RoutingFunction::Dragonfly(d) => self.step_routed(arr, lanes, which, now, topo, d, ch, packets, stats, ctr),
+            RoutingFunction::HyperX(h) => self.step_routed(arr, lanes, which, now, topo, h, ch, packets, stats, ctr),
+            RoutingFunction::Graph(g) => self.step_routed(arr, lanes, which, now, topo, g, ch, packets, stats, ctr),
             RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
         }
     }
@@ -466,6 +427,7 @@ impl IqRouters {
     fn step_routed<A: Arrive, R: Route>(
         &mut self,
         arr: &mut A,
+        lanes: &mut Width,
         which: Which,
         now: u64,
         topo: &Topology,
@@ -475,22 +437,29 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
+        let l = match lanes {
+            Width::Narrow(l) => &mut **l,
+            // (Routers of more than 64 input VCs: the general step on 128-bit sets.)
+            Width::Wide(l) => return self.step_shaped::<A, R, u128, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            Width::Taken => unreachable!("the lanes are moved out once per step"),
+        };
         match (self.ports, self.vcs, self.depth) {
             // (Polling networks, with long delays, are rare: they get the general step.)
-            _ if A::POLLS => self.step_shaped::<A, R, 0, 0, 0>(arr, which, now, topo, routing, ch, packets, stats, ctr),
-            (5, 4, 8) => self.step_shaped::<A, R, 5, 4, 8>(arr, which, now, topo, routing, ch, packets, stats, ctr),
-            (7, 4, 8) => self.step_shaped::<A, R, 7, 4, 8>(arr, which, now, topo, routing, ch, packets, stats, ctr),
-            _ => self.step_shaped::<A, R, 0, 0, 0>(arr, which, now, topo, routing, ch, packets, stats, ctr),
+            _ if A::POLLS => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            (5, 4, 8) => self.step_shaped::<A, R, u64, 5, 4, 8>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            (7, 4, 8) => self.step_shaped::<A, R, u64, 7, 4, 8>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            _ => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
         }
     }
 
     /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each of `D`
-    /// flits (0 = as built, read at run time).
+    /// flits (0 = as built, read at run time), whose VC sets are `B`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_shaped<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
+    fn step_shaped<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
+        lanes: &mut Lanes<B>,
         which: Which,
         now: u64,
         topo: &Topology,
@@ -509,8 +478,8 @@ impl IqRouters {
         };
         let lo = self.span.0 as usize;
         match &list {
-            None => self.visit::<A, R, P, V, D>(arr, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr),
-            Some(l) => self.visit::<A, R, P, V, D>(arr, l.len(), |i| l[i] as usize, now, topo, routing, ch, packets, stats, ctr),
+            None => self.visit::<A, R, B, P, V, D>(arr, lanes, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr),
+            Some(l) => self.visit::<A, R, B, P, V, D>(arr, lanes, l.len(), |i| l[i] as usize, now, topo, routing, ch, packets, stats, ctr),
         }
         match (which, list) {
             (Which::Interior, Some(l)) => self.interior = l,
@@ -522,9 +491,10 @@ impl IqRouters {
     /// Step the routers `at(0), .., at(n - 1)` that have work.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn visit<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
+    fn visit<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
+        lanes: &mut Lanes<B>,
         n: usize,
         at: impl Fn(usize) -> usize,
         now: u64,
@@ -538,21 +508,23 @@ impl IqRouters {
         if self.prefetch {
             for i in 0..n {
                 if i + PREFETCH_STATE < n {
-                    self.prefetch_router(arr, at(i + PREFETCH_STATE), now, ch);
+                    let r = at(i + PREFETCH_STATE);
+                    self.prefetch_router(arr, r, &lanes.sets[r], now, ch);
                 }
                 if i + PREFETCH_HEADERS < n {
-                    self.prefetch_headers(arr, at(i + PREFETCH_HEADERS), now, ch, packets);
+                    let r = at(i + PREFETCH_HEADERS);
+                    self.prefetch_headers(arr, r, &lanes.sets[r], now, ch, packets);
                 }
                 let r = at(i);
-                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
-                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
+                    self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         } else {
             for i in 0..n {
                 let r = at(i);
-                if let Some(due) = arr.take_if_busy(r, now, self.sets[r].occ, &self.poll) {
-                    self.step_router::<A, R, P, V, D>(arr, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
+                if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
+                    self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
                 }
             }
         }
@@ -561,9 +533,10 @@ impl IqRouters {
     /// One router's cycle (see the module docs for the stages).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_router<A: Arrive, R: Route, const P: usize, const V: usize, const D: usize>(
+    fn step_router<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
+        lanes: &mut Lanes<B>,
         r: u32,
         (mut due_flits, mut due_credits): (u64, u64),
         now: u64,
@@ -583,9 +556,8 @@ impl IqRouters {
         let rp = ru * p_n;
         let base = rp * v_n;
         let depth = if D != 0 { D } else { self.depth as usize };
-        let IqRouters {
-            cfg, ivc, buf, sets, out, wiring, local, poll, va_pickers, sw, ptrs, li_port, li_vc, crossing, dateline_drops, ..
-        } = self;
+        let IqRouters { cfg, ivc, buf, out, wiring, local, poll, ptrs, li_port, li_vc, crossing, dateline_drops, .. } = self;
+        let Lanes { sets, pickers, sw } = lanes;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
         let ivc = view_mut(ivc, base);
@@ -594,7 +566,7 @@ impl IqRouters {
         let wiring = view(wiring, rp);
         let VcSets { mut occ, mut va, mut act, mut free, mut wait, mut cred, drop, mut stopped } = sets[ru];
         // (Compiled out for routing functions that never drop.)
-        let mut drop = if R::MAY_DROP { drop } else { 0 };
+        let mut drop = if R::MAY_DROP { drop } else { B::EMPTY };
 
         // 1. Receive flits and credits due this cycle. A channel carries at most one flit
         //    (and its wire one credit) per cycle, each arrival cycle is distinct, and this
@@ -604,9 +576,9 @@ impl IqRouters {
         while due_flits != 0 {
             let p = take_lowest(&mut due_flits);
             let Some(e) = ch.flits.take_due_in(wiring[p].in_flits, now, A::POLLS) else { continue };
-            let li = (p * v_n + e.vc as usize) & 63;
+            let li = (p * v_n + e.vc as usize) & IDX;
             ivc[li].push(buf, li, depth, e.flit);
-            occ |= 1 << li;
+            occ |= B::bit(li);
         }
         let mut got = 0;
         while due_credits != 0 {
@@ -615,19 +587,19 @@ impl IqRouters {
             got += 1;
             if w.vc() & (crate::flow::STOP | crate::flow::GO) != 0 {
                 // A STOP/GO symbol (router.stop_go): the output VC stops or may send.
-                let ov = &mut outs[(p * v_n + (w.vc() & 0x3f) as usize) & 63];
+                let ov = &mut outs[(p * v_n + (w.vc() & 0x3f) as usize) & IDX];
                 ov.credits = crate::flow::on_credit_wire(ov.credits, w.vc());
                 if ov.owner != FREE {
-                    let bit = 1u64 << (ov.owner & 63);
+                    let bit = B::bit(ov.owner as usize);
                     cred = if ov.credits == 0 { cred & !bit } else { cred | bit };
                 }
                 continue;
             }
-            let ovc = (p * v_n + w.vc() as usize) & 63;
+            let ovc = (p * v_n + w.vc() as usize) & IDX;
             // An output VC out of credits can move again: its owner may request the switch.
             let ov = &mut outs[ovc];
             let (c, holder) = (ov.credits, ov.owner);
-            cred |= (((c == 0) & (holder != FREE)) as u64) << (holder & 63);
+            cred |= B::bit_if((c == 0) & (holder != FREE), holder as usize);
             ov.credits = c + 1;
         }
         debug_assert!(nothing_due(ch, wiring, poll[ru], now), "an arrival at router {r} was not received in its cycle");
@@ -636,13 +608,13 @@ impl IqRouters {
         // delay began in the previous cycle (a delayed VC holds a flit, so its router was
         // stepped then) and ends now.
         if cfg.routing_delay <= 1 && cfg.vc_alloc_delay <= 1 {
-            wait = 0;
+            wait = B::EMPTY;
         } else {
             let mut m = wait;
-            while m != 0 {
-                let li = take_lowest(&mut m);
+            while !m.is_empty() {
+                let li = m.take_lowest() & IDX;
                 if ivc[li].ready_by(now) {
-                    wait &= !(1 << li);
+                    wait &= !B::bit(li);
                 }
             }
         }
@@ -653,8 +625,8 @@ impl IqRouters {
         let routing_delay = cfg.routing_delay as u64;
         let queues = route::OutputQueues { outs: &*outs, vcs: v_n, depth: depth as u32 };
         let mut idle = occ & !(va | act | drop);
-        while idle != 0 {
-            let li = take_lowest(&mut idle);
+        while !idle.is_empty() {
+            let li = idle.take_lowest() & IDX;
             let st = &mut ivc[li];
             let f = buf[st.front_slot(li, depth)];
             // (Arithmetic for a compile-time shape; tables for the run-time one, V = 0.)
@@ -665,16 +637,16 @@ impl IqRouters {
             if route_head(st, f, r, p, v, local >> p & 1 == 0, now + routing_delay, topo, routing, packets, &queues) {
                 let pk = packets.get(f.pid);
                 dateline_drops.record(drops::DropEvent { cycle: now, router: r, port: p, vc: v, src: pk.src, dst: pk.dst });
-                drop |= 1 << li;
+                drop |= B::bit(li);
                 continue;
             }
-            va |= 1 << li;
-            wait |= ((routing_delay != 0) as u64) << li;
+            va |= B::bit(li);
+            wait |= B::bit_if(routing_delay != 0, li);
         }
 
         // 3. VC allocation among the routed VCs past their routing delay.
         let req = va & !wait;
-        if req != 0 {
+        if !req.is_empty() {
             let va_ctx = VaContext {
                 v_n,
                 n_in: ports * vcs,
@@ -684,9 +656,9 @@ impl IqRouters {
                 ready_at: now + cfg.vc_alloc_delay as u64,
             };
             let (won, won_cred) = if cfg.vc_alloc_pointer == crate::router::VaPointer::PerRouter {
-                va_ctx.allocate::<P, V, true>(req, &mut free, ivc, buf, outs, va_pickers)
+                va_ctx.allocate::<B, P, V, true>(req, &mut free, ivc, buf, outs, pickers)
             } else {
-                va_ctx.allocate::<P, V, false>(req, &mut free, ivc, buf, outs, va_pickers)
+                va_ctx.allocate::<B, P, V, false>(req, &mut free, ivc, buf, outs, pickers)
             };
             va &= !won;
             act |= won;
@@ -700,8 +672,8 @@ impl IqRouters {
         //    (ejection ports never run out of credits).
         let ready = occ & act & cred & !wait;
         debug_assert_eq!(ready, switch_ready(ivc, outs, occ & act, local, v_n, now), "stale switch requests");
-        let ptrs = view_mut(ptrs, rp);
-        let matched = if ready == 0 { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & 63].port as usize, ptrs) };
+        let ptrs = ptrs[rp..].first_chunk_mut().expect("per-port arrays are padded");
+        let matched = if ready.is_empty() { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & IDX].port as usize, ptrs) };
 
         // 5. Switch traversal of the matched inputs.
         let credit_delay = cfg.credit_delay as u64;
@@ -713,21 +685,21 @@ impl IqRouters {
             moved += 1;
             let (v, o) = sw.grant(p);
             sw.commit_shaped::<P, V>(p, ptrs);
-            let li = (p * v_n + v) & 63;
+            let li = (p * v_n + v) & IDX;
             let st = &mut ivc[li];
             let f = st.pop(buf, li, depth);
             if st.len == 0 {
-                occ &= !(1 << li);
+                occ &= !B::bit(li);
             }
             let w = st.out_vc as usize;
-            let ovc = (o * v_n + w) & 63;
+            let ovc = (o * v_n + w) & IDX;
             if f.is_tail() {
                 // The packet has left: free the output VC, the input VC awaits a new head.
                 st.state = state::IDLE;
-                act &= !(1 << li);
-                cred &= !(1 << li);
+                act &= !B::bit(li);
+                cred &= !B::bit(li);
                 outs[ovc].owner = FREE;
-                free |= 1 << ovc;
+                free |= B::bit(ovc);
             }
             // The flit enters the output channel.
             let out = wiring[o & 63];
@@ -742,7 +714,7 @@ impl IqRouters {
             // One credit used (an ejection port uses none and never runs out).
             let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
             outs[ovc].credits = left;
-            cred &= !(((left == 0) as u64) << li);
+            cred &= !B::bit_if(left == 0, li);
             stats.on_channel_flit(oc, w as u32, now);
             // A credit goes back upstream for the freed slot (with STOP/GO, the
             // symbols below instead).
@@ -754,10 +726,10 @@ impl IqRouters {
         //    through the switch (the port's credit wire carries one credit a cycle).
         let mut discarded = 0;
         let mut used = matched;
-        if R::MAY_DROP && drop & occ != 0 {
+        if R::MAY_DROP && !(drop & occ).is_empty() {
             let mut m = drop & occ;
-            while m != 0 {
-                let li = take_lowest(&mut m);
+            while !m.is_empty() {
+                let li = m.take_lowest() & IDX;
                 let p = li / v_n;
                 if used >> p & 1 != 0 {
                     continue;
@@ -766,13 +738,13 @@ impl IqRouters {
                 let st = &mut ivc[li];
                 let f = st.pop(buf, li, depth);
                 if st.len == 0 {
-                    occ &= !(1 << li);
+                    occ &= !B::bit(li);
                 }
                 ctr.flits_lost += 1;
                 ctr.last_progress = now;
                 if f.is_tail() {
                     st.state = state::IDLE;
-                    drop &= !(1 << li);
+                    drop &= !B::bit(li);
                     ctr.packets_lost += 1;
                     ctr.measured_lost += packets.get(f.pid).measured as u64;
                     packets.release(f.pid);

@@ -9,6 +9,7 @@ use super::{view, IqRouters};
 use crate::link::{Channels, Slot};
 use crate::router::allocator::take_lowest;
 use crate::router::prefetch;
+use crate::router::vcset::VcSet;
 use crate::sim::packet::PacketArena;
 
 impl IqRouters {
@@ -16,7 +17,7 @@ impl IqRouters {
     /// and the buffers of the occupied ones, its output VC state, wiring and switch
     /// pointers, and the channel slots of its due arrivals (see the module docs).
     #[inline(always)]
-    pub(super) fn prefetch_router<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels) {
+    pub(super) fn prefetch_router<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &VcSets<B>, now: u64, ch: &Channels) {
         let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
         let rp = r * p_n;
         let base = rp * v_n;
@@ -35,10 +36,10 @@ impl IqRouters {
         for i in (0..n_vc).step_by(4) {
             prefetch(&self.ivc[base + i]);
         }
-        let mut m = self.sets[r].occ;
-        while m != 0 {
+        let mut m = sets.occ;
+        while !m.is_empty() {
             // Both ends of the buffer: it may straddle two lines.
-            let at = (base + take_lowest(&mut m)) * depth;
+            let at = (base + m.take_lowest()) * depth;
             prefetch(&self.buf[at]);
             prefetch(&self.buf[at + depth - 1]);
         }
@@ -55,7 +56,7 @@ impl IqRouters {
     /// this cycle: those arriving (their channel slots were prefetched earlier) and those
     /// already at the front of an idle VC.
     #[inline(always)]
-    pub(super) fn prefetch_headers<A: Arrive>(&self, arr: &A, r: usize, now: u64, ch: &Channels, packets: &PacketArena) {
+    pub(super) fn prefetch_headers<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &VcSets<B>, now: u64, ch: &Channels, packets: &PacketArena) {
         let rp = r * self.ports as usize;
         let wiring = view(&self.wiring, rp);
         let (mut due_flits, _) = arr.peek(r, now);
@@ -67,12 +68,12 @@ impl IqRouters {
             }
         }
         // Heads already buffered behind a packet that has left.
-        let VcSets { occ, va, act, .. } = self.sets[r];
+        let VcSets { occ, va, act, .. } = *sets;
         let mut m = occ & !(va | act);
         let base = rp * self.vcs as usize;
         let depth = self.depth as usize;
-        while m != 0 {
-            let li = take_lowest(&mut m);
+        while !m.is_empty() {
+            let li = m.take_lowest();
             let f = self.buf[self.ivc[base + li].front_slot(base + li, depth)];
             prefetch(packets.get(f.pid));
         }

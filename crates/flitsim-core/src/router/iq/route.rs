@@ -107,7 +107,7 @@ impl PortQueues for OutputQueues<'_> {
     #[inline]
     fn used(&self, port: u32) -> u32 {
         let base = port as usize * self.vcs;
-        (base..base + self.vcs).map(|i| self.depth.saturating_sub(self.outs[i & 63].credits)).sum()
+        (base..base + self.vcs).map(|i| self.depth.saturating_sub(self.outs[i & super::IDX].credits)).sum()
     }
 }
 
