@@ -235,7 +235,7 @@ fn bad_hyperx_configs_name_the_field_and_the_fix() {
         (config(&[4, 4], Some(&[1]), 1, ""), "topology.links", "entries"),
         (config(&[4, 1], None, 1, ""), "topology.dims[1]", "at least 2"),
         (config(&[16, 16, 16, 16], None, 5, ""), "topology.dims", "at most 64"),
-        (config(&[8, 8], None, 8, "[router]\nvcs = 3\n"), "router.vcs", "input VCs"),
+        (config(&[8, 8], None, 8, "[router]\nvcs = 6\n"), "router.vcs", "132 input VCs"),
         (config(&[4, 4], None, 1, "[router]\ntype = \"buffered_crossbar\"\n"), "router.type", "input_queued"),
         (config(&[4, 4], None, 1, "[faults]\nlinks = [[0, 0]]\n"), "faults", "remove"),
         (config(&[4, 4], None, 1, "mode = \"dal\"\n"), "routing.mode", "ugal"),

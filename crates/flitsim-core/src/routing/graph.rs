@@ -12,13 +12,18 @@
 //!   class is on a torus.
 //! * **Up*/down*** (`updown`, Autonet: Schroeder et al., "Autonet: a high-speed,
 //!   self-configuring local area network using point-to-point links", IEEE JSAC 1991):
-//!   a breadth-first spanning tree from router 0 orders the routers by (depth, id); a
+//!   a breadth-first spanning tree from router 0 (after failures, from the first router
+//!   that reaches the most others) orders the routers by (depth, id); a
 //!   link is *up* towards the lower of its two routers. A route takes zero or more up
 //!   links and then zero or more down links, never up after down, so the channel
 //!   dependencies follow the order and cannot close a cycle: one VC suffices. Each
 //!   route is a shortest such route (ties by the destination as above); it may be longer
 //!   than minimal. Whether a packet may still go up is read from the port it arrived on
 //!   (a down link's far end or not), so the routing function keeps no state.
+//!
+//! It routes the families with bidirectional links too (k-ary n-cubes, HyperX,
+//! dragonflies: [`Graph::of_topology`]), and so routes them around their `[faults]`:
+//! the tables are computed on the links that remain.
 //!
 //! `flitsim routes CONFIG --check` proves either with the channel dependency check.
 
@@ -63,10 +68,20 @@ pub struct GraphRouting {
 impl GraphRouting {
     /// Routing on `topo` (a graph) with `vcs` VCs per port; `path` is the config key.
     pub fn new(topo: &Topology, kind: GraphPath, vcs: u32, path: &str) -> Result<Self> {
-        let Some(g) = topo.graph.clone() else {
-            return Err(Error::config(format!("{path}.type"), "graph routing needs a graph topology (topology.type = \"graph\")"));
+        let g = match topo.graph.clone() {
+            Some(g) => g,
+            None => {
+                if topo.num_routers > crate::topology::graph::MAX_ROUTERS {
+                    return Err(Error::config(
+                        format!("{path}.type"),
+                        format!("graph routing keeps tables of routers x routers entries: at most {} routers, and this network has {}; use the topology's own routing", crate::topology::graph::MAX_ROUTERS, topo.num_routers),
+                    ));
+                }
+                Arc::new(Graph::of_topology(topo))
+            }
         };
-        let diameter = u32::from(g.dist.iter().copied().max().unwrap_or(0));
+        // (The longest minimal route between routers that reach each other.)
+        let diameter = u32::from(g.dist.iter().copied().filter(|&d| d != FAR).max().unwrap_or(0));
         let classes = match kind {
             GraphPath::Minimal => diameter.max(1),
             GraphPath::Updown => 1,
@@ -127,10 +142,13 @@ impl GraphRouting {
 fn updown_tables(g: &Graph) -> (Vec<u32>, Vec<u8>) {
     let n = g.routers as usize;
     let np = g.net_ports;
-    // Depth in the breadth-first tree from router 0 is the distance from it; the rank
-    // orders by (depth, id).
+    // Depth in the breadth-first tree from the root is the distance from it; the rank
+    // orders by (depth, id). The root is router 0, or after failures the first router
+    // that reaches the most others (routers cut off from it come last, unroutable).
+    let reach = |r: u32| (0..g.routers).filter(|&u| g.reachable(r, u)).count();
+    let root = (0..g.routers).fold(0, |best, r| if reach(r) > reach(best) { r } else { best });
     let mut order: Vec<u32> = (0..g.routers).collect();
-    order.sort_by_key(|&r| (g.distance(0, r), r));
+    order.sort_by_key(|&r| (g.distance(root, r), r));
     let mut rank = vec![0u32; n];
     for (i, &r) in order.iter().enumerate() {
         rank[r as usize] = i as u32;

@@ -373,21 +373,26 @@ impl RoutingFunction {
         if topo.shape == Shape::FatTree && !matches!(cfg, RoutingConfig::Updown { .. }) {
             return Err(Error::config(format!("{path}.type"), "a fat tree (Clos, k-ary n-tree) is routed up*/down*; use routing.type = \"updown\""));
         }
-        if topo.shape == Shape::Dragonfly && !matches!(cfg, RoutingConfig::Dragonfly { .. }) {
-            return Err(Error::config(format!("{path}.type"), "a dragonfly is routed by its groups; use routing.type = \"dragonfly\" (mode = \"minimal\" or \"valiant\")"));
+        if topo.shape == Shape::Dragonfly && !matches!(cfg, RoutingConfig::Dragonfly { .. } | RoutingConfig::Graph { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a dragonfly is routed by its groups; use routing.type = \"dragonfly\" (mode = \"minimal\" or \"valiant\"), or \"graph\" (as any graph, around failures too)"));
         }
-        if topo.shape == Shape::HyperX && !matches!(cfg, RoutingConfig::Hyperx { .. }) {
-            return Err(Error::config(format!("{path}.type"), "a HyperX is routed by its own dimension order; use routing.type = \"hyperx\" (mode = \"dor\", \"valiant\" or \"ugal\")"));
+        if topo.shape == Shape::HyperX && !matches!(cfg, RoutingConfig::Hyperx { .. } | RoutingConfig::Graph { .. }) {
+            return Err(Error::config(format!("{path}.type"), "a HyperX is routed by its own dimension order; use routing.type = \"hyperx\" (mode = \"dor\", \"valiant\" or \"ugal\"), or \"graph\" (as any graph, around failures too)"));
         }
         if topo.shape == Shape::Graph && !matches!(cfg, RoutingConfig::Graph { .. }) {
             return Err(Error::config(format!("{path}.type"), "a graph topology has no dimensions or groups to route by; use routing.type = \"graph\" (mode = \"minimal\" or \"updown\")"));
         }
+        if matches!(cfg, RoutingConfig::Graph { .. }) && matches!(topo.shape, Shape::Kautz | Shape::FatTree) {
+            return Err(Error::config(format!("{path}.type"), "graph routing runs on graphs, k-ary n-cubes, HyperX and dragonfly networks; a Kautz network is source routed and a fat tree up*/down*"));
+        }
         match cfg {
-            RoutingConfig::Graph { .. } if faults => Err(Error::config("faults", "a graph's links are the ones it lists: remove a failed link from the list instead of [faults]")),
+            RoutingConfig::Graph { .. } if faults && topo.shape == Shape::Graph => {
+                Err(Error::config("faults", "a graph's links are the ones it lists: remove a failed link from the list instead of [faults]"))
+            }
             RoutingConfig::Graph { mode } => Ok(RoutingFunction::Graph(graph::GraphRouting::new(topo, *mode, vcs, path)?)),
-            RoutingConfig::Hyperx { .. } if faults => Err(Error::config("faults", "HyperX routing does not route around failed links or routers yet; remove the [faults]")),
+            RoutingConfig::Hyperx { .. } if faults => Err(Error::config("faults", "HyperX routing does not route around failed links or routers; use routing.type = \"graph\" (minimal routes with a VC class per hop, or up*/down*), or remove the [faults]")),
             RoutingConfig::Hyperx { mode } => Ok(RoutingFunction::HyperX(hyperx::HyperXRouting::new(topo, *mode, vcs, seed, path)?)),
-            RoutingConfig::Dragonfly { .. } if faults => Err(Error::config("faults", "dragonfly routing does not route around failed links or routers yet; remove the [faults]")),
+            RoutingConfig::Dragonfly { .. } if faults => Err(Error::config("faults", "dragonfly routing does not route around failed links or routers; use routing.type = \"graph\" (minimal routes with a VC class per hop, or up*/down*), or remove the [faults]")),
             RoutingConfig::Dragonfly { mode } => Ok(RoutingFunction::Dragonfly(dragonfly::DragonflyRouting::new(topo, *mode, vcs, seed, path)?)),
             RoutingConfig::Updown { .. } if faults => Err(Error::config("faults", "up*/down* routing does not route around failed links or switches yet; remove the [faults]")),
             RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit } => {
@@ -396,7 +401,7 @@ impl RoutingFunction {
             }
             RoutingConfig::Dor { .. } if faults => Err(Error::config(
                 format!("{path}.type"),
-                "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules)",
+                "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules), or type = \"graph\" (minimal routes with a VC class per hop, or up*/down*)",
             )),
             RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
             RoutingConfig::Adaptive { .. } if faults => Err(Error::config(

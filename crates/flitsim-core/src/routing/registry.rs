@@ -68,6 +68,6 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
 }, crate::config::registry::Entry {
     family: "routing",
     name: "graph",
-    summary: "routes on any graph, deadlock-free: minimal with a VC class per hop, or Autonet up*/down* on one VC (input-queued router)",
-    params: &[("mode", "minimal", "minimal (shortest routes, VC class = hops taken; vcs >= the diameter) | updown (never up after down, from a BFS tree at router 0; 1 VC)")],
+    summary: "routes on any graph, deadlock-free: minimal with a VC class per hop, or Autonet up*/down* on one VC (input-queued router); also on tori, meshes, HyperX and dragonflies, around their [faults]",
+    params: &[("mode", "minimal", "minimal (shortest routes, VC class = hops taken; vcs >= the diameter, after failures the damaged one) | updown (never up after down, from a BFS tree at router 0, or after failures at the router reaching the most; 1 VC)")],
 }];

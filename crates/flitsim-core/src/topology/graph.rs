@@ -128,7 +128,45 @@ impl Graph {
                 latency[r * net_ports as usize + i] = lat[r][i];
             }
         }
-        // Distances by breadth-first search from every router.
+        let g = Graph::routed(routers, t, net_ports, peer, latency);
+        if let Some((s, u)) = g.disconnected() {
+            return Err(Error::config(
+                format!("{path}.links"),
+                format!("router {u} cannot be reached from router {s}: the graph is not connected; add links joining its parts"),
+            ));
+        }
+        Ok(g)
+    }
+
+    /// The graph of any network whose links are bidirectional (a k-ary n-cube, a
+    /// HyperX, a dragonfly; with its `[faults]` applied, the links that remain): its
+    /// routers, ports and endpoints exactly as the topology numbers them, so that graph
+    /// routing ([`crate::routing::graph`]) routes it. Routers that failures cut off stay
+    /// unreachable ([`Graph::reachable`]).
+    pub fn of_topology(topo: &Topology) -> Graph {
+        let (routers, np, ports) = (topo.num_routers, topo.network_ports(), topo.ports);
+        let mut peer = vec![(NONE, NONE); (routers * np) as usize];
+        for r in 0..routers {
+            for p in 0..np {
+                let c = topo.out_channel[(r * ports + p) as usize];
+                if c != NONE {
+                    let ch = topo.channels[c as usize];
+                    peer[(r * np + p) as usize] = (ch.dst_router, ch.dst_port);
+                }
+            }
+        }
+        let latency = vec![0; peer.len()];
+        Graph::routed(routers, topo.concentration, np, peer, latency)
+    }
+
+    /// The graph of these links with its minimal routes: distances by breadth-first
+    /// search from every router, and at `r` towards `t` the `(t mod m)`-th of the `m`
+    /// ports one hop nearer (towards an unreachable router, the first endpoint port:
+    /// a route walk then ends at the wrong router and calls the pair unroutable).
+    fn routed(routers: u32, t: u32, net_ports: u32, peer: Vec<(u32, u32)>, latency: Vec<u32>) -> Graph {
+        let n = routers as usize;
+        let np = net_ports as usize;
+        let links = |u: usize| peer[u * np..(u + 1) * np].iter().enumerate().filter(|(_, &(v, _))| v != NONE).map(|(i, &(v, _))| (i, v as usize));
         let mut dist = vec![u16::MAX; n * n];
         let mut queue = VecDeque::new();
         for s in 0..n {
@@ -136,34 +174,40 @@ impl Graph {
             queue.push_back(s);
             while let Some(u) = queue.pop_front() {
                 let du = dist[s * n + u];
-                for &(v, _) in &ports[u] {
-                    if dist[s * n + v as usize] == u16::MAX {
-                        dist[s * n + v as usize] = du + 1;
-                        queue.push_back(v as usize);
+                for (_, v) in links(u) {
+                    if dist[s * n + v] == u16::MAX {
+                        dist[s * n + v] = du + 1;
+                        queue.push_back(v);
                     }
                 }
-            }
-            if let Some(u) = (0..n).find(|&u| dist[s * n + u] == u16::MAX) {
-                return Err(Error::config(
-                    format!("{path}.links"),
-                    format!("router {u} cannot be reached from router {s}: the graph is not connected; add links joining its parts"),
-                ));
             }
         }
         let mut next = vec![0u8; n * n];
         let mut near = Vec::new();
         for r in 0..n {
             for t_r in 0..n {
-                if r == t_r {
+                if r == t_r || dist[r * n + t_r] == u16::MAX {
                     next[r * n + t_r] = net_ports as u8;
                     continue;
                 }
                 near.clear();
-                near.extend((0..ports[r].len()).filter(|&i| dist[ports[r][i].0 as usize * n + t_r] + 1 == dist[r * n + t_r]));
+                near.extend(links(r).filter(|&(_, v)| u32::from(dist[v * n + t_r]) + 1 == u32::from(dist[r * n + t_r])).map(|(i, _)| i));
                 next[r * n + t_r] = near[t_r % near.len()] as u8;
             }
         }
-        Ok(Graph { routers, t, net_ports, peer, latency, dist, next })
+        Graph { routers, t, net_ports, peer, latency, dist, next }
+    }
+
+    /// A pair `(s, u)` of routers with no path from `s` to `u`, if any.
+    pub fn disconnected(&self) -> Option<(u32, u32)> {
+        let n = self.routers as usize;
+        self.dist.iter().position(|&d| d == u16::MAX).map(|i| ((i / n) as u32, (i % n) as u32))
+    }
+
+    /// Is there a path from router `a` to router `b`?
+    #[inline]
+    pub fn reachable(&self, a: u32, b: u32) -> bool {
+        self.dist[a as usize * self.routers as usize + b as usize] != u16::MAX
     }
 
     /// Hops between routers `a` and `b`.
