@@ -106,12 +106,9 @@ pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
         if let Some(f) = &faults {
-            println!(
-                "failures: {} links, {} routers; datelines at {:?}",
-                f.failed.links.len(),
-                f.failed.routers.len(),
-                routing.datelines().unwrap_or_default()
-            );
+            // (Only routes that have datelines name them: tables on a torus.)
+            let datelines = routing.datelines().map(|d| format!("; datelines at {d:?}")).unwrap_or_default();
+            println!("failures: {} links, {} routers{datelines}", f.failed.links.len(), f.failed.routers.len());
         }
         println!("channel dependency graph: {} (channel, VC) vertices, {} dependencies", r.vertices, r.edges);
         if r.acyclic {
