@@ -239,6 +239,15 @@ const BASES: &[&str] = &[
     "[topology]\ntype = \"graph\"\nlinks = [[0, 1], [1, 2], [2, 3], [3, 0], [0, 2]]\nconcentration = 2\n\
      [router]\nvcs = 2\n[routing]\ntype = \"graph\"\nmode = \"updown\"\n\
      [traffic]\nload = 0.3\npacket_size = 2",
+    // A HyperX routed as a graph around random link and router failures.
+    "[topology]\ntype = \"hyperx\"\ndims = [4, 4]\nconcentration = 2\n\
+     [router]\nvcs = 4\n[routing]\ntype = \"graph\"\nmode = \"minimal\"\n\
+     [traffic]\nload = 0.3\npacket_size = 2\n\
+     [faults]\nrandom_link_fraction = 0.1\nrandom_node_fraction = 0.05\nseed = 2\nunroutable = \"skip\"",
+    // Routers of 80 input VCs (128-bit VC sets): a 2-D mesh with 6 endpoints per router.
+    "[topology]\ntype = \"mesh\"\ndims = [3, 3]\nconcentration = 6\n\
+     [router]\nvcs = 8\nflow_control = \"virtual_cut_through\"\n\
+     [traffic]\nload = 0.3\npacket_size = 4",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
