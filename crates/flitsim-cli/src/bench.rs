@@ -21,6 +21,8 @@ struct Case {
     quick_measure: u64,
     /// Threads stepping the simulation (the partitioned engine).
     threads: usize,
+    /// Overrides of `toml` (`key=value`, as `flitsim run --set`).
+    set: &'static [&'static str],
 }
 
 /// The BookSim2 comparison: 8x8 mesh, XY DOR, 4 VCs x 8 flits, iSLIP-1, 1-cycle stages
@@ -151,28 +153,6 @@ drain_limit = 0
 channel_counters = false
 "#;
 
-/// The same dragonfly with 4 VCs (two per VC class instead of one): 124 input VCs per
-/// router, so the routers step on 128-bit VC sets.
-const DRAGONFLY_16K_4VC: &str = r#"
-[topology]
-type = "dragonfly"
-group_routers = 16
-concentration = 8
-global_ports = 8
-[routing]
-type = "dragonfly"
-[router]
-vcs = 4
-[traffic]
-load = 0.3
-[sim]
-warmup = 500
-measure = 1500
-drain_limit = 0
-[stats]
-channel_counters = false
-"#;
-
 /// A 4,096-node HyperX (an 8x8x8 flattened butterfly with 8 endpoints per router,
 /// 29-port routers), dimension-order routes, uniform 1-flit packets at 0.3.
 const HYPERX_4K: &str = r#"
@@ -195,19 +175,19 @@ channel_counters = false
 "#;
 
 const CASES: &[Case] = &[
-    Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1 },
-    Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2 },
-    Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1 },
-    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1 },
-    Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2 },
-    Case { name: "sc5832-retry", once: false, about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25", toml: SC5832, quick_measure: 2000, threads: 1 },
-    Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1 },
-    Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2 },
-    Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1 },
-    Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2 },
-    Case { name: "dragonfly16k-4vc", once: true, about: "the same with 4 VCs: 124 input VCs per router (128-bit VC sets)", toml: DRAGONFLY_16K_4VC, quick_measure: 300, threads: 1 },
-    Case { name: "hyperx4k", once: true, about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3", toml: HYPERX_4K, quick_measure: 300, threads: 1 },
-    Case { name: "hyperx4k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: HYPERX_4K, quick_measure: 300, threads: 2 },
+    Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1, set: &[] },
+    Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2, set: &[] },
+    Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1, set: &[] },
+    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1, set: &[] },
+    Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2, set: &[] },
+    Case { name: "sc5832-retry", once: false, about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25", toml: SC5832, quick_measure: 2000, threads: 1, set: &[] },
+    Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1, set: &[] },
+    Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2, set: &[] },
+    Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1, set: &[] },
+    Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2, set: &[] },
+    Case { name: "dragonfly16k-4vc", once: true, about: "the same with 4 VCs: 124 input VCs per router (128-bit VC sets)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1, set: &["router.vcs=4"] },
+    Case { name: "hyperx4k", once: true, about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3", toml: HYPERX_4K, quick_measure: 300, threads: 1, set: &[] },
+    Case { name: "hyperx4k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: HYPERX_4K, quick_measure: 300, threads: 2, set: &[] },
 ];
 
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
@@ -234,7 +214,8 @@ fn peak_rss_mib() -> f64 {
 }
 
 fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
-    let mut cfg = Config::from_toml(case.toml, &[]).map_err(|e| e.to_string())?;
+    let set: Vec<String> = case.set.iter().map(|s| s.to_string()).collect();
+    let mut cfg = Config::from_toml(case.toml, &set).map_err(|e| e.to_string())?;
     if quick {
         cfg.sim.warmup = cfg.sim.warmup.min(case.quick_measure);
         cfg.sim.measure = case.quick_measure;

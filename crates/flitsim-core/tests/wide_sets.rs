@@ -34,6 +34,11 @@ fn report(toml: &str, wide: bool, threads: usize) -> serde_json::Value {
         iq(&mut sim.routers).use_wide_sets();
         assert!(iq(&mut sim.routers).wide_sets());
     }
+    finish(sim, threads)
+}
+
+/// Run `sim` on `threads` threads to the end: its report without the version field.
+fn finish(mut sim: Simulation, threads: usize) -> serde_json::Value {
     assert_eq!(sim.set_threads(threads).unwrap(), threads);
     let mut v = serde_json::to_value(sim.run(&mut |_| {}).unwrap()).unwrap();
     v.as_object_mut().unwrap().remove("version");
@@ -156,10 +161,10 @@ fn wide_routers_meet_the_zero_load_closed_form() {
 #[test]
 fn a_saturated_wide_network_conserves_flits_and_respects_its_bound() {
     // A 4x4 HyperX with 8 endpoints per router and 8 VCs: 3 + 3 + 8 = 14 ports, 112
-    // input VCs. Uniform traffic: a router's 3 links in a dimension carry the 8 x 3/4
-    // of its endpoints' flits that leave its row, whose per-link share is 8 x (3/4) / 3
-    // = 2 flits per cycle per unit load at most 1 a cycle: the bound is 0.5 flits per
-    // endpoint and cycle. Offered 0.9; check mode verifies conservation every cycle.
+    // input VCs. Uniform traffic at load L: of a router's 8 L flits a cycle, 3/4 must
+    // change their first coordinate, spread over its 3 links in that dimension: 2 L per
+    // link, at most 1, so L <= 0.5 (the HyperX channel bound S K / T = 4 / 8). Offered
+    // 0.9; check mode verifies conservation every cycle.
     let toml = "seed = 7\n[topology]\ntype = \"hyperx\"\ndims = [4, 4]\nconcentration = 8\n[routing]\ntype = \"hyperx\"\n[router]\nvcs = 8\n\
                 [traffic]\nload = 0.9\npacket_size = 2\n[sim]\nwarmup = 500\nmeasure = 1500\ndrain_limit = 0\ncheck = true\n";
     let r = wide(toml).run(&mut |_| {}).unwrap();
@@ -168,16 +173,9 @@ fn a_saturated_wide_network_conserves_flits_and_respects_its_bound() {
     assert!(r.stats.saturated, "offered 0.9 against a bound of 0.5");
     // Two threads, unchecked, report the same.
     let unchecked = toml.replace("check = true", "check = false");
-    let one = report_wide(&unchecked, 1);
-    if let Some(d) = first_difference(&one, &report_wide(&unchecked, 2), "") {
+    let one = finish(wide(&unchecked), 1);
+    if let Some(d) = first_difference(&one, &finish(wide(&unchecked), 2), "") {
         panic!("a wide network on two threads differs at {d}");
     }
 }
 
-fn report_wide(toml: &str, threads: usize) -> serde_json::Value {
-    let mut sim = wide(toml);
-    assert_eq!(sim.set_threads(threads).unwrap(), threads);
-    let mut v = serde_json::to_value(sim.run(&mut |_| {}).unwrap()).unwrap();
-    v.as_object_mut().unwrap().remove("version");
-    v
-}
