@@ -36,6 +36,8 @@ SUMMARY_FIELDS: tuple[str, ...] = (
     "packets_delivered",
     "saturated",
     "reason",
+    "trace_completion",
+    "trace_latency_mean",
 )
 
 
@@ -64,9 +66,13 @@ class Result:
     def summary(self) -> dict[str, Any]:
         """The headline numbers (see :data:`SUMMARY_FIELDS`); latencies in cycles,
         throughput in flits/node/cycle, ``reason`` the saturation reasons joined by "; ".
-        With no packet measured (a load of 0, say) the latencies and ``avg_hops`` are NaN."""
+        With no packet measured (a load of 0, say) the latencies and ``avg_hops`` are NaN.
+        ``trace_completion`` (the cycle the last message of a ``[traffic.trace]``
+        completed, the run time the application would see) and ``trace_latency_mean``
+        (creation to completion, cycles) are NaN without a trace."""
         r = self.report
         s = r["stats"]
+        trace = r.get("trace")
         lat = s["packet_latency"]
         net = s["network_latency"]
         # With no packet measured the latencies and hops are missing (NaN), not 0.
@@ -97,7 +103,16 @@ class Result:
             "packets_delivered": s["packets_delivered"],
             "saturated": s["saturated"],
             "reason": "; ".join(s["saturation_reasons"]),
+            "trace_completion": trace["completion"] if trace else math.nan,
+            "trace_latency_mean": trace["latency_mean"] if trace else math.nan,
         }
+
+    @property
+    def trace(self) -> dict[str, Any] | None:
+        """With ``[traffic.trace]``: the trace's messages created and completed, their
+        latency and the cycle the last one completed (the report's ``trace``); else None."""
+        trace: dict[str, Any] | None = self.report.get("trace")
+        return trace
 
     @property
     def latency(self) -> pd.DataFrame:

@@ -3,6 +3,7 @@ a path, TOML text, a dict or a Config, with overrides and seeds applied the same
 
 from __future__ import annotations
 
+import math
 import pickle
 import signal
 import subprocess
@@ -77,6 +78,24 @@ def test_no_config_is_the_commands_default(flitsim_bin: Path, tmp_path: Path) ->
     cli = cli_run(flitsim_bin, tmp_path, *[a for s in short for a in ("--set", s)])
     assert flitsim.simulate(set=short).json == cli
     assert flitsim.simulate(None, set=short).json == cli
+
+
+def test_a_trace_from_a_dict_reports_its_completion() -> None:
+    # A ping-pong of 1-flit messages between the ends of an 8-router line: each takes the
+    # zero-load latency of 7 hops with unit stages and channels, 2 + 4 (7 + 1) + 7 = 41
+    # cycles, and the answer leaves when the ping arrived (tests/trace.rs derives it).
+    config = {
+        "topology": {"type": "mesh", "dims": [8]},
+        "sim": {"warmup": 0, "measure": 10_000, "until_done": True},
+        "traffic": {"trace": {"messages": [{"src": 0, "dst": 7, "flits": 1}, {"src": 7, "dst": 0, "flits": 1, "after": [0]}]}},
+    }
+    r = flitsim.simulate(config)
+    assert r.trace is not None and r.trace["completed"] == 2
+    assert (r.summary["trace_completion"], r.summary["trace_latency_mean"]) == (82, 41.0)
+    assert math.isnan(flitsim.simulate(SMALL).summary["trace_completion"])
+    assert flitsim.simulate(SMALL).trace is None
+    with pytest.raises(flitsim.ConfigError, match=r"traffic\.trace\.messages\[1\]"):
+        flitsim.simulate({**config, "traffic": {"trace": {"messages": [{"src": 0, "dst": 7, "flits": 1}, {"src": 7, "dst": 0, "flits": 1, "after": [1]}]}}})
 
 
 def test_result_tables() -> None:
@@ -188,8 +207,6 @@ def test_ctrl_c_stops_a_long_run(call: str) -> None:
 def test_no_measured_packet_leaves_latency_missing() -> None:
     # At load 0 nothing is measured: the latencies are missing (NaN), not a latency of
     # 0 cycles; a measured run has numbers there.
-    import math
-
     idle = flitsim.simulate(SMALL, set={"traffic.load": 0.0})
     s = idle.summary
     assert s["packets_measured"] == 0

@@ -101,6 +101,17 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         }
         let _ = writeln!(o, "{line}");
     }
+    if let Some(t) = &r.trace {
+        let mut line = format!("trace             {} messages ({} flits): {} created, {} completed", t.messages, t.flits, t.created, t.completed);
+        for (n, what) in [(t.incomplete, "incomplete"), (t.not_created, "not created"), (t.unroutable, "unroutable")] {
+            if n > 0 {
+                line += &format!(", {n} {what}");
+            }
+        }
+        line += &format!("; message latency mean {:.1} (min {}, max {}) cycles; ", t.latency_mean, t.latency_min, t.latency_max);
+        line += &if t.completed == t.messages { format!("all done at cycle {}", t.completion) } else { format!("last done at cycle {} (not all done)", t.completion) };
+        let _ = writeln!(o, "{line}");
+    }
     if r.phases.len() > 1 {
         for p in &r.phases {
             let _ = writeln!(

@@ -81,6 +81,10 @@ pub struct Report {
     /// flow, over the whole run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<crate::endpoint::reassembly::MessageReport>,
+    /// With `traffic.trace`: the trace's messages created and completed, their latency,
+    /// and the cycle the last one completed, over the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::traffic::trace::TraceReport>,
     /// With `channel.flit_bytes`: the window's throughput in bytes (and with
     /// `channel.link_gbps` in MB/s, latencies in ns).
     #[serde(skip_serializing_if = "Option::is_none")]

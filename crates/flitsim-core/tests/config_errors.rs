@@ -389,6 +389,52 @@ const CASES: &[Case] = &[
         "traffic.pattern.packets_per_round",
         &["missing field `packets_per_round`", "add it"],
     ),
+    // ---- traces ----
+    case(
+        "trace_with_a_pattern",
+        "[traffic]\npattern = { type = \"tornado\" }\n[traffic.trace]\nmessages = [{ src = 0, dst = 1, flits = 1 }]",
+        Cfg,
+        "traffic.pattern",
+        &["a trace says where, when and how big every message is", "remove this key"],
+    ),
+    case(
+        "trace_file_and_messages",
+        "[traffic.trace]\nfile = \"x.trace\"\nmessages = [{ src = 0, dst = 1, flits = 1 }]",
+        Cfg,
+        "traffic.trace.messages",
+        &["not both"],
+    ),
+    case("trace_file_missing", "[traffic.trace]\nfile = \"/nonexistent/x.trace\"", Cfg, "traffic.trace.file", &["cannot read /nonexistent/x.trace"]),
+    case("trace_empty", "[traffic.trace]\npacket_flits = 4", Cfg, "traffic.trace", &["a trace needs messages", "file"]),
+    case(
+        "trace_node_outside",
+        "[traffic.trace]\nmessages = [{ src = 0, dst = 1, flits = 1 }, { src = 64, dst = 1, flits = 1 }]",
+        Cfg,
+        "traffic.trace.messages[1]",
+        &["src 64 is outside the network", "0..=63"],
+    ),
+    case(
+        "trace_message_without_flits",
+        "[traffic.trace]\nmessages = [{ src = 0, dst = 1 }]",
+        Parse,
+        "traffic.trace.messages[0].flits",
+        &["missing field `flits`", "add it"],
+    ),
+    case(
+        "trace_waits_for_itself",
+        "[traffic.trace]\nmessages = [{ src = 0, dst = 1, flits = 1, after = [1] }, { src = 1, dst = 0, flits = 1, after = [0] }]",
+        Cfg,
+        "traffic.trace.messages[0]",
+        &["can never be created", "break the cycle"],
+    ),
+    case(
+        "trace_with_waits_on_a_disconnected_network",
+        "[topology]\ntype = \"mesh\"\ndims = [4]\n[routing]\ntype = \"graph\"\n[faults]\nlinks = [[1, 0]]\nunroutable = \"skip\"\n\
+         [traffic.trace]\nmessages = [{ src = 0, dst = 3, flits = 1 }, { src = 3, dst = 0, flits = 1, after = [0] }]",
+        Cfg,
+        "traffic.trace",
+        &["wait for others", "the failures disconnect some pairs"],
+    ),
     case(
         "all_to_all_on_one_node",
         "[topology]\ntype = \"crossbar\"\nports = 1\n[traffic.pattern]\ntype = \"all_to_all\"",

@@ -248,6 +248,11 @@ const BASES: &[&str] = &[
     "[topology]\ntype = \"mesh\"\ndims = [3, 3]\nconcentration = 6\n\
      [router]\nvcs = 8\nflow_control = \"virtual_cut_through\"\n\
      [traffic]\nload = 0.3\npacket_size = 4",
+    // A closed-loop trace on a 4x4 torus: messages at cycles, waiting for others, with
+    // computation delays, cut into packets.
+    "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\nuntil_done = true\n\
+     [traffic.trace]\npacket_flits = 4\nmessages = [{ src = 0, dst = 5, flits = 9 }, { src = 5, dst = 0, flits = 3, after = [0], delay = 7 }, \
+     { src = 3, dst = 5, flits = 1, at = 20 }, { src = 5, dst = 3, flits = 12, after = [2] }, { src = 0, dst = 15, flits = 2, after = [1] }]",
 ];
 
 #[derive(Clone, Debug, PartialEq)]

@@ -83,6 +83,18 @@ fn mesh_with_faults_and_a_finite_workload_across_processes() {
 /// gets with the flits (an all-gather would send both the same box). The report is
 /// still the one-process report.
 #[test]
+fn trace_with_waits_across_processes() {
+    same_across_processes(
+        "trace",
+        &format!(
+            "seed = 4\n[topology]\ntype = \"mesh\"\ndims = [6, 4]\n[sim]\nwarmup = 0\nmeasure = 100000\nuntil_done = true\n\
+             [traffic.trace]\npacket_flits = 8\n{}\n",
+            common::random_trace(24, 300, 777)
+        ),
+    );
+}
+
+#[test]
 fn crossings_go_only_to_the_process_that_receives_them() {
     let toml = "seed = 9\n[topology]\ntype = \"mesh\"\ndims = [6, 6]\n[traffic]\nload = 0.4\npacket_size = 4\n[sim]\nwarmup = 100\nmeasure = 1500\n";
     let (one, _) = report(toml, 1);

@@ -151,6 +151,20 @@ fn finite_workload_stops_at_the_same_cycle() {
     );
 }
 
+/// A closed-loop trace (`common::random_trace`): 400 messages whose sources wait for
+/// messages from other partitions.
+#[test]
+fn trace_with_waits_across_partitions() {
+    let toml = format!(
+        "seed = 2\n[topology]\ntype = \"torus\"\ndims = [4, 8]\nconcentration = 2\n[sim]\nwarmup = 0\nmeasure = 100000\nuntil_done = true\n\
+         [traffic.trace]\npacket_flits = 12\n{}\n",
+        common::random_trace(64, 400, 12345)
+    );
+    same_on_any_thread_count("trace", &toml);
+    let t = Simulation::run_spec(Config::from_toml(&toml, &[]).unwrap().validate().unwrap()).unwrap().trace.unwrap();
+    assert_eq!((t.completed, t.not_created, t.incomplete), (400, 0, 0), "{t:?}");
+}
+
 #[test]
 fn kautz_source_routes_around_failed_links() {
     same_on_any_thread_count(

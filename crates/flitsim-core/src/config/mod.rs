@@ -7,7 +7,7 @@
 //! Overrides, key paths and error messages are in `parse`, the registry of components
 //! that `flitsim list` prints in [`registry`].
 
-mod parse;
+pub(crate) mod parse;
 pub mod registry;
 
 pub use parse::apply_override;
@@ -164,8 +164,8 @@ pub struct SimConfig {
     /// (slow; for tests and debugging). Default false.
     #[serde(default)]
     pub check: bool,
-    /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`, or
-    /// `traffic.phases`, a schedule that ends): end the run, and the measurement window
+    /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`,
+    /// `traffic.phases`, a schedule that ends, or `traffic.trace`): end the run, and the measurement window
     /// with it, in the first cycle after warm-up in which every source has created all
     /// its packets and every packet is delivered or lost; the window is then
     /// `[warmup, that cycle)`. Refused for a workload that never ends. Default false.
@@ -549,10 +549,10 @@ impl Config {
                 };
                 return Err(Error::config("routing.tables", format!("the tables in {file} {why}; fix the tables")));
             }
-            if check.dropped_pairs > 0 && workload.has_dependencies() {
+            if let (true, Some(what)) = (check.dropped_pairs > 0, workload.dependency()) {
                 return Err(Error::config(
                     "routing.dateline_errors",
-                    format!("the tables in {file} drop the packets of {} node pairs at dateline nodes, and a recursive-doubling exchange waits for every partner's data, so it could never finish; fix the tables, or use a pattern without rounds", check.dropped_pairs),
+                    format!("the tables in {file} drop the packets of {} node pairs at dateline nodes, and {what} waits for data, so it could never finish; fix the tables, or use a workload without waits", check.dropped_pairs),
                 ));
             }
         }
@@ -582,10 +582,10 @@ impl Config {
                     ),
                 ));
             }
-            if workload.has_dependencies() && f.check.routable_pairs < f.check.pairs {
+            if let (true, Some(what)) = (f.check.routable_pairs < f.check.pairs, workload.dependency()) {
                 return Err(Error::config(
-                    "traffic.pattern",
-                    "a recursive-doubling exchange waits for every partner's data, but the failures disconnect some pairs, so it could never finish; use a pattern without rounds, or fewer failures",
+                    workload.dependency_key(),
+                    format!("{what} waits for data, but the failures disconnect some pairs, so it could never finish; use a workload without waits, or fewer failures"),
                 ));
             }
         }
@@ -597,8 +597,8 @@ impl Config {
             deaths.extend((0..topology.num_nodes).filter(|&e| t.nodes.contains(&topology.router_of(e))).map(|e| (e, t.cycle)));
         }
         if !deaths.is_empty() {
-            if workload.has_dependencies() {
-                return Err(Error::config("traffic.pattern", "a recursive-doubling exchange waits for every partner's data, but a node failing during the run (faults.at nodes) never sends again, so it could never finish; use a pattern without rounds"));
+            if let Some(what) = workload.dependency() {
+                return Err(Error::config(workload.dependency_key(), format!("{what} waits for data, but a node failing during the run (faults.at nodes) never sends again, so it could never finish; use a workload without waits")));
             }
             workload.fail_later(topology.num_nodes, &deaths);
         }

@@ -1,7 +1,8 @@
 //! Parsing helpers of the config: `--set` overrides applied to TOML tables, key paths
 //! (`a.b[2].c`) into them, the tagged tables (`{ type = "...", ... }`) deserialized so that
 //! their errors keep the key path, and serde's messages made into ones that name the
-//! key, the value and the fix.
+//! key, the value and the fix; and the lines of the data files a config names (links,
+//! traces).
 
 use serde::Deserialize;
 
@@ -290,5 +291,14 @@ where
             message = format!("{field}: type \"{tag}\" takes no other keys");
         }
         D::Error::custom(mark_path(&path, &message))
+    })
+}
+
+/// The lines of a data file a config names (a graph's links, a trace) that hold data:
+/// `(line number from 1, the text before any `#` comment, trimmed)`, blank ones skipped.
+pub(crate) fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
+        let body = line.split('#').next().unwrap_or("").trim();
+        (!body.is_empty()).then_some((i + 1, body))
     })
 }

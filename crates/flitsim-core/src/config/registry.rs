@@ -74,6 +74,17 @@ pub const TABLES: &[Entry] = &[
             ("packets_per_source", "none", "most packets each source creates over the run, >= 1 (e.g. N - 1 with all_to_all); none = no limit"),
             ("source_queue", "none", "most packets (messages) a source queue holds, >= 1; none = unbounded (1 message with backlogged injection)"),
             ("message", "none", "{ bytes, mtu?, header_flits = 0, per_source? }: messages segmented into packets of mtu payload bytes (needs channel.flit_bytes), reassembled at the receiver"),
+            ("trace", "none", "a [traffic.trace] table: replay a trace of messages instead of pattern and injection (every other traffic key then stays unset)"),
+        ],
+    },
+    Entry {
+        family: "table",
+        name: "traffic.trace",
+        summary: "[traffic.trace]: replay messages, each sent at its cycle (`at`) or once the messages it waits for arrived (`after`, plus `delay` cycles of computation); each source in program order",
+        params: &[
+            ("file", "or messages", "a file of one message per line: `src dst flits [at=CYCLE] [after=ID,ID,...] [delay=CYCLES]`, # comments; messages numbered from 0"),
+            ("messages", "or file", "inline: [{ src, dst, flits, at = 0, after = [], delay = 0 }, ...]; `after` lists messages sent to src"),
+            ("packet_flits", "16", "most flits per packet (1..=65535): a message is ceil(flits / packet_flits) packets, reassembled at the receiver"),
         ],
     },
     Entry {
@@ -86,7 +97,7 @@ pub const TABLES: &[Entry] = &[
             ("drain_limit", "50000", "most cycles to wait after the window for measured packets"),
             ("watchdog", "5000", "cycles without any flit moving (while flits are buffered) before a deadlock error; a shorter stall at the end of the run is reported in the saturation verdict"),
             ("check", "false", "verify flit/credit conservation and buffer bounds every cycle"),
-            ("until_done", "false", "finite workloads (packets_per_source, message.per_source or a phased schedule; refused without one): end the run and window once every packet is created and delivered"),
+            ("until_done", "false", "finite workloads (packets_per_source, message.per_source, a phased schedule or a trace; refused without one): end the run and window once every packet is created and delivered"),
         ],
     },
     Entry {
@@ -215,12 +226,15 @@ mod tests {
                     faults.get(*p).is_some()
                 } else if e.name == "channel.retry" {
                     toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
+                } else if e.name == "traffic.trace" {
+                    let t = crate::traffic::TraceConfig { file: Some("f".into()), messages: vec![crate::traffic::trace::MessageSpec { src: 0, dst: 0, flits: 1, at: 0, after: vec![], delay: 0 }], packet_flits: 1 };
+                    toml::Value::try_from(t).unwrap().get(*p).is_some()
                 } else if e.name == "stats" {
                     // (timeline is written only when on)
                     toml::Value::try_from(crate::stats::StatsConfig { timeline: 1, ..Default::default() }).unwrap().get(*p).is_some()
                 } else if *p == "retry" {
                     e.name == "channel"
-                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "injection_latency", "packets_per_source", "source_queue", "message", "flit_bytes", "link_gbps", "until_done"].contains(p) };
+                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "injection_latency", "packets_per_source", "source_queue", "message", "trace", "flit_bytes", "link_gbps", "until_done"].contains(p) };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

@@ -22,6 +22,7 @@ use crate::sim::packet::{Counters, Packet, PacketArena};
 use crate::sim::rng::{self, SimRng};
 use crate::stats::{Collector, Delivered};
 use crate::topology::Topology;
+use crate::traffic::trace::{Cursor, Totals};
 use crate::traffic::{SourceState, Workload};
 
 /// Per-endpoint state, kept together (one record per endpoint per cycle).
@@ -60,6 +61,9 @@ struct Nic {
     finished: Option<(u32, bool)>,
     /// Adaptive and probing dispersion: the current route per destination.
     routes: dispersion::NicRoutes,
+    /// Trace replay (`traffic.trace`): this endpoint's next message and what it waits
+    /// for.
+    trace: Cursor,
 }
 
 /// How endpoints pick the VC of a packet's head (the same for all).
@@ -110,6 +114,8 @@ pub struct Endpoints {
     order: Vec<u32>,
     /// Message-level traffic: the receivers' reassembly and the message totals.
     pub reassembly: Option<reassembly::Reassembly>,
+    /// Trace replay: the messages this structure's endpoints created and completed.
+    pub trace: Totals,
     /// Adaptive and probing dispersion: what the NICs did.
     pub dispersion: dispersion::DispersionCounters,
     /// A probe's zero-load latency: `base + per_hop h` cycles over `h` switch-to-switch
@@ -125,6 +131,10 @@ pub struct Endpoints {
     /// run across processes ([`Endpoints::add_totals`]).
     unroutable_elsewhere: (u64, u64),
 }
+
+/// What a set of endpoints adds up at the end of a partitioned run
+/// ([`Endpoints::nic_totals`]): message reassembly, dispersion and trace replay.
+pub type NicTotals = (Option<reassembly::ReassemblyPart>, dispersion::DispersionCounters, Totals);
 
 /// A probe packet reached its destination.
 #[derive(Clone, Copy, Debug)]
@@ -176,6 +186,7 @@ impl Endpoints {
                     started: None,
                     finished: None,
                     routes: dispersion::NicRoutes::default(),
+                    trace: workload.trace().map(|t| t.cursor(e)).unwrap_or_default(),
                 }
             })
             .collect();
@@ -192,6 +203,7 @@ impl Endpoints {
             phase_flits: vec![0; workload.phases().len()],
             order,
             reassembly,
+            trace: Totals::default(),
             dispersion: dispersion::DispersionCounters::default(),
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
@@ -228,7 +240,13 @@ impl Endpoints {
     /// Will no source create another packet (see [`Workload::exhausted`])?
     pub fn exhausted(&self, now: u64, workload: &Workload, phase: Option<usize>) -> bool {
         let lo = self.own.0 as usize;
-        self.owned().iter().enumerate().all(|(e, nic)| workload.exhausted(now, phase, (lo + e) as u32, &nic.src_state))
+        self.owned().iter().enumerate().all(|(e, nic)| {
+            let e = (lo + e) as u32;
+            match workload.trace() {
+                Some(t) => phase.is_none() || !workload.trace_admits(now, e) || t.exhausted(e, &nic.trace),
+                None => workload.exhausted(now, phase, e, &nic.src_state),
+            }
+        })
     }
 
     /// Packets waiting in all source queues (including one partly sent).
@@ -244,16 +262,17 @@ impl Endpoints {
 
     /// Message reassembly and dispersion totals of this partition's endpoints (at the
     /// end of a partitioned run).
-    pub fn nic_totals(&self) -> (Option<reassembly::ReassemblyPart>, dispersion::DispersionCounters) {
-        (self.reassembly.as_ref().map(|r| r.part(self.own)), self.dispersion)
+    pub fn nic_totals(&self) -> NicTotals {
+        (self.reassembly.as_ref().map(|r| r.part(self.own)), self.dispersion, self.trace)
     }
 
     /// Add another partition's [`Endpoints::nic_totals`].
-    pub fn add_nic_totals(&mut self, (reassembly, dispersion): &(Option<reassembly::ReassemblyPart>, dispersion::DispersionCounters)) {
+    pub fn add_nic_totals(&mut self, (reassembly, dispersion, trace): &NicTotals) {
         if let (Some(r), Some(p)) = (self.reassembly.as_mut(), reassembly) {
             r.absorb(p);
         }
         self.dispersion.merge(dispersion);
+        self.trace.merge(trace);
     }
 
     /// Step only endpoints `[lo, hi)` (one partition's).
@@ -308,13 +327,13 @@ impl Endpoints {
         // Networks large enough for their routers to prefetch (state far beyond the
         // caches) prefetch the endpoints too (hints only: no result changes).
         let ahead = matches!(routers, Routers::Iq(r) if r.prefetching());
-        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, .. } = self;
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, trace, .. } = self;
         // One endpoint's step (written once for the two loops below).
         macro_rules! step_endpoint {
             ($e:expr, $nic:expr, $credits:expr) => {{
                 let (e, nic) = ($e as u32, $nic);
                 let ctx = (now, phase, workload, sending, throttle);
-                Self::step(e, nic, $credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals), ctx, ch, packets, stats, ctr, routers);
+                Self::step(e, nic, $credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals, &mut *trace), ctx, ch, packets, stats, ctr, routers);
                 if let Some(d) = &disp {
                     d.after_step(e, nic, now, packets, dispersion);
                 }
@@ -361,7 +380,7 @@ impl Endpoints {
         now: u64,
         nic: &mut Nic,
         phase_flits: &mut [u64],
-        (order, n): (&mut [u32], usize),
+        (order, n, trace): (&mut [u32], usize, &mut Totals),
         reassembly: Option<&mut reassembly::Reassembly>,
         workload: &Workload,
         packets: &mut PacketArena,
@@ -392,8 +411,36 @@ impl Endpoints {
                 r.packet(pk.src, e, pk.seq, pk.create, now);
             }
             workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
+            if let Some(t) = workload.trace() {
+                t.delivered(pk.src, pk.seq, pk.create, now, &mut nic.trace, trace);
+            }
             packets.release(f.pid);
         }
+    }
+
+    /// Queue the packets of trace message `c` at endpoint `e`, or count it refused when
+    /// failures left its destination unreachable.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn create_message(e: u32, nic: &mut Nic, c: crate::traffic::trace::Creation, now: u64, ph: usize, workload: &Workload, trace: &mut Totals, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+        if !workload.routable(now, e, c.dst) {
+            trace.skipped += 1;
+            nic.src_state.unroutable += c.packets as u64;
+            if !workload.trace_admits(now, c.dst) {
+                nic.src_state.to_failed += c.packets as u64;
+            }
+            return;
+        }
+        trace.created += 1;
+        let measured = stats.in_window(now);
+        for k in 0..c.packets {
+            let size = c.flits_of(k);
+            let pid = packets.alloc(Packet { src: e, dst: c.dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: c.first_seq + k, age: 0, hop_start: 0, route: 0 });
+            stats.on_created(e, size, now);
+            nic.queue.push_back(pid);
+        }
+        nic.src_state.created += c.packets as u64;
+        ctr.packets_created += c.packets as u64;
     }
 
     /// Advance endpoint `e` (state `nic`, injection credits `credits`) by one cycle.
@@ -404,7 +451,7 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        (order, n, reassembly, probes): (&mut [u32], usize, Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>),
+        (order, n, reassembly, probes, trace): (&mut [u32], usize, Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>, &mut Totals),
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -436,11 +483,17 @@ impl Endpoints {
                 probes.push(ProbeArrival { src: pk.src, dst: e, route: pk.hop_start, latency: routed, hops: pk.hops, now });
                 packets.release(f.pid);
             } else {
-                Self::eject(e, f, &pk, now, nic, phase_flits, (order, n), reassembly, workload, packets, stats, ctr);
+                Self::eject(e, f, &pk, now, nic, phase_flits, (order, n, &mut *trace), reassembly, workload, packets, stats, ctr);
             }
         }
-        // (3) Generation.
-        if let Some(ph) = phase {
+        // (3) Generation (or the next message of a trace).
+        if let (Some(ph), Some(t)) = (phase, workload.trace()) {
+            if workload.trace_admits(now, e) {
+                if let Some(c) = t.next(now, e, &mut nic.trace) {
+                    Self::create_message(e, nic, c, now, ph, workload, trace, packets, stats, ctr);
+                }
+            }
+        } else if let Some(ph) = phase {
             let message = workload.message();
             let count = message.map_or(1, |m| m.packets);
             // Room for a whole packet (message)?

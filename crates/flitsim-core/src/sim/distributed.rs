@@ -98,8 +98,8 @@ struct Finish {
     retry: Option<RetryPart>,
     /// The metapacket gather's report counters.
     meta: Option<(MetaReport, u64)>,
-    /// Message reassembly and NIC dispersion totals.
-    nic: (Option<crate::endpoint::reassembly::ReassemblyPart>, crate::endpoint::dispersion::DispersionCounters),
+    /// Message reassembly, NIC dispersion and trace replay totals.
+    nic: crate::endpoint::NicTotals,
 }
 
 /// The crossings of one cycle bound for one process.

@@ -621,6 +621,7 @@ impl Simulation {
             let per = self.spec.workload.message().map_or(1, |m| m.packets as u64);
             r.report(self.counters.packets_created / per, wire.and_then(|u| u.bytes_per_s()))
         });
+        let trace = self.spec.workload.trace().map(|t| t.report(&self.endpoints.trace));
         let dispersion = match &self.spec.routing {
             crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some() => Some(self.endpoints.dispersion),
             _ => None,
@@ -628,6 +629,7 @@ impl Simulation {
         Report {
             dispersion,
             messages,
+            trace,
             units,
             version: crate::VERSION.to_string(),
             seed: self.spec.config.seed,

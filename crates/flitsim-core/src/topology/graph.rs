@@ -246,12 +246,8 @@ impl Graph {
 pub fn read_links(file: &str, key: &str) -> Result<Vec<Link>> {
     let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, format!("cannot read {file}: {e}")))?;
     let mut links = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let body = line.split('#').next().unwrap_or("").trim();
-        if body.is_empty() {
-            continue;
-        }
-        let at = format!("{key} ({file} line {})", i + 1);
+    for (line, body) in crate::config::parse::data_lines(&text) {
+        let at = format!("{key} ({file} line {line})");
         let ids: Vec<&str> = body.split_whitespace().collect();
         let parse = |s: &str, what: &str| s.parse::<u32>().map_err(|_| Error::config(&at, format!("`{s}` is not {what} (a whole number from 0)")));
         match ids.as_slice() {

@@ -16,6 +16,7 @@ pub mod injection;
 pub mod message;
 pub mod pattern;
 pub mod size;
+pub mod trace;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,7 @@ pub use injection::{InjectionConfig, InjectionProcess, SourceState};
 pub use message::{Message, MessageConfig};
 pub use pattern::{NodeSpace, Pattern, PatternConfig};
 pub use size::{PacketSize, PacketSizeConfig, MAX_PACKET_FLITS};
+pub use trace::{Trace, TraceConfig};
 
 /// Registry entries for `flitsim list`: traffic patterns, then injection processes.
 pub const REGISTRY: &[Entry] =
@@ -108,6 +110,11 @@ pub struct TrafficConfig {
     /// `source_queue` then counts messages. Default: none (single packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<MessageConfig>,
+    /// Replay a trace of messages (`{ file }` or `{ messages = [...] }`, see
+    /// [`trace::TraceConfig`]) instead of a pattern and an injection process; replaces
+    /// every other key of `[traffic]`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
 }
 
 fn default_load() -> f64 {
@@ -125,6 +132,7 @@ impl Default for TrafficConfig {
             packets_per_source: None,
             source_queue: None,
             message: None,
+            trace: None,
         }
     }
 }
@@ -175,6 +183,8 @@ pub struct Workload {
     /// With failures: the pairs the routes connect, and the endpoints whose router
     /// failed ([`Workload::restrict_to`]).
     reachable: Option<Reachable>,
+    /// A trace replayed instead of the pattern and injection process.
+    trace: Option<std::sync::Arc<Trace>>,
 }
 
 /// Which packets a network with failures can carry.
@@ -237,6 +247,9 @@ impl Workload {
     /// As [`build`](Self::build), with the channel's flit size in bytes
     /// (`channel.flit_bytes`), which message-level traffic needs.
     pub fn build_with(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64, flit_bytes: Option<u32>) -> Result<Workload> {
+        if let Some(t) = &cfg.trace {
+            return Self::build_trace(cfg, t, space);
+        }
         let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
         let message = match &cfg.message {
             None => None,
@@ -365,7 +378,61 @@ impl Workload {
             Some(m) => m.per_source.saturating_mul(per_message),
             None => cfg.packets_per_source.unwrap_or(u64::MAX),
         };
-        Ok(Workload { info, phases, patterns, size, packets_per_source, source_queue, message, backlogged, reachable: None })
+        Ok(Workload { info, phases, patterns, size, packets_per_source, source_queue, message, backlogged, reachable: None, trace: None })
+    }
+
+    /// A trace workload: `[traffic.trace]` and nothing else in `[traffic]`.
+    fn build_trace(cfg: &TrafficConfig, t: &TraceConfig, space: &NodeSpace) -> Result<Workload> {
+        let alone = TrafficConfig { trace: Some(t.clone()), ..TrafficConfig::default() };
+        let other = [
+            ("load", cfg.load != alone.load),
+            ("pattern", cfg.pattern != alone.pattern),
+            ("injection", cfg.injection != alone.injection),
+            ("packet_size", cfg.packet_size != alone.packet_size),
+            ("phases", !cfg.phases.is_empty()),
+            ("packets_per_source", cfg.packets_per_source.is_some()),
+            ("source_queue", cfg.source_queue.is_some()),
+            ("message", cfg.message.is_some()),
+        ];
+        if let Some((key, _)) = other.iter().find(|x| x.1) {
+            return Err(Error::config(format!("traffic.{key}"), "a trace says where, when and how big every message is; remove this key (or the trace)"));
+        }
+        let trace = Trace::build(t, space.num_nodes, "traffic.trace")?;
+        let size = PacketSize::build(&PacketSizeConfig::default(), "traffic.packet_size")?;
+        let pattern = Pattern::build(&PatternConfig::default(), space, 0, "traffic.pattern")?;
+        let injection = InjectionProcess::build_at(&InjectionConfig::default(), 0.0, 1.0, "traffic.injection", None)?;
+        Ok(Workload {
+            // One open-ended phase; its offered load is left at 0: the trace sets the times.
+            info: vec![PhaseInfo { start: 0, end: u64::MAX, load: 0.0 }],
+            phases: vec![Phase { pattern: 0, injection }],
+            patterns: vec![pattern],
+            size,
+            packets_per_source: u64::MAX,
+            source_queue: u32::MAX,
+            message: None,
+            backlogged: false,
+            reachable: None,
+            trace: Some(std::sync::Arc::new(trace)),
+        })
+    }
+
+    /// The trace replayed (with `traffic.trace`).
+    #[inline]
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_deref()
+    }
+
+    /// Is endpoint `src` alive at `now` (its router has not failed)? A failed node
+    /// creates nothing more.
+    #[inline]
+    pub fn trace_admits(&self, now: u64, src: u32) -> bool {
+        self.reachable.as_ref().is_none_or(|r| r.dead_from[src as usize] > now)
+    }
+
+    /// Can a message from `src` reach `dst` at `now` under the failures?
+    #[inline]
+    pub fn routable(&self, now: u64, src: u32, dst: u32) -> bool {
+        self.reachable.as_ref().is_none_or(|r| r.dead_from[dst as usize] > now && r.mask.as_ref().is_none_or(|m| m.get(src, dst)))
     }
 
     /// Failures: endpoints with `dead[e]` create nothing, and a packet whose destination
@@ -390,7 +457,25 @@ impl Workload {
     /// Does a pattern wait for data (recursive doubling), so that an undeliverable
     /// packet would stall it for ever?
     pub fn has_dependencies(&self) -> bool {
-        self.patterns.iter().any(|p| p.round_of(0).is_some())
+        self.dependency().is_some()
+    }
+
+    /// The config key of the workload that waits for data (`traffic.trace` or
+    /// `traffic.pattern`).
+    pub fn dependency_key(&self) -> &'static str {
+        if self.trace.is_some() { "traffic.trace" } else { "traffic.pattern" }
+    }
+
+    /// What waits for data, for error messages: "a recursive-doubling exchange" or "a
+    /// trace with `after`".
+    pub fn dependency(&self) -> Option<&'static str> {
+        if self.trace.as_ref().is_some_and(|t| t.has_waits()) {
+            Some("a trace whose messages wait for others (`after`)")
+        } else if self.patterns.iter().any(|p| p.round_of(0).is_some()) {
+            Some("a recursive-doubling exchange")
+        } else {
+            None
+        }
     }
 
     /// The phases in order. Without a schedule, a single phase `[0, u64::MAX)` at
@@ -402,7 +487,7 @@ impl Workload {
     /// Does every source stop creating at some point: a packet (or message) budget per
     /// source, or a phased schedule that ends? (`sim.until_done` needs it.)
     pub fn ends(&self) -> bool {
-        self.packets_per_source != u64::MAX || self.info.last().is_some_and(|p| p.end != u64::MAX)
+        self.trace.is_some() || self.packets_per_source != u64::MAX || self.info.last().is_some_and(|p| p.end != u64::MAX)
     }
 
     /// Index of the phase that contains `cycle`; `None` after the last phase of a

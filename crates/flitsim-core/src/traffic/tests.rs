@@ -109,6 +109,11 @@ fn config_round_trips_through_toml() {
         packets_per_source: Some(14),
         source_queue: Some(1),
         message: Some(super::MessageConfig { bytes: 1 << 20, mtu: Some(4096), header_flits: 1, per_source: Some(50) }),
+        trace: Some(super::TraceConfig {
+            file: None,
+            messages: vec![super::trace::MessageSpec { src: 1, dst: 2, flits: 3, at: 4, after: vec![5, 6], delay: 7 }],
+            packet_flits: 8,
+        }),
     };
     let root = Root { traffic: cfg };
     let text = toml::to_string_pretty(&root).unwrap();

@@ -138,3 +138,25 @@ impl Peers for ThreadPeers {
         out
     }
 }
+
+/// A closed-loop trace for `nodes` endpoints (the `messages = [...]` line of a
+/// `[traffic.trace]` table): `count` messages of 1 to 40 flits between pseudo-random
+/// nodes at pseudo-random cycles below 200, each waiting, with a computation delay below
+/// 30 cycles, for up to two of the latest earlier messages to its source. Every message
+/// waits only for earlier ones, so the trace can always finish.
+pub fn random_trace(nodes: u64, count: usize, seed: u64) -> String {
+    let mut x = seed;
+    let mut draw = |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let mut to: Vec<Vec<usize>> = vec![Vec::new(); nodes as usize];
+    let mut msgs = Vec::new();
+    for m in 0..count {
+        let (src, dst, flits, delay) = (draw(nodes), draw(nodes), 1 + draw(40), draw(30));
+        let waits: Vec<String> = to[src as usize].iter().rev().take(draw(3) as usize).map(|w| w.to_string()).collect();
+        msgs.push(format!("{{ src = {src}, dst = {dst}, flits = {flits}, at = {}, after = [{}], delay = {delay} }}", draw(200), waits.join(", ")));
+        to[dst as usize].push(m);
+    }
+    format!("messages = [{}]", msgs.join(", "))
+}

@@ -1,0 +1,487 @@
+//! Traces: a list of messages, each from a source to a destination, replayed by the
+//! endpoints, open loop (at given cycles) or closed loop (after the messages it waits for
+//! have arrived), as an application's communication would be.
+//!
+//! `[traffic.trace]` takes the messages inline (`messages = [{ src, dst, flits, ... }]`)
+//! or from a file of one message per line (see [`file`]):
+//!
+//! ```text
+//! # src dst flits [at=CYCLE] [after=ID,ID,...] [delay=CYCLES]
+//! 0 5 64                    # message 0: node 0 sends 64 flits to node 5 at cycle 0
+//! 5 0 64 after=0 delay=100  # message 1: node 5 answers 100 cycles after message 0 arrived
+//! ```
+//!
+//! Messages are numbered from 0 in the order given. Every source executes its own
+//! messages in that order, as a rank executes its program: message `m` of source `s` is
+//! created at the first cycle, not before the cycle after `s` created its previous
+//! message, that is at least
+//!
+//! `max(at_m, max(c_prev, a_m) + delay_m)`,
+//!
+//! where `c_prev` is the cycle `s` created its previous message (0 for its first) and
+//! `a_m` the cycle the last of the messages listed in `after` completed at `s` (each
+//! must be a message *to* `s`: a node can only wait for data it receives). `delay` is the
+//! computation between the two; `at` alone gives an open-loop replay.
+//!
+//! A message of `flits` flits is cut into packets of at most `packet_flits` flits (the
+//! last may be shorter), queued at its source at once; it completes when the tail of
+//! its last packet to arrive reaches the destination, packets arriving in any order.
+//! Its latency runs from creation to completion. The report ([`TraceReport`]) gives the
+//! messages created and completed, their latencies, and the cycle the last one completed:
+//! the run time the application would see on this network.
+//! A message one of whose packets is lost (a fault model that loses packets, a dateline
+//! drop) never completes, and the messages waiting for it are reported `not_created`;
+//! a trace with waits is refused where failures disconnect pairs or nodes fail during
+//! the run, since it could never finish.
+//!
+//! Built once ([`Trace::build`]); validation names the message (and the file line) at
+//! fault: a node outside the network, a message waiting for one that is not sent to its
+//! source, or waits that form a cycle (with program order), which could never finish.
+//! The per-endpoint replay state ([`Cursor`]) lives with the endpoint, and a message's
+//! completion only changes the state of the endpoint it reaches (the source of the
+//! messages waiting for it), so the replay is partitionable like the rest of the engine.
+
+pub mod file;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::traffic::message::MAX_MESSAGE_PACKETS;
+use crate::traffic::MAX_PACKET_FLITS;
+
+#[cfg(test)]
+mod tests;
+
+/// Config table `[traffic.trace]`: replay a list of messages instead of a pattern and an
+/// injection process. Give `file` or `messages`, not both. Replaces `load`, `pattern`,
+/// `injection`, `packet_size`, `phases`, `packets_per_source`, `source_queue` and
+/// `message`; with `sim.until_done` the run ends when the last message completed.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// A file of one message per line, `src dst flits [at=CYCLE] [after=ID,ID,...]
+    /// [delay=CYCLES]`, `#` comments (read from the working directory when relative).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The messages inline: `[{ src, dst, flits, at, after, delay }, ...]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<MessageSpec>,
+    /// Most flits per packet (1..=65535): a message of `flits` flits is
+    /// `ceil(flits / packet_flits)` packets. Default 16.
+    #[serde(default = "default_packet_flits")]
+    pub packet_flits: u32,
+}
+
+fn default_packet_flits() -> u32 {
+    16
+}
+
+/// One message of a trace.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct MessageSpec {
+    /// Source endpoint. Required.
+    pub src: u32,
+    /// Destination endpoint (may be the source: the packets go through its router).
+    /// Required.
+    pub dst: u32,
+    /// Size in flits, >= 1. Required.
+    pub flits: u64,
+    /// Earliest creation cycle. Default 0.
+    #[serde(default)]
+    pub at: u64,
+    /// Messages (by number, from 0 in trace order) that must have completed at this
+    /// message's source before it is created; each must be sent to `src`. Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<u32>,
+    /// Cycles of computation after the later of the previous message's creation and the
+    /// arrival of the `after` messages. Default 0.
+    #[serde(default)]
+    pub delay: u64,
+}
+
+/// A validated message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Msg {
+    src: u32,
+    dst: u32,
+    at: u64,
+    delay: u64,
+    /// Packets, and the flits of the last one (the others have `packet_flits`).
+    packets: u32,
+    last_flits: u32,
+    /// Sequence number of its first packet among its source's packets.
+    first_seq: u32,
+    /// Its index among its source's messages (program order).
+    local: u32,
+    /// Its index among the messages to its destination.
+    inbox: u32,
+    /// Messages in `after`.
+    waits: u32,
+}
+
+/// A message's packets, as the source queues them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Creation {
+    /// Destination endpoint.
+    pub dst: u32,
+    /// Packets in the message.
+    pub packets: u32,
+    /// Flits of every packet but the last.
+    pub full_flits: u32,
+    /// Flits of the last packet.
+    pub last_flits: u32,
+    /// Sequence number of the first packet among its source's packets (the receiver
+    /// finds the message from it).
+    pub first_seq: u32,
+}
+
+impl Creation {
+    /// Flits of packet `k` (0-based) of the message.
+    #[inline]
+    pub fn flits_of(&self, k: u32) -> u32 {
+        if k + 1 == self.packets { self.last_flits } else { self.full_flits }
+    }
+}
+
+/// A built trace: the messages, per source in program order, and who waits for whom.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    msgs: Vec<Msg>,
+    packet_flits: u32,
+    /// Per source `s`: its messages `order[out[s]..out[s + 1]]`, in program order.
+    out: Vec<u32>,
+    order: Vec<u32>,
+    /// Per message `m`: the local indices (at `dst(m)`) of the messages waiting for it,
+    /// `waiters[wait_at[m]..wait_at[m + 1]]`.
+    wait_at: Vec<u32>,
+    waiters: Vec<u32>,
+    /// Messages to each endpoint.
+    inbox_len: Vec<u32>,
+    flits: u64,
+}
+
+/// Per-endpoint replay state: this endpoint's next message and what it waits for, and
+/// the packets received of the messages sent to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// Next of its messages (program order) to create.
+    next: u32,
+    /// Cycle its previous message was created.
+    last_create: u64,
+    /// Per own message: `after` messages not yet completed here, and the cycle the last
+    /// of them completed.
+    waiting: Vec<u32>,
+    arrived: Vec<u64>,
+    /// Per message to it: packets received.
+    got: Vec<u32>,
+}
+
+/// Message totals of a set of endpoints (merged over partitions and processes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Messages created.
+    pub created: u64,
+    /// Messages not created because failures left their destination unreachable.
+    pub skipped: u64,
+    /// Messages completed at their destination.
+    pub completed: u64,
+    latency_sum: u128,
+    latency_min: u64,
+    latency_max: u64,
+    /// Cycle the last message completed.
+    last_done: u64,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals { created: 0, skipped: 0, completed: 0, latency_sum: 0, latency_min: u64::MAX, latency_max: 0, last_done: 0 }
+    }
+}
+
+impl Totals {
+    /// Add another set's totals.
+    pub fn merge(&mut self, o: &Totals) {
+        self.created += o.created;
+        self.skipped += o.skipped;
+        self.completed += o.completed;
+        self.latency_sum += o.latency_sum;
+        self.latency_min = self.latency_min.min(o.latency_min);
+        self.latency_max = self.latency_max.max(o.latency_max);
+        self.last_done = self.last_done.max(o.last_done);
+    }
+}
+
+/// Trace results (with `traffic.trace`), over the whole run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceReport {
+    /// Messages in the trace.
+    pub messages: u64,
+    /// Flits in the trace.
+    pub flits: u64,
+    /// Messages created.
+    pub created: u64,
+    /// Messages completed (every packet delivered).
+    pub completed: u64,
+    /// Messages created but not complete when the run ended.
+    pub incomplete: u64,
+    /// Messages never created: waiting for their time or for messages that never came
+    /// when the run ended.
+    pub not_created: u64,
+    /// Messages skipped because failures left their destination unreachable.
+    pub unroutable: u64,
+    /// Mean, least and greatest message latency (creation to completion), cycles.
+    pub latency_mean: f64,
+    /// Least message latency, cycles.
+    pub latency_min: u64,
+    /// Greatest message latency, cycles.
+    pub latency_max: u64,
+    /// Cycle the last message completed (the trace's run time when all completed).
+    pub completion: u64,
+}
+
+impl Trace {
+    /// Validate `cfg` for a network of `nodes` endpoints (`path`: its config key).
+    pub fn build(cfg: &TraceConfig, nodes: u32, path: &str) -> Result<Trace> {
+        let from_file;
+        let (specs, names): (&[MessageSpec], Box<dyn Fn(usize) -> String>) = match (&cfg.file, cfg.messages.is_empty()) {
+            (Some(_), false) => return Err(Error::config(format!("{path}.messages"), "give the messages either inline or as `file`, not both")),
+            (None, true) => return Err(Error::config(path, "a trace needs messages: give `file` (one message per line) or `messages = [{ src, dst, flits }, ...]`")),
+            (Some(f), true) => {
+                let (specs, lines) = file::read(f, &format!("{path}.file"))?;
+                from_file = specs;
+                let (f, key) = (f.clone(), format!("{path}.file"));
+                (&from_file, Box::new(move |m: usize| format!("{key} ({f} line {}, message {m})", lines[m])))
+            }
+            (None, false) => {
+                let key = format!("{path}.messages");
+                (&cfg.messages, Box::new(move |m: usize| format!("{key}[{m}]")))
+            }
+        };
+        if !(1..=MAX_PACKET_FLITS).contains(&cfg.packet_flits) {
+            return Err(Error::config(format!("{path}.packet_flits"), format!("{} is out of range: a packet has 1..={MAX_PACKET_FLITS} flits", cfg.packet_flits)));
+        }
+        if specs.len() > u32::MAX as usize / 2 {
+            return Err(Error::config(path, format!("{} messages are more than a trace holds ({}); split the trace", specs.len(), u32::MAX / 2)));
+        }
+        let pf = cfg.packet_flits as u64;
+        let n = nodes as usize;
+        let (mut out_len, mut inbox_len, mut seqs) = (vec![0u32; n], vec![0u32; n], vec![0u64; n]);
+        let mut msgs = Vec::with_capacity(specs.len());
+        let mut flits = 0u64;
+        for (m, s) in specs.iter().enumerate() {
+            for (v, what) in [(s.src, "src"), (s.dst, "dst")] {
+                if v >= nodes {
+                    return Err(Error::config(names(m), format!("{what} {v} is outside the network: endpoints are 0..={}", nodes - 1)));
+                }
+            }
+            if s.flits == 0 {
+                return Err(Error::config(names(m), "a message of 0 flits carries nothing; give at least 1 flit"));
+            }
+            let packets = s.flits.div_ceil(pf);
+            if packets > MAX_MESSAGE_PACKETS {
+                return Err(Error::config(names(m), format!("{} flits in packets of at most {pf} is {packets} packets, above the limit of {MAX_MESSAGE_PACKETS} per message; raise packet_flits or split the message", s.flits)));
+            }
+            let seq = &mut seqs[s.src as usize];
+            if *seq + packets > u32::MAX as u64 {
+                return Err(Error::config(names(m), format!("source {} sends more than {} packets in all; raise packet_flits or shorten the trace", s.src, u32::MAX)));
+            }
+            let mut seen = Vec::with_capacity(s.after.len());
+            for &a in &s.after {
+                let Some(dep) = specs.get(a as usize) else {
+                    return Err(Error::config(names(m), format!("after = {a}: there is no message {a} (the trace has {}, numbered from 0)", specs.len())));
+                };
+                if dep.dst != s.src {
+                    return Err(Error::config(names(m), format!("after = {a}: message {a} goes to node {}, not to this message's source {}, so node {} could not know it arrived; wait only for messages to the source", dep.dst, s.src, s.src)));
+                }
+                if seen.contains(&a) {
+                    return Err(Error::config(names(m), format!("after lists message {a} twice; list it once")));
+                }
+                seen.push(a);
+            }
+            let last_flits = (s.flits - (packets - 1) * pf) as u32;
+            msgs.push(Msg { src: s.src, dst: s.dst, at: s.at, delay: s.delay, packets: packets as u32, last_flits, first_seq: *seq as u32, local: out_len[s.src as usize], inbox: inbox_len[s.dst as usize], waits: s.after.len() as u32 });
+            *seq += packets;
+            out_len[s.src as usize] += 1;
+            inbox_len[s.dst as usize] += 1;
+            flits = flits.saturating_add(s.flits);
+        }
+        let out = prefix(&out_len);
+        let mut order = vec![0u32; msgs.len()];
+        let mut fill = out.clone();
+        for (m, x) in msgs.iter().enumerate() {
+            order[fill[x.src as usize] as usize] = m as u32;
+            fill[x.src as usize] += 1;
+        }
+        // Who waits for whom: per awaited message, the waiters' local indices.
+        let mut count = vec![0u32; msgs.len()];
+        for s in specs {
+            for &a in &s.after {
+                count[a as usize] += 1;
+            }
+        }
+        let wait_at = prefix(&count);
+        let mut waiters = vec![0u32; wait_at[msgs.len()] as usize];
+        let mut fill = wait_at.clone();
+        for (m, s) in specs.iter().enumerate() {
+            for &a in &s.after {
+                waiters[fill[a as usize] as usize] = msgs[m].local;
+                fill[a as usize] += 1;
+            }
+        }
+        let trace = Trace { msgs, packet_flits: cfg.packet_flits, out, order, wait_at, waiters, inbox_len, flits };
+        if let Some(m) = trace.stuck() {
+            return Err(Error::config(names(m), format!("message {m} can never be created: its `after` messages wait, directly or through their sources' earlier messages, for message {m} itself; break the cycle")));
+        }
+        Ok(trace)
+    }
+
+    /// A message on a cycle of waits (its `after` messages, and each source's previous
+    /// message), if any: Kahn's algorithm over both kinds of edge.
+    fn stuck(&self) -> Option<usize> {
+        let n = self.msgs.len();
+        // Edges: m -> the next message of src(m); m -> each message waiting for it.
+        let mut indeg: Vec<u32> = self.msgs.iter().map(|x| x.waits + (x.local > 0) as u32).collect();
+        let mut ready: Vec<u32> = (0..n as u32).filter(|&m| indeg[m as usize] == 0).collect();
+        let mut done = 0;
+        while let Some(m) = ready.pop() {
+            done += 1;
+            let x = self.msgs[m as usize];
+            let next = self.out[x.src as usize] + x.local + 1;
+            let mut succ: Vec<u32> = Vec::new();
+            if next < self.out[x.src as usize + 1] {
+                succ.push(self.order[next as usize]);
+            }
+            let d = x.dst as usize;
+            for &w in &self.waiters[self.wait_at[m as usize] as usize..self.wait_at[m as usize + 1] as usize] {
+                succ.push(self.order[(self.out[d] + w) as usize]);
+            }
+            for s in succ {
+                indeg[s as usize] -= 1;
+                if indeg[s as usize] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+        (done < n).then(|| (0..n).find(|&m| indeg[m] > 0).unwrap_or(0))
+    }
+
+    /// Messages in the trace.
+    pub fn len(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// Is the trace empty? (Never for a built one.)
+    pub fn is_empty(&self) -> bool {
+        self.msgs.is_empty()
+    }
+
+    /// Does some message wait for another (so that a message that can never be
+    /// delivered would stall the replay)?
+    pub fn has_waits(&self) -> bool {
+        !self.waiters.is_empty()
+    }
+
+    /// Mean message size in flits.
+    pub fn mean_flits(&self) -> f64 {
+        self.flits as f64 / self.msgs.len().max(1) as f64
+    }
+
+    /// The source and destination of every message, in trace order.
+    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.msgs.iter().map(|m| (m.src, m.dst))
+    }
+
+    /// The replay state of endpoint `e` at the start of the run.
+    pub fn cursor(&self, e: u32) -> Cursor {
+        let (lo, hi) = (self.out[e as usize] as usize, self.out[e as usize + 1] as usize);
+        Cursor {
+            next: 0,
+            last_create: 0,
+            waiting: self.order[lo..hi].iter().map(|&m| self.msgs[m as usize].waits).collect(),
+            arrived: vec![0; hi - lo],
+            got: vec![0; self.inbox_len[e as usize] as usize],
+        }
+    }
+
+    /// Endpoint `e` (state `cur`) at cycle `now`: its next message if it is due, which
+    /// then counts as created.
+    #[inline]
+    pub fn next(&self, now: u64, e: u32, cur: &mut Cursor) -> Option<Creation> {
+        let k = cur.next as usize;
+        let i = self.out[e as usize] as usize + k;
+        if i >= self.out[e as usize + 1] as usize || cur.waiting[k] > 0 {
+            return None;
+        }
+        let m = &self.msgs[self.order[i] as usize];
+        if now < m.at.max(cur.last_create.max(cur.arrived[k]) + m.delay) {
+            return None;
+        }
+        cur.next += 1;
+        cur.last_create = now;
+        Some(Creation { dst: m.dst, packets: m.packets, full_flits: self.packet_flits, last_flits: m.last_flits, first_seq: m.first_seq })
+    }
+
+    /// Has endpoint `e` (state `cur`) created all its messages?
+    pub fn exhausted(&self, e: u32, cur: &Cursor) -> bool {
+        cur.next >= self.out[e as usize + 1] - self.out[e as usize]
+    }
+
+    /// The tail of packet `seq` from `src`, created at `create`, reached endpoint `e`
+    /// (state `cur`) at `now`: complete its message when it was the last, and count the
+    /// completion for the messages waiting for it.
+    #[inline]
+    pub fn delivered(&self, src: u32, seq: u32, create: u64, now: u64, cur: &mut Cursor, totals: &mut Totals) {
+        let mine = &self.order[self.out[src as usize] as usize..self.out[src as usize + 1] as usize];
+        let j = mine.partition_point(|&m| self.msgs[m as usize].first_seq <= seq) - 1;
+        let m = mine[j] as usize;
+        let x = &self.msgs[m];
+        let got = &mut cur.got[x.inbox as usize];
+        *got += 1;
+        if *got < x.packets {
+            return;
+        }
+        let latency = now - create;
+        totals.completed += 1;
+        totals.latency_sum += latency as u128;
+        totals.latency_min = totals.latency_min.min(latency);
+        totals.latency_max = totals.latency_max.max(latency);
+        totals.last_done = totals.last_done.max(now);
+        for &w in &self.waiters[self.wait_at[m] as usize..self.wait_at[m + 1] as usize] {
+            cur.waiting[w as usize] -= 1;
+            cur.arrived[w as usize] = cur.arrived[w as usize].max(now);
+        }
+    }
+
+    /// The report from the totals of every endpoint. (A process of a run across
+    /// processes other than the first holds only its own endpoints' totals: messages
+    /// its endpoints completed may have been created elsewhere, so its differences are
+    /// clamped at 0; the first process reports the whole network's.)
+    pub fn report(&self, t: &Totals) -> TraceReport {
+        TraceReport {
+            messages: self.msgs.len() as u64,
+            flits: self.flits,
+            created: t.created,
+            completed: t.completed,
+            incomplete: t.created.saturating_sub(t.completed),
+            not_created: (self.msgs.len() as u64).saturating_sub(t.created + t.skipped),
+            unroutable: t.skipped,
+            latency_mean: if t.completed == 0 { 0.0 } else { t.latency_sum as f64 / t.completed as f64 },
+            latency_min: if t.completed == 0 { 0 } else { t.latency_min },
+            latency_max: t.latency_max,
+            completion: t.last_done,
+        }
+    }
+}
+
+/// Exclusive prefix sums, with the total last.
+fn prefix(v: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(v.len() + 1);
+    let mut s = 0u32;
+    out.push(0);
+    for &x in v {
+        s += x;
+        out.push(s);
+    }
+    out
+}
