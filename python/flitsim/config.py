@@ -63,9 +63,11 @@ class Config:
 
     @property
     def key(self) -> str:
-        """The results-store key: SHA-256 (hex) of ``{"config":<canonical_json>,"flitsim":"<version>"}``."""
-        text = '{"config":' + self._core.canonical_json() + ',"flitsim":' + json.dumps(_core.__version__) + "}"
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """The results-store key: SHA-256 (hex) of ``{"config":<canonical_json>,"flitsim":"<version>"}``,
+        with ``"inputs":{"<key path>":"<SHA-256 of the file>"}`` added when the config names
+        data files (a trace, a link list, routing tables), so that editing one makes a new
+        key (the engine writes the text, as the CLI's store hashes it)."""
+        return hashlib.sha256(self._core.store_text().encode("utf-8")).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
         """The whole config as plain data, unset optional fields left out, so that

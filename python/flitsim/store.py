@@ -8,7 +8,8 @@ Layout (format 1)::
 The key is :attr:`flitsim.Config.key`: the SHA-256 (hex) of the UTF-8 bytes of
 ``{"config":<config>,"flitsim":"<version>"}``, where ``<config>`` is the whole resolved
 config (defaults filled in, overrides and seed applied) as compact JSON with sorted keys,
-written by the engine. Two sweeps that reach the same config share its result, whatever
+written by the engine, with ``"inputs":{"<key path>":"<SHA-256 of the file>"}`` added when
+the config names data files (a trace, a link list, routing tables). Two sweeps that reach the same config share its result, whatever
 grid they came from; a different flitsim version never reuses another's results.
 
 Only the process that drives a sweep reads or writes the store (workers, local or on a

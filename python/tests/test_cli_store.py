@@ -121,3 +121,27 @@ def test_reproduce_uses_the_store_and_reports(flitsim_bin: Path, tmp_path: Path)
     if chromium() is not None:
         page = open_page(page_file)
         assert page.console_errors == [] and page.images and all(i["complete"] and i["width"] > 0 for i in page.images)
+
+
+def test_a_data_file_is_part_of_the_key(flitsim_bin: Path, tmp_path: Path) -> None:
+    # A trace replayed from a file: the command's sweep stores two points (no loads: the
+    # trace sets its own times); the package finds them by the same keys; after the file
+    # changes, the same sweep computes two new points instead of reusing stale ones.
+    trace = tmp_path / "pingpong.trace"
+    trace.write_text("0 3 4\n3 0 4 after=0\n")
+    config = tmp_path / "trace.toml"
+    config.write_text(
+        '[topology]\ntype = "mesh"\ndims = [4]\n[sim]\nwarmup = 0\nmeasure = 10000\nuntil_done = true\n'
+        f"[traffic.trace]\nfile = {json.dumps(str(trace))}\n"
+    )
+    store = tmp_path / "store"
+    cli(flitsim_bin, "sweep", str(config), "--grid", "router.vcs=2,4", "--store", str(store), "--out", str(tmp_path / "out"), "--jobs", "1")
+    keys = sorted(flitsim.Config(config, set={"router.vcs": v}).key for v in (2, 4))
+    assert sorted(flitsim.Store(store).keys()) == keys
+    trace.write_text("0 3 8\n3 0 8 after=0\n")
+    again = flitsim.sweep(config, grid={"router.vcs": [2, 4]}, jobs=1, progress=False, store=store)
+    assert set(again["key"]).isdisjoint(keys) and len(list(flitsim.Store(store).keys())) == 4
+    # 8 flits instead of 4 each way: the ping-pong ends 2 x 4 cycles later.
+    first = flitsim.Store(store).get(keys[0])
+    assert first is not None
+    assert set(again["trace_completion"]) == {first.summary["trace_completion"] + 8}

@@ -11,7 +11,10 @@
 //!
 //! The key is the SHA-256 (hex) of the UTF-8 bytes of `{"config":<config>,"flitsim":"<version>"}`,
 //! `<config>` being the resolved config as compact JSON with sorted keys (as
-//! `flitsim.Config.canonical_json`), `<version>` the simulator's version.
+//! `flitsim.Config.canonical_json`), `<version>` the simulator's version; a config that
+//! names data files (a trace, a link list, routing tables) adds
+//! `"inputs":{"<key path>":"<SHA-256 of the file>"}`, so that editing one makes a new key
+//! ([`Config::store_text`]).
 
 use std::path::{Path, PathBuf};
 
@@ -26,9 +29,7 @@ const MARKER_TEXT: &str = "{\"format\": \"flitsim-store\", \"version\": 1}\n";
 
 /// The store key of a resolved config under this simulator version.
 pub fn key(cfg: &Config) -> String {
-    let version = serde_json::to_string(flitsim_core::VERSION).expect("a string serializes");
-    let text = format!("{{\"config\":{},\"flitsim\":{version}}}", cfg.canonical_json());
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(cfg.store_text(flitsim_core::VERSION).as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// An open results store.
@@ -116,6 +117,28 @@ mod tests {
         assert_ne!(key(&a), key(&c));
         let json = a.canonical_json();
         assert!(!json.contains(": ") && json.starts_with('{'));
+    }
+
+    /// A config without data files keeps the key of store format 1 (existing stores stay
+    /// valid); one naming a trace file adds the file's SHA-256, so editing it changes the
+    /// key.
+    #[test]
+    fn keys_cover_the_data_files_a_config_names() {
+        let hex = |b: &[u8]| Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let plain = Config::load(None, &[]).unwrap();
+        let old = format!("{{\"config\":{},\"flitsim\":{}}}", plain.canonical_json(), serde_json::to_string(flitsim_core::VERSION).unwrap());
+        assert_eq!(key(&plain), hex(old.as_bytes()));
+        let file = std::env::temp_dir().join(format!("flitsim-store-key-{}.trace", std::process::id()));
+        std::fs::write(&file, "0 1 4\n").unwrap();
+        let traced = Config::load(None, &[format!("traffic.trace.file={:?}", file.display().to_string())]).unwrap();
+        let first = key(&traced);
+        let text = traced.store_text(flitsim_core::VERSION);
+        assert!(text.ends_with(&format!(",\"inputs\":{{\"traffic.trace.file\":\"{}\"}}}}", hex(b"0 1 4\n"))), "{text}");
+        assert_eq!(first, hex(text.as_bytes()));
+        std::fs::write(&file, "0 1 5\n").unwrap();
+        assert_ne!(key(&traced), first);
+        std::fs::remove_file(&file).unwrap();
+        assert!(traced.store_text(flitsim_core::VERSION).contains("\"traffic.trace.file\":\"unreadable\""));
     }
 
     #[test]

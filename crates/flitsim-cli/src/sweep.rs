@@ -20,7 +20,8 @@ use crate::store::{self, Store};
 #[derive(clap::Args, Debug, Clone)]
 pub struct SweepArgs {
     /// Offered loads as START:STOP:STEP (flits/node/cycle), or one load; the last grid
-    /// dimension. Default 0.05:0.95:0.05 unless a --grid names traffic.load.
+    /// dimension. Default 0.05:0.95:0.05 unless a --grid names traffic.load or the config
+    /// replays a trace (which sets its own times: no loads).
     #[arg(short, long, allow_hyphen_values = true)]
     pub loads: Option<String>,
     #[allow(rustdoc::broken_intra_doc_links)] // (the help text shows `[4,4]` as typed)
@@ -75,6 +76,8 @@ pub struct SweepRow {
     pub saturated: bool,
     /// Why.
     pub reason: String,
+    /// With a trace (`traffic.trace`): the cycle its last message completed.
+    pub trace_completion: Option<u64>,
     /// The run's results-store key.
     pub key: String,
 }
@@ -227,6 +230,7 @@ fn row(job: &Job, key: String, rep: &serde_json::Value) -> CliResult<SweepRow> {
             .and_then(|v| v.as_array())
             .map(|a| a.iter().filter_map(|r| r.as_str()).collect::<Vec<_>>().join("; "))
             .unwrap_or_default(),
+        trace_completion: rep.pointer("/trace/completion").and_then(|v| v.as_u64()),
         key: key.clone(),
     })
 }
@@ -237,14 +241,14 @@ pub fn csv(grid_keys: &[String], rows: &[SweepRow]) -> String {
     for k in grid_keys {
         let _ = write!(o, "\"{k}\",");
     }
-    o.push_str("seed,load,offered,accepted,latency_mean,latency_p50,latency_p99,network_latency_mean,avg_hops,saturated,reason,key\n");
+    o.push_str("seed,load,offered,accepted,latency_mean,latency_p50,latency_p99,network_latency_mean,avg_hops,saturated,reason,trace_completion,key\n");
     for r in rows {
         for (_, v) in &r.point {
             let _ = write!(o, "\"{}\",", v.replace('"', "\"\""));
         }
         let _ = writeln!(
             o,
-            "{},{},{:.6},{:.6},{:.4},{},{},{:.4},{:.4},{},\"{}\",{}",
+            "{},{},{:.6},{:.6},{:.4},{},{},{:.4},{:.4},{},\"{}\",{},{}",
             r.seed,
             r.load,
             r.offered,
@@ -256,6 +260,7 @@ pub fn csv(grid_keys: &[String], rows: &[SweepRow]) -> String {
             r.avg_hops,
             r.saturated,
             r.reason.replace('"', "'"),
+            r.trace_completion.map_or(String::new(), |c| c.to_string()),
             r.key
         );
     }
@@ -269,7 +274,10 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         None => None,
     };
     // Validate the base once up front so a bad config fails before any work.
-    Config::load(text.as_deref(), &cfg.set).map_err(|e| e.to_string())?.validate().map_err(|e| e.to_string())?;
+    let base = Config::load(text.as_deref(), &cfg.set).map_err(|e| e.to_string())?;
+    base.validate().map_err(|e| e.to_string())?;
+    // A trace sets its own times: no load dimension unless asked for (and then refused).
+    let traced = base.traffic.trace.is_some();
     let dims: Vec<(String, Vec<String>)> = args.grid.iter().map(|g| parse_grid(g)).collect::<CliResult<_>>()?;
     for (i, (key, _)) in dims.iter().enumerate() {
         if dims[..i].iter().any(|(k, _)| k == key) {
@@ -281,6 +289,7 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         (Some(_), true) => return Err("give the loads with --loads or with --grid traffic.load=..., not both".into()),
         (Some(l), false) => parse_loads(l)?.into_iter().map(Some).collect(),
         (None, true) => vec![None],
+        (None, false) if traced => vec![None],
         (None, false) => parse_loads("0.05:0.95:0.05")?.into_iter().map(Some).collect(),
     };
     let seeds: Vec<Option<u64>> = match &args.seeds {
@@ -362,10 +371,21 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         if p.is_empty() { "-".to_string() } else { p.join(" ") }
     };
     let w = rows.iter().map(|r| label(r).len()).max().unwrap_or(0).max(5);
-    println!("{:<w$} {:>5} {:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "point", "seed", "load", "offered", "accepted", "latency", "p50", "p99");
+    let traced = rows.iter().any(|r| r.trace_completion.is_some());
+    if traced {
+        // A trace sets its own times: its run time instead of the load.
+        println!("{:<w$} {:>5} {:>9} {:>9} {:>10} {:>8} {:>8} {:>11}", "point", "seed", "offered", "accepted", "latency", "p50", "p99", "trace done");
+    } else {
+        println!("{:<w$} {:>5} {:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "point", "seed", "load", "offered", "accepted", "latency", "p50", "p99");
+    }
     for r in &rows {
         let point = label(r);
-        if r.saturated {
+        if let (true, Some(done)) = (traced, r.trace_completion) {
+            println!(
+                "{point:<w$} {:>5} {:>9.4} {:>9.4} {:>10.2} {:>8} {:>8} {done:>11}",
+                r.seed, r.offered, r.accepted, r.latency_mean, r.latency_p50, r.latency_p99
+            );
+        } else if r.saturated {
             println!("{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated", r.seed, r.load, r.offered, r.accepted, "-", "-", "-");
         } else {
             println!(

@@ -63,9 +63,15 @@ impl PyConfig {
         toml::to_string_pretty(&self.inner).map_err(|e| PyRuntimeError::new_err(format!("the config cannot be written as TOML: {e}")))
     }
 
-    /// The whole config as compact JSON with sorted keys: the bytes a results store hashes.
+    /// The whole config as compact JSON with sorted keys.
     fn canonical_json(&self) -> PyResult<String> {
         Ok(self.inner.canonical_json())
+    }
+
+    /// The text a results store hashes: the canonical JSON, the simulator's version, and
+    /// the SHA-256 of every data file the config names (`Config::store_text`).
+    fn store_text(&self) -> PyResult<String> {
+        Ok(self.inner.store_text(flitsim_core::VERSION))
     }
 
     /// The seed of every random stream.

@@ -241,6 +241,48 @@ impl Config {
         sorted(serde_json::to_value(self).expect("a config serializes to JSON")).to_string()
     }
 
+    /// The data files the config names, as `(key path, file)`: routing tables
+    /// (`routing.tables`), a graph's links (`topology.file`), a trace
+    /// (`traffic.trace.file`). Their contents are part of what a run computes, so a results
+    /// store keys them too ([`Config::store_text`]).
+    pub fn input_files(&self) -> Vec<(&'static str, &str)> {
+        // (In the order of their key paths, as the store's JSON has it.)
+        let mut files = Vec::new();
+        if let RoutingConfig::Table { tables: Some(f), .. } = &self.routing {
+            files.push(("routing.tables", f.as_str()));
+        }
+        if let TopologyConfig::Graph { file: Some(f), .. } = &self.topology {
+            files.push(("topology.file", f.as_str()));
+        }
+        if let Some(crate::traffic::TraceConfig { file: Some(f), .. }) = &self.traffic.trace {
+            files.push(("traffic.trace.file", f.as_str()));
+        }
+        files
+    }
+
+    /// The text a results store hashes for this config under simulator `version`:
+    /// `{"config":<canonical_json>,"flitsim":"<version>"}`, and when the config names data
+    /// files ([`Config::input_files`]) also `"inputs":{"<key path>":"<SHA-256 of the
+    /// file's bytes, or \"unreadable\">"}`, so that editing a trace, a link list or a
+    /// table file makes a new key (the CLI's and the Python package's stores hash this).
+    pub fn store_text(&self, version: &str) -> String {
+        use sha2::Digest;
+        let version = serde_json::to_string(version).expect("a string serializes");
+        let mut text = format!("{{\"config\":{},\"flitsim\":{version}", self.canonical_json());
+        let files = self.input_files();
+        if !files.is_empty() {
+            let inputs: serde_json::Map<String, serde_json::Value> = files
+                .into_iter()
+                .map(|(key, f)| {
+                    let digest = std::fs::read(f).map_or_else(|_| "unreadable".to_string(), |b| sha2::Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect());
+                    (key.to_string(), serde_json::Value::String(digest))
+                })
+                .collect();
+            text += &format!(",\"inputs\":{}", serde_json::Value::Object(inputs));
+        }
+        text + "}"
+    }
+
     /// Parse TOML text, then apply `key=value` overrides (dotted key paths; the value is
     /// TOML, or a bare string if it does not parse as TOML).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
