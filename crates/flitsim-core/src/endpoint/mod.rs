@@ -243,7 +243,7 @@ impl Endpoints {
         self.owned().iter().enumerate().all(|(e, nic)| {
             let e = (lo + e) as u32;
             match workload.trace() {
-                Some(t) => phase.is_none() || !workload.trace_admits(now, e) || t.exhausted(e, &nic.trace),
+                Some(t) => phase.is_none() || !workload.alive(now, e) || t.exhausted(e, &nic.trace),
                 None => workload.exhausted(now, phase, e, &nic.src_state),
             }
         })
@@ -426,7 +426,7 @@ impl Endpoints {
         if !workload.routable(now, e, c.dst) {
             trace.skipped += 1;
             nic.src_state.unroutable += c.packets as u64;
-            if !workload.trace_admits(now, c.dst) {
+            if !workload.alive(now, c.dst) {
                 nic.src_state.to_failed += c.packets as u64;
             }
             return;
@@ -488,7 +488,7 @@ impl Endpoints {
         }
         // (3) Generation (or the next message of a trace).
         if let (Some(ph), Some(t)) = (phase, workload.trace()) {
-            if workload.trace_admits(now, e) {
+            if workload.alive(now, e) {
                 if let Some(c) = t.next(now, e, &mut nic.trace) {
                     Self::create_message(e, nic, c, now, ph, workload, trace, packets, stats, ctr);
                 }

@@ -422,17 +422,18 @@ impl Workload {
         self.trace.as_deref()
     }
 
-    /// Is endpoint `src` alive at `now` (its router has not failed)? A failed node
-    /// creates nothing more.
+    /// Is endpoint `e` alive at `now` (its router has not failed)? A failed node
+    /// creates nothing more, and nothing is sent to it.
     #[inline]
-    pub fn trace_admits(&self, now: u64, src: u32) -> bool {
-        self.reachable.as_ref().is_none_or(|r| r.dead_from[src as usize] > now)
+    pub fn alive(&self, now: u64, e: u32) -> bool {
+        self.reachable.as_ref().is_none_or(|r| r.dead_from[e as usize] > now)
     }
 
-    /// Can a message from `src` reach `dst` at `now` under the failures?
+    /// Can a packet from `src` reach `dst` at `now` under the failures (`dst` alive, and
+    /// the routes connect the pair)?
     #[inline]
     pub fn routable(&self, now: u64, src: u32, dst: u32) -> bool {
-        self.reachable.as_ref().is_none_or(|r| r.dead_from[dst as usize] > now && r.mask.as_ref().is_none_or(|m| m.get(src, dst)))
+        self.alive(now, dst) && self.reachable.as_ref().is_none_or(|r| r.mask.as_ref().is_none_or(|m| m.get(src, dst)))
     }
 
     /// Failures: endpoints with `dead[e]` create nothing, and a packet whose destination
@@ -454,20 +455,14 @@ impl Workload {
         }
     }
 
-    /// Does a pattern wait for data (recursive doubling), so that an undeliverable
-    /// packet would stall it for ever?
-    pub fn has_dependencies(&self) -> bool {
-        self.dependency().is_some()
-    }
-
     /// The config key of the workload that waits for data (`traffic.trace` or
     /// `traffic.pattern`).
     pub fn dependency_key(&self) -> &'static str {
         if self.trace.is_some() { "traffic.trace" } else { "traffic.pattern" }
     }
 
-    /// What waits for data, for error messages: "a recursive-doubling exchange" or "a
-    /// trace with `after`".
+    /// What waits for data (so that an undeliverable packet would stall it for ever),
+    /// named for error messages: a trace with `after`, or a recursive-doubling exchange.
     pub fn dependency(&self) -> Option<&'static str> {
         if self.trace.as_ref().is_some_and(|t| t.has_waits()) {
             Some("a trace whose messages wait for others (`after`)")
@@ -564,17 +559,16 @@ impl Workload {
         state.created += count;
         let dest = pattern.dest(src, k, rng);
         let size = if self.message.is_some() { size } else { self.size.sample(rng) };
-        if let Some(reach) = &self.reachable {
-            if reach.dead_from[src as usize] <= now {
+        if self.reachable.is_some() {
+            if !self.alive(now, src) {
                 // A failed node's endpoint sends nothing (its draws are kept, so the
                 // other sources' streams do not depend on which nodes failed).
                 state.created -= count;
                 return None;
             }
-            let to_dead = reach.dead_from[dest as usize] <= now;
-            if to_dead || reach.mask.as_ref().is_some_and(|m| !m.get(src, dest)) {
+            if !self.routable(now, src, dest) {
                 state.unroutable += count;
-                state.to_failed += to_dead as u64 * count;
+                state.to_failed += !self.alive(now, dest) as u64 * count;
                 return None;
             }
         }
@@ -586,7 +580,7 @@ impl Workload {
     /// always true after the schedule (`phase` `None`).
     pub fn exhausted(&self, now: u64, phase: Option<usize>, src: u32, state: &SourceState) -> bool {
         let Some(ph) = phase else { return true };
-        state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || self.reachable.as_ref().is_some_and(|r| r.dead_from[src as usize] <= now)
+        state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || !self.alive(now, src)
     }
 
     /// A packet created in `phase` as its source's `seq`-th packet was delivered to the

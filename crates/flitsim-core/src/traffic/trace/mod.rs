@@ -366,30 +366,10 @@ impl Trace {
         (done < n).then(|| (0..n).find(|&m| indeg[m] > 0).unwrap_or(0))
     }
 
-    /// Messages in the trace.
-    pub fn len(&self) -> usize {
-        self.msgs.len()
-    }
-
-    /// Is the trace empty? (Never for a built one.)
-    pub fn is_empty(&self) -> bool {
-        self.msgs.is_empty()
-    }
-
     /// Does some message wait for another (so that a message that can never be
     /// delivered would stall the replay)?
     pub fn has_waits(&self) -> bool {
         !self.waiters.is_empty()
-    }
-
-    /// Mean message size in flits.
-    pub fn mean_flits(&self) -> f64 {
-        self.flits as f64 / self.msgs.len().max(1) as f64
-    }
-
-    /// The source and destination of every message, in trace order.
-    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.msgs.iter().map(|m| (m.src, m.dst))
     }
 
     /// The replay state of endpoint `e` at the start of the run.
