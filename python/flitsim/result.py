@@ -72,7 +72,7 @@ class Result:
         (creation to completion, cycles) are NaN without a trace."""
         r = self.report
         s = r["stats"]
-        trace = r.get("trace")
+        trace = self.trace
         lat = s["packet_latency"]
         net = s["network_latency"]
         # With no packet measured the latencies and hops are missing (NaN), not 0.

@@ -371,7 +371,6 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         if p.is_empty() { "-".to_string() } else { p.join(" ") }
     };
     let w = rows.iter().map(|r| label(r).len()).max().unwrap_or(0).max(5);
-    let traced = rows.iter().any(|r| r.trace_completion.is_some());
     if traced {
         // A trace sets its own times: its run time instead of the load.
         println!("{:<w$} {:>5} {:>9} {:>9} {:>10} {:>8} {:>8} {:>11}", "point", "seed", "offered", "accepted", "latency", "p50", "p99", "trace done");
