@@ -11,6 +11,7 @@
 //! and the receiver reassembles them ([`reassembly`]).
 
 pub mod dispersion;
+mod wake;
 pub mod reassembly;
 
 use std::collections::VecDeque;
@@ -130,6 +131,8 @@ pub struct Endpoints {
     /// Refused packets of endpoints stepped by other processes, added at the end of a
     /// run across processes ([`Endpoints::add_totals`]).
     unroutable_elsewhere: (u64, u64),
+    /// Which endpoints have work, when the routers keep their due set ([`wake`]).
+    wakes: wake::Wakes,
 }
 
 /// What a set of endpoints adds up at the end of a partitioned run
@@ -209,6 +212,7 @@ impl Endpoints {
             probe_arrivals: Vec::new(),
             own: (0, n),
             unroutable_elsewhere: (0, 0),
+            wakes: wake::Wakes::new(n),
         }
     }
 
@@ -297,6 +301,7 @@ impl Endpoints {
             self.order[lo * n..hi * n].copy_from_slice(&other.order[lo * n..hi * n]);
         }
         self.own = (self.own.0.min(other.own.0), self.own.1.max(other.own.1));
+        self.wakes.reset();
     }
 
     /// Advance every endpoint by one cycle, in endpoint order (one call per cycle, so that
@@ -324,10 +329,12 @@ impl Endpoints {
         };
         let timing = self.probe_timing;
         let (lo, hi) = (self.own.0 as usize, self.own.1 as usize);
+        let own = self.own;
         // Networks large enough for their routers to prefetch (state far beyond the
         // caches) prefetch the endpoints too (hints only: no result changes).
         let ahead = matches!(routers, Routers::Iq(r) if r.prefetching());
-        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, trace, .. } = self;
+        let tracked = matches!(routers, Routers::Iq(r) if r.tracks_endpoints());
+        let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, trace, wakes, .. } = self;
         // One endpoint's step (written once for the two loops below).
         macro_rules! step_endpoint {
             ($e:expr, $nic:expr, $credits:expr) => {{
@@ -339,9 +346,30 @@ impl Endpoints {
                 }
             }};
         }
-        if ahead {
+        if tracked {
+            // Only the endpoints with work ([`wake`]), each then told when it next has
+            // work of its own.
+            let Routers::Iq(iq) = routers else { unreachable!("tracked endpoints have input-queued routers") };
+            let all = wakes.begin(now, phase, own, iq);
+            let mut due = std::mem::take(&mut wakes.due);
+            if all {
+                due.clear();
+                due.extend(lo as u32..hi as u32);
+            }
+            for (i, &e) in due.iter().enumerate() {
+                let e = e as usize;
+                if ahead {
+                    prefetch_nic(nics, |k| due.get(i + k).map(|&x| x as usize), now, ch, packets);
+                }
+                step_endpoint!(e, &mut nics[e], &mut credits[e * vcs..(e + 1) * vcs]);
+                let Routers::Iq(iq) = routers else { unreachable!() };
+                let next = wake::next_creation(workload, now, phase, e as u32, &nics[e]);
+                wakes.after(e as u32, now, !nics[e].queue.is_empty(), next, iq);
+            }
+            wakes.due = due;
+        } else if ahead {
             for e in lo..hi {
-                prefetch_nic(nics, e, hi, now, ch, packets);
+                prefetch_nic(nics, |k| (e + k < hi).then_some(e + k), now, ch, packets);
                 step_endpoint!(e, &mut nics[e], &mut credits[e * vcs..(e + 1) * vcs]);
             }
         } else {
@@ -363,6 +391,11 @@ impl Endpoints {
                 let route = d.routing.route_string_at(a.dst, a.src, r as u64);
                 let reply = packets.alloc(Packet { src: a.dst, dst: a.src, size: 1, hops: 0, create: a.now, inject: 0, measured: false, phase: dispersion::PROBE_REPLY_PHASE, seq: free as u32, age: 0, hop_start: a.route, route });
                 nic.queue.insert(usize::from(nic.sent > 0).min(nic.queue.len()), reply);
+                if let Routers::Iq(iq) = routers {
+                    if iq.tracks_endpoints() {
+                        iq.wake_endpoint(a.dst, now + 1);
+                    }
+                }
                 nic.control += 1;
                 dispersion.replies += 1;
             }
@@ -638,16 +671,17 @@ const PREFETCH_NIC: usize = 4;
 const PREFETCH_SLOTS: usize = 2;
 const PREFETCH_HEADER: usize = 1;
 
-/// Ask the cache for what endpoint `e`'s step reads a few endpoints ahead (see
-/// [`PREFETCH_NIC`]); `hi` ends the endpoints stepped. Hints only.
+/// Ask the cache for what the steps of the endpoints a few ahead of the one stepped
+/// read (see [`PREFETCH_NIC`]); `ahead(k)` is the endpoint `k` steps ahead, if any.
+/// Hints only.
 #[inline(always)]
-fn prefetch_nic(nics: &[Nic], e: usize, hi: usize, now: u64, ch: &Channels, packets: &PacketArena) {
+fn prefetch_nic(nics: &[Nic], ahead: impl Fn(usize) -> Option<usize>, now: u64, ch: &Channels, packets: &PacketArena) {
     use crate::router::{prefetch, prefetch_bytes};
-    if e + PREFETCH_NIC < hi {
-        prefetch_bytes(&nics[e + PREFETCH_NIC] as *const Nic as *const u8, std::mem::size_of::<Nic>(), true);
+    if let Some(e) = ahead(PREFETCH_NIC) {
+        prefetch_bytes(&nics[e] as *const Nic as *const u8, std::mem::size_of::<Nic>(), true);
     }
-    if e + PREFETCH_SLOTS < hi {
-        let nic = &nics[e + PREFETCH_SLOTS];
+    if let Some(e) = ahead(PREFETCH_SLOTS) {
+        let nic = &nics[e];
         prefetch(ch.flits.slot_of(nic.ej_flits, now));
         prefetch(ch.credits.slot_of(nic.inj_credits, now));
         // The queue's front slot, by address (reading it would wait for the line).
@@ -656,8 +690,8 @@ fn prefetch_nic(nics: &[Nic], e: usize, hi: usize, now: u64, ch: &Channels, pack
             prefetch(&front[0]);
         }
     }
-    if e + PREFETCH_HEADER < hi {
-        if let Some(&pid) = nics[e + PREFETCH_HEADER].queue.front() {
+    if let Some(e) = ahead(PREFETCH_HEADER) {
+        if let Some(&pid) = nics[e].queue.front() {
             prefetch(packets.get(pid));
         }
     }

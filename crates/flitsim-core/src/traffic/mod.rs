@@ -163,6 +163,18 @@ pub struct PhaseInfo {
     pub load: f64,
 }
 
+/// When an endpoint's source may next create ([`Workload::next_creation`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextCreation {
+    /// In any cycle: a random or periodic process decides (and draws) every cycle.
+    EveryCycle,
+    /// Not before this cycle (a trace message's time).
+    At(u64),
+    /// Not until a packet is delivered to the endpoint (it waits for data), or never in
+    /// this phase.
+    OnDelivery,
+}
+
 /// A built, validated workload: patterns, injection processes and packet sizes per phase.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -581,6 +593,31 @@ impl Workload {
     pub fn exhausted(&self, now: u64, phase: Option<usize>, src: u32, state: &SourceState) -> bool {
         let Some(ph) = phase else { return true };
         state.created >= self.packets_per_source || !self.patterns[self.phases[ph].pattern].is_source(src) || !self.alive(now, src)
+    }
+
+    /// When source `src` (state `state`, trace cursor `cursor`) may next create, as far
+    /// as its state tells (endpoint activity tracking, `endpoint/wake.rs`): only
+    /// sources whose [`Workload::generate`] (or trace replay) would neither create nor
+    /// draw a random number in a cycle skip it, so that skipping changes no result.
+    pub fn next_creation(&self, now: u64, phase: Option<usize>, src: u32, state: &SourceState, cursor: &trace::Cursor) -> NextCreation {
+        let Some(ph) = phase else { return NextCreation::OnDelivery };
+        if let Some(t) = &self.trace {
+            return match t.next_due(src, cursor) {
+                Some(at) if self.alive(now, src) => NextCreation::At(at),
+                _ => NextCreation::OnDelivery,
+            };
+        }
+        let p = &self.phases[ph];
+        let pattern = &self.patterns[p.pattern];
+        if state.created >= self.packets_per_source
+            || !pattern.is_source(src)
+            || pattern.may_create(state.created, &state.received) != Some(true)
+            || p.injection.is_silent()
+        {
+            NextCreation::OnDelivery
+        } else {
+            NextCreation::EveryCycle
+        }
     }
 
     /// A packet created in `phase` as its source's `seq`-th packet was delivered to the

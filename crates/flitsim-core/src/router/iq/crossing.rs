@@ -23,19 +23,26 @@ impl IqRouters {
             router != sink && !(lo..hi).contains(&router)
         };
         let p = self.ports as usize;
-        let (mut interior, mut boundary) = (Vec::new(), Vec::new());
-        for r in lo as usize..hi as usize {
+        let rows = self.routers as usize + 1;
+        let mut interior = Vec::new();
+        for r in lo..hi {
             let mut crossing = false;
-            for w in &mut self.wiring[r * p..(r + 1) * p] {
+            for w in &mut self.wiring[r as usize * p..(r as usize + 1) * p] {
                 w.cross_out = crosses(w.down_router);
                 w.cross_in = crosses(w.up_router);
                 crossing |= w.cross_out | w.cross_in;
             }
-            if crossing { &mut boundary } else { &mut interior }.push(r as u32);
+            if !crossing {
+                interior.push(r);
+            }
         }
         self.span = (lo, hi);
+        let all = router_set(rows, lo..hi);
+        let inner = router_set(rows, interior.iter().copied());
+        let outer: Vec<u64> = all.iter().zip(&inner).map(|(a, i)| a & !i).collect();
+        self.boundary = (lo..hi).filter(|&r| outer[r as usize / 64] >> (r % 64) & 1 != 0).collect();
         self.interior = interior;
-        self.boundary = boundary;
+        self.select = [all, inner, outer];
         self.crossing.xlate = vec![u32::MAX; self.ivc.len()];
     }
 
@@ -87,12 +94,13 @@ impl IqRouters {
             let key = ((router * p_n + x.port as u32) * v_n + entry.vc as u32) as usize;
             entry.flit.pid = self.crossing.receive_id(x, key, packets);
             ch.flits.push_in(x.ring, x.arrive, entry);
-            cal.notify_row(x.row, x.port as u32, x.arrive);
+            cal.notify_row(x.row, router, x.port as u32, x.arrive);
         }
         for c in &from.credits {
-            if (lo..hi).contains(&(c.row >> cal.shift)) {
+            let router = c.row >> cal.shift;
+            if (lo..hi).contains(&router) {
                 ch.credits.push_in(c.ring, c.arrive, c.entry);
-                cal.notify_row(c.row, c.port as u32, c.arrive);
+                cal.notify_row(c.row, router, c.port as u32, c.arrive);
             }
         }
     }
@@ -112,4 +120,13 @@ impl IqRouters {
         self.lanes.copy_span_from(&other.lanes, lo, hi);
         self.ptrs[lo * p..hi * p].copy_from_slice(&other.ptrs[lo * p..hi * p]);
     }
+}
+
+/// The routers `members` as a set of one bit per router, over `rows` routers.
+pub(super) fn router_set(rows: usize, members: impl IntoIterator<Item = u32>) -> Vec<u64> {
+    let mut set = vec![0; rows.div_ceil(64)];
+    for r in members {
+        set[r as usize / 64] |= 1 << (r % 64);
+    }
+    set
 }

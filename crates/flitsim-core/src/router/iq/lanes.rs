@@ -76,16 +76,6 @@ impl Width {
         matches!(self, Width::Wide(_))
     }
 
-    /// Does router `r` hold flits?
-    #[inline]
-    pub(super) fn holds_flits(&self, r: usize) -> bool {
-        match self {
-            Width::Narrow(l) => l.sets[r].occ != 0,
-            Width::Wide(l) => l.sets[r].occ != 0,
-            Width::Taken => unreachable!("the lanes are back after each step"),
-        }
-    }
-
     /// Copy routers `[lo, hi)`'s sets from `other` (another partition's structure).
     pub(super) fn copy_span_from(&mut self, other: &Width, lo: usize, hi: usize) {
         match (self, other) {

@@ -73,7 +73,10 @@
 //!   two above the largest delay), and the receive stage visits only the marked ports
 //!   instead of polling every channel and credit wire. A router is stepped in a cycle
 //!   when it holds flits or its slot for the cycle has marks, and it empties that slot,
-//!   so every arrival is received in its own cycle (debug builds verify it). With delays
+//!   so every arrival is received in its own cycle (debug builds verify it). In networks
+//!   far beyond the caches the calendar also keeps a *due set* of routers and endpoints
+//!   per slot, and a cycle visits only its members (activity tracking: an idle network
+//!   costs a scan of a bit set; `arrivals.rs`, `endpoint/wake.rs`). With delays
 //!   of [`MAX_CALENDAR`] cycles or more the calendar would be too big: routers then count
 //!   the flits and credits travelling to them, are stepped while that count or their
 //!   buffers are non-zero, and poll every connected port (same results, more work).
@@ -103,10 +106,11 @@ mod ports;
 mod prefetch;
 mod route;
 mod vc_alloc;
+mod wake;
 
 pub use input_vc::{state, InputVc};
 
-use arrivals::{nothing_due, slots_shift, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
+use arrivals::{nothing_due, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
 use lanes::{Lanes, Width};
 use ports::{send_credit, stop_go_symbols, PortWiring, UNWIRED};
@@ -230,6 +234,11 @@ pub struct IqRouters {
     /// those with one, in id order ([`Which`]).
     interior: Vec<u32>,
     boundary: Vec<u32>,
+    /// The routers each [`Which`] steps as sets of one bit per router (all of `span`,
+    /// `interior`, `boundary`), for the calendar's due set.
+    select: [Vec<u64>; 3],
+    /// The routers due this cycle (scratch, as many entries as routers).
+    due: Vec<u32>,
     /// Packets dropped at Cray XT dateline nodes ([`drops`]).
     pub dateline_drops: drops::DatelineDrops,
 }
@@ -249,8 +258,13 @@ impl IqRouters {
         let mut in_chan = vec![NONE; nports];
         let mut wiring = vec![UNWIRED; pports];
         let mut poll = vec![(0u64, 0u64); r as usize];
-        // Largest delay of anything a router receives: sizes the arrival calendar.
+        // Largest delay of anything a router receives: sizes the arrival calendar (and
+        // of anything an endpoint receives, when the calendar keeps the endpoints due).
         let mut max_delay = 0;
+        let mut max_to_endpoint = 0;
+        // Due-set bits: routers, the sink, then the endpoints.
+        let rows = r as usize + 1;
+        let endpoint_bit = |e: u32| rows as u32 + e;
         for c in 0..ch.len() {
             let from_router = matches!(ch.src[c], End::Router { .. });
             let delay = ch.latency[c] + if from_router { switch } else { 0 };
@@ -259,9 +273,17 @@ impl IqRouters {
                 o.flit_delay = delay;
                 o.out_flits = ch.flits.ring(c);
                 o.out_credits = ch.credits.ring(c);
-                if let End::Router { router: dr, port: dp } = ch.dst[c] {
-                    o.down_router = dr;
-                    o.down_port = dp as u8;
+                match ch.dst[c] {
+                    End::Router { router: dr, port: dp } => {
+                        o.down_router = dr;
+                        o.down_due = dr;
+                        o.down_port = dp as u8;
+                    }
+                    End::Endpoint(e) => {
+                        o.down_due = endpoint_bit(e);
+                        max_to_endpoint = max_to_endpoint.max(delay);
+                    }
+                    End::None => {}
                 }
             }
             if let End::Router { router, port } = ch.dst[c] {
@@ -271,11 +293,19 @@ impl IqRouters {
                 ip.in_credits = ch.credits.ring(c);
                 poll[router as usize].0 |= 1 << port;
                 max_delay = max_delay.max(delay);
-                if let End::Router { router: ur, port: up } = ch.src[c] {
-                    ip.up_router = ur;
-                    ip.up_port = up as u8;
-                    poll[ur as usize].1 |= 1 << up;
-                    max_delay = max_delay.max(cfg.credit_delay);
+                match ch.src[c] {
+                    End::Router { router: ur, port: up } => {
+                        ip.up_router = ur;
+                        ip.up_due = ur;
+                        ip.up_port = up as u8;
+                        poll[ur as usize].1 |= 1 << up;
+                        max_delay = max_delay.max(cfg.credit_delay);
+                    }
+                    End::Endpoint(e) => {
+                        ip.up_due = endpoint_bit(e);
+                        max_to_endpoint = max_to_endpoint.max(cfg.credit_delay);
+                    }
+                    End::None => {}
                 }
             }
         }
@@ -289,12 +319,32 @@ impl IqRouters {
             if w.down_router == NONE {
                 w.down_router = sink;
             }
+            if w.up_due == NONE {
+                w.up_due = sink;
+            }
+            if w.down_due == NONE {
+                w.down_due = sink;
+            }
         }
-        let rows = r as usize + 1;
-        let slots = (max_delay + 1).next_power_of_two();
-        let arrivals = if slots <= MAX_CALENDAR {
-            let shift = slots.trailing_zeros() + 1;
-            Arrivals::Calendar(Calendar { mask: slots as u64 - 1, shift, marks: vec![0; rows << shift] })
+        // The calendar has a slot for every delay into a router, and into an endpoint
+        // too where it can (the due set needs them: see `arrivals.rs`).
+        let with_endpoints = (max_delay.max(max_to_endpoint) + 1).next_power_of_two();
+        let can_track = with_endpoints <= MAX_CALENDAR;
+        let slots = if can_track { with_endpoints } else { (max_delay + 1).next_power_of_two() };
+        let calendar = slots <= MAX_CALENDAR;
+        // Bytes a cycle may touch: router state and buffers, channel slots, calendar.
+        // Networks far beyond the caches prefetch and keep the calendar's due set.
+        let per_vc = std::mem::size_of::<InputVc>() + d as usize * std::mem::size_of::<Flit>() + 8;
+        let per_port = std::mem::size_of::<PortWiring>() + std::mem::size_of::<PortPointers>();
+        let row_bytes = if calendar { 16 * slots as usize } else { 8 };
+        let footprint = nivc * per_vc
+            + nports * per_port
+            + r as usize * (std::mem::size_of::<VcSets<u64>>() * (p * v).div_ceil(64) as usize + row_bytes)
+            + ch.flits.bytes()
+            + ch.credits.bytes();
+        let large = footprint >= PREFETCH_ABOVE_BYTES;
+        let arrivals = if calendar {
+            Arrivals::Calendar(Calendar::new(slots, rows, topo.num_nodes as usize, can_track, large && can_track))
         } else {
             Arrivals::Counting(Counting { pending: vec![0; rows] })
         };
@@ -304,14 +354,6 @@ impl IqRouters {
             w.down_router = arrivals.row(w.down_router, FLIT);
         }
         let local = (0..p).filter(|&port| topo.is_local_port(port)).fold(0u64, |m, port| m | 1 << port);
-        // Bytes a cycle may touch: router state and buffers, channel slots, calendar.
-        let per_vc = std::mem::size_of::<InputVc>() + d as usize * std::mem::size_of::<Flit>() + 8;
-        let per_port = std::mem::size_of::<PortWiring>() + std::mem::size_of::<PortPointers>();
-        let footprint = nivc * per_vc
-            + nports * per_port
-            + r as usize * (std::mem::size_of::<VcSets<u64>>() * (p * v).div_ceil(64) as usize + (8 << slots_shift(&arrivals)))
-            + ch.flits.bytes()
-            + ch.credits.bytes();
         IqRouters {
             ports: p,
             vcs: v,
@@ -328,35 +370,16 @@ impl IqRouters {
             poll,
             arrivals,
             ptrs: vec![PortPointers::default(); pports],
-            prefetch: footprint >= PREFETCH_ABOVE_BYTES,
+            prefetch: large,
             li_port: std::array::from_fn(|li| (li as u32 / v) as u8),
             li_vc: std::array::from_fn(|li| (li as u32 % v) as u8),
             span: (0, r),
             crossing: crate::router::crossing::Crossings::default(),
             interior: Vec::new(),
             boundary: Vec::new(),
+            select: [crossing::router_set(rows, 0..r), Vec::new(), Vec::new()],
+            due: Vec::with_capacity(r as usize),
             dateline_drops: drops::DatelineDrops::default(),
-        }
-    }
-
-    /// An endpoint sent a flit into input `port` of router `r`, arriving at cycle
-    /// `arrive`: tell the router (its arrival calendar, or its count of pending work).
-    #[inline]
-    pub fn flit_sent_to(&mut self, r: u32, port: u32, arrive: u64) {
-        match &mut self.arrivals {
-            Arrivals::Calendar(c) => c.notify(r, port, arrive, FLIT),
-            Arrivals::Counting(c) => c.notify(r, port, arrive, FLIT),
-        }
-    }
-
-    /// Does router `r` have anything to do in cycle `now`: flits in its buffers, or
-    /// flits or credits arriving?
-    #[inline]
-    pub fn busy(&self, r: u32, now: u64) -> bool {
-        let occupied = self.lanes.holds_flits(r as usize);
-        match &self.arrivals {
-            Arrivals::Calendar(c) => c.busy(r as usize, now, occupied),
-            Arrivals::Counting(c) => c.busy(r as usize, now, occupied),
         }
     }
 
@@ -469,23 +492,25 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        // The routers to visit: the span, or one of the lists (moved out for the pass, a
-        // move of a `Vec`, and back).
-        let list = match which {
-            Which::All => None,
-            Which::Interior => Some(std::mem::take(&mut self.interior)),
-            Which::Boundary => Some(std::mem::take(&mut self.boundary)),
-        };
-        let lo = self.span.0 as usize;
-        match &list {
-            None => self.visit::<A, R, B, P, V, D>(arr, lanes, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr),
-            Some(l) => self.visit::<A, R, B, P, V, D>(arr, lanes, l.len(), |i| l[i] as usize, now, topo, routing, ch, packets, stats, ctr),
+        // The routers to visit: those of the calendar's due set that `which` selects
+        // (the scratch list and the selection are moved out for the pass, moves of a
+        // `Vec`, and back); without a calendar, every router of the span (which is then
+        // the whole network: only calendars are partitioned).
+        let k = which as usize;
+        let (mut due, select) = (std::mem::take(&mut self.due), std::mem::take(&mut self.select[k]));
+        if arr.due_routers(now, &select, &mut due) {
+            self.visit::<A, R, B, P, V, D>(arr, lanes, due.len(), |i| due[i] as usize, now, topo, routing, ch, packets, stats, ctr);
+        } else if which == Which::All {
+            let lo = self.span.0 as usize;
+            self.visit::<A, R, B, P, V, D>(arr, lanes, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr);
+        } else {
+            // Every router of one of the lists.
+            let (i, b) = (std::mem::take(&mut self.interior), std::mem::take(&mut self.boundary));
+            let l = if which == Which::Interior { &i } else { &b };
+            self.visit::<A, R, B, P, V, D>(arr, lanes, l.len(), |k| l[k] as usize, now, topo, routing, ch, packets, stats, ctr);
+            (self.interior, self.boundary) = (i, b);
         }
-        match (which, list) {
-            (Which::Interior, Some(l)) => self.interior = l,
-            (Which::Boundary, Some(l)) => self.boundary = l,
-            _ => {}
-        }
+        (self.due, self.select[k]) = (due, select);
     }
 
     /// Step the routers `at(0), .., at(n - 1)` that have work.
@@ -709,7 +734,7 @@ impl IqRouters {
                 crossing.send_flit(out.out_flits, out.down_router, out.down_port, arrive, InFlight::new(arrive, f, w as u8), packets);
             } else {
                 ch.flits.push_in(out.out_flits, arrive, InFlight::new(arrive, f, w as u8));
-                arr.notify_row(out.down_router, out.down_port as u32, arrive);
+                arr.notify_row(out.down_router, out.down_due, out.down_port as u32, arrive);
             }
             // One credit used (an ejection port uses none and never runs out).
             let left = outs[ovc].credits - (local >> o & 1 == 0) as u32;
@@ -760,6 +785,9 @@ impl IqRouters {
             stop_go_symbols(arr, sg, arrived | used, ivc, &mut stopped, wiring, now + credit_delay, ch, crossing);
         }
         arr.done(ru, got, moved + discarded);
+        if !occ.is_empty() {
+            arr.stays_busy(ru, now);
+        }
         if moved != 0 {
             ctr.flit_traversals += moved as u64;
             ctr.last_progress = now;

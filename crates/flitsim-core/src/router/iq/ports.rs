@@ -25,6 +25,10 @@ pub(super) struct PortWiring {
     /// Router downstream of the output, or the sink id (an endpoint, or an unconnected
     /// mesh edge); once built, its row for flits.
     pub(super) down_router: u32,
+    /// The far ends' bits in the arrival calendar's due set: the router, the sink, or
+    /// an endpoint's bit ([`super::arrivals::Calendar`]).
+    pub(super) up_due: u32,
+    pub(super) down_due: u32,
     /// Cycles from switch grant to arrival at the far end of the output channel (switch
     /// stages + wire).
     pub(super) flit_delay: u32,
@@ -45,6 +49,8 @@ pub(super) const UNWIRED: PortWiring = PortWiring {
     out_credits: Ring::UNUSED,
     up_router: NONE,
     down_router: NONE,
+    up_due: NONE,
+    down_due: NONE,
     flit_delay: 0,
     up_port: 0,
     down_port: 0,
@@ -60,7 +66,7 @@ pub(super) fn send_credit<A: Arrive>(arr: &mut A, inp: &PortWiring, vc: u32, arr
         crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, vc) });
     } else {
         ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, vc));
-        arr.notify_row(inp.up_router, inp.up_port as u32, arrive);
+        arr.notify_row(inp.up_router, inp.up_due, inp.up_port as u32, arrive);
     }
 }
 

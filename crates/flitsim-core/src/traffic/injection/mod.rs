@@ -382,6 +382,11 @@ impl InjectionProcess {
         }
     }
 
+    /// Does the process never fire (a zero load), so that asking it draws nothing?
+    pub fn is_silent(&self) -> bool {
+        matches!(self.kind, Kind::Silent)
+    }
+
     /// Called once per endpoint per cycle; true when a packet is created this cycle.
     /// On/off sources first take their ON/OFF transition, then (if ON) try to create.
     /// Periodic sources create when their next creation time falls in this cycle; when a

@@ -388,18 +388,26 @@ impl Trace {
     /// then counts as created.
     #[inline]
     pub fn next(&self, now: u64, e: u32, cur: &mut Cursor) -> Option<Creation> {
+        if self.next_due(e, cur)? > now {
+            return None;
+        }
+        let m = &self.msgs[self.order[self.out[e as usize] as usize + cur.next as usize] as usize];
+        cur.next += 1;
+        cur.last_create = now;
+        Some(Creation { dst: m.dst, packets: m.packets, full_flits: self.packet_flits, last_flits: m.last_flits, first_seq: m.first_seq })
+    }
+
+    /// The first cycle endpoint `e` (state `cur`) may create its next message, or `None`
+    /// when it has created them all or its next waits for messages not yet completed
+    /// (which a delivery to `e` changes: see [`Trace::delivered`]).
+    pub fn next_due(&self, e: u32, cur: &Cursor) -> Option<u64> {
         let k = cur.next as usize;
         let i = self.out[e as usize] as usize + k;
         if i >= self.out[e as usize + 1] as usize || cur.waiting[k] > 0 {
             return None;
         }
         let m = &self.msgs[self.order[i] as usize];
-        if now < m.at.max(cur.last_create.max(cur.arrived[k]) + m.delay) {
-            return None;
-        }
-        cur.next += 1;
-        cur.last_create = now;
-        Some(Creation { dst: m.dst, packets: m.packets, full_flits: self.packet_flits, last_flits: m.last_flits, first_seq: m.first_seq })
+        Some(m.at.max(cur.last_create.max(cur.arrived[k]) + m.delay))
     }
 
     /// Has endpoint `e` (state `cur`) created all its messages?
