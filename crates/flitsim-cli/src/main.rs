@@ -5,11 +5,13 @@ mod aging_params;
 mod bench;
 mod booksim;
 mod common;
+mod crosscheck;
 mod plot;
 mod ranks;
 mod report;
 mod reproduce;
 mod routes;
+mod saturation;
 mod series;
 mod store;
 mod summary;
@@ -144,6 +146,47 @@ enum Command {
         #[arg(long, default_value_t = 3, requires = "booksim", value_parser = clap::value_parser!(u32).range(1..=100))]
         rounds: u32,
     },
+    /// The saturation throughput of a config: the highest load at which every measured
+    /// packet arrives and mean packet latency stays within a factor of zero-load latency.
+    Saturation {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Load of the zero-load latency run (flits/node/cycle).
+        #[arg(long, default_value_t = 0.01)]
+        zero_load: f64,
+        /// Stable while mean packet latency is at most this many times the zero-load latency.
+        #[arg(long, default_value_t = 3.0)]
+        factor: f64,
+        /// Search until the saturation throughput is bracketed this closely.
+        #[arg(long, default_value_t = 0.002)]
+        resolution: f64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cross-check flitsim against BookSim2 on a matrix of configurations: with
+    /// `--booksim`, run both; without, judge flitsim against BookSim2's recorded figures.
+    Crosscheck {
+        /// The matrix file (BookSim2 configurations and recorded figures).
+        #[arg(default_value = "experiments/validation/booksim/crosscheck.toml")]
+        matrix: PathBuf,
+        /// A BookSim2 binary (built from booksim/booksim2): run it and flitsim on every row
+        /// and print both.
+        #[arg(long, value_name = "PATH")]
+        booksim: Option<PathBuf>,
+        /// With --booksim: write BookSim2's figures into the matrix file.
+        #[arg(long, requires = "booksim")]
+        record: bool,
+        /// Only the rows whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
+        /// Rows run at once (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        jobs: Option<u32>,
+        /// Print each row's flitsim config (the mapping of its BookSim2 parameters) instead.
+        #[arg(long, conflicts_with = "booksim")]
+        print_configs: bool,
+    },
     /// Reproduce a study under experiments/ and print reference vs flitsim.
     Reproduce {
         /// Study name (a folder under the experiments directory), or `list`.
@@ -216,6 +259,15 @@ fn main() -> ExitCode {
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
         Command::Bench { quick, case, repeat, booksim, rounds } => bench::cmd_bench(quick, case.as_deref(), repeat as usize, booksim.as_deref().map(|p| (p, rounds))),
+        Command::Saturation { cfg, zero_load, factor, resolution, json } => saturation::cmd_saturation(&cfg, zero_load, factor, resolution, json),
+        Command::Crosscheck { matrix, booksim, record, only, jobs, print_configs } => {
+            let jobs = jobs.map(|j| j as usize).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            match booksim {
+                None if print_configs => crosscheck::cmd_print_configs(&matrix, only.as_deref()),
+                Some(b) => crosscheck::cmd_measure(&matrix, &b, record, only.as_deref(), jobs),
+                None => crosscheck::cmd_check(&matrix, only.as_deref(), jobs),
+            }
+        }
         Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref()),
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),

@@ -475,3 +475,44 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     assert!(err.contains("relative_scale") && err.contains("orphan"), "{err}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// flitsim against BookSim2's recorded figures (experiments/validation/booksim/): every
+/// row's latency within the tolerance at the recorded loads, stable just below BookSim2's
+/// saturation throughput and unstable just above, or a documented reason.
+#[test]
+fn flitsim_agrees_with_booksims_recorded_figures() {
+    let (code, stdout, stderr) = run(&["crosscheck"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("0 disagree without a documented reason"), "{stdout}");
+    assert!(!stdout.contains("not recorded"), "{stdout}");
+}
+
+/// The cross-check refuses a matrix it cannot map, naming the row and the parameter.
+#[test]
+fn crosscheck_names_a_row_it_cannot_map() {
+    let (dir, _) = config_file("crosscheck", "");
+    let m = dir.join("m.toml");
+    let text = "about = \"x\"\nbooksim_commit = \"x\"\nbase = \"topology = mesh; injection_rate_uses_flits = 1;\"\n\
+                [protocol]\nzero_load = 0.01\nlatency_factor = 3.0\nresolution = 0.01\nfractions = [0.5]\ntolerance = 0.05\n\
+                [[row]]\nname = \"odd\"\nbooksim = \"speculative = 1;\"\n";
+    std::fs::write(&m, text).unwrap();
+    let (code, _, stderr) = run(&["crosscheck", m.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("row odd") && stderr.contains("booksim.speculative"), "{stderr}");
+    let (code, _, stderr) = run(&["crosscheck", m.to_str().unwrap(), "--booksim", "/nonexistent/booksim", "--only", "odd"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+/// Merge-to-one on an 8-port crossbar: the 7 senders share one ejection channel, so no
+/// load above 1/7 flits/node/cycle is sustainable; queueing makes the latency knee
+/// (3x zero-load) fall a little below it.
+#[test]
+fn saturation_search_finds_the_ejection_bound_of_a_merge() {
+    let cfg = "[topology]\ntype = \"crossbar\"\nports = 8\n[traffic]\npattern = { type = \"merge_to_one\", dest = 0 }\n[sim]\nwarmup = 2000\nmeasure = 10000\n";
+    let (_, file) = config_file("saturation", cfg);
+    let (code, stdout, stderr) = run(&["saturation", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let j: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let sat = j["saturation"].as_f64().unwrap();
+    assert!((0.85 / 7.0..=1.0 / 7.0 + 0.002).contains(&sat), "{sat}");
+}

@@ -134,6 +134,9 @@ fn non_default_configs_round_trip_through_toml() {
         // BookSim2's conventions: fields left out of the written config at their defaults
         // must be written when set.
         "[router]\nvc_alloc_pointer = \"per_router\"\n[channel]\ninjection_latency = 2",
+        // ... and the torus choices and the iSLIP VC allocator (its iterations with it).
+        "[routing]\ntype = \"dor\"\nties = \"random\"\ndateline_class = \"at_entry\"\n[router]\nvc_allocator = \"islip\"\nislip_iterations = 2",
+        "[routing]\ntype = \"table\"\nties = \"destination_parity\"\ndateline_class = \"at_entry\"",
     ] {
         let c = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
         c.validate().unwrap_or_else(|e| panic!("{e}\n{toml}"));

@@ -635,6 +635,34 @@ const CASES: &[Case] = &[
         "router.vc_alloc_pointer",
         &["unknown variant `global`", "`per_port`", "`per_router`"],
     ),
+    case(
+        "ties_unknown",
+        "[routing]\ntype = \"dor\"\nties = \"minus\"",
+        Parse,
+        "routing.ties",
+        &["unknown variant `minus`", "`plus`", "`random`", "`source_parity`", "`destination_parity`"],
+    ),
+    case(
+        "table_ties_random",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[routing]\ntype = \"table\"\nties = \"random\"",
+        Cfg,
+        "routing.ties",
+        &["one route per destination", "source_parity", "type = \"dor\""],
+    ),
+    case(
+        "table_dateline_class_with_xt_policy",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline_class = \"at_entry\"",
+        Cfg,
+        "routing.dateline_class",
+        &["dateline node", "remove dateline_class", "vc_policy = \"dor\""],
+    ),
+    case(
+        "vc_alloc_pointer_with_islip_vc_allocator",
+        "[router]\ntype = \"input_queued\"\nvc_allocator = \"islip\"\nvc_alloc_pointer = \"per_router\"",
+        Cfg,
+        "router.vc_alloc_pointer",
+        &["accept pointers", "remove vc_alloc_pointer"],
+    ),
     // ---- fields of a mechanism that is off: refused, not ignored ----
     case(
         "islip_iterations_without_islip",

@@ -55,6 +55,32 @@ pattern = { type = "uniform" }
 "#,
     ),
     (
+        // BookSim2's torus conventions: random ties, the dateline class for the whole
+        // dimension, iSLIP VC allocation; 4-flit packets on 2-cycle channels.
+        "torus4x4_booksim_conventions",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "input_queued"
+allocator = "islip"
+vc_allocator = "islip"
+credit_delay = 4
+[routing]
+type = "dor"
+ties = "random"
+dateline_class = "at_entry"
+[channel]
+latency = 2
+injection_latency = 2
+[traffic]
+load = 0.4
+packet_size = 4
+pattern = { type = "uniform" }
+"#,
+    ),
+    (
         "mesh5x3_c2_separable_uniform",
         r#"
 [topology]

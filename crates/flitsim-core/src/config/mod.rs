@@ -7,6 +7,7 @@
 //! Overrides, key paths and error messages are in `parse`, the registry of components
 //! that `flitsim list` prints in [`registry`].
 
+pub mod booksim;
 pub(crate) mod parse;
 pub mod registry;
 

@@ -217,6 +217,12 @@ pub struct IqConfig {
     /// Switch allocator: `separable_input_first` (default; round-robin arbiters) or `islip`.
     #[serde(default)]
     pub allocator: AllocatorKind,
+    /// VC allocator: `separable_input_first` (default: an arbiter per input VC picks an
+    /// output VC, an arbiter per output VC picks one of the input VCs that picked it) or
+    /// `islip` (output VCs grant, input VCs accept, `islip_iterations` rounds, as
+    /// BookSim2's `vc_allocator = islip`).
+    #[serde(default, skip_serializing_if = "AllocatorKind::is_separable")]
+    pub vc_allocator: AllocatorKind,
     /// Where an input VC's VC-allocation arbiter keeps its round-robin pointer:
     /// `per_port` (default; over the VCs of the output port it requests, so heads spread
     /// evenly over the VCs) or `per_router` (one pointer over all the router's output VCs,
@@ -224,8 +230,9 @@ pub struct IqConfig {
     /// lies outside the new port's VCs, and the lowest free VC wins).
     #[serde(default, skip_serializing_if = "VaPointer::is_per_port")]
     pub vc_alloc_pointer: VaPointer,
-    /// iSLIP iterations per cycle (1..=8). Default 1. Only with `allocator = "islip"`
-    /// (another value with the separable allocator is refused).
+    /// iSLIP iterations per cycle (1..=8), of the switch allocator and the VC allocator
+    /// alike (BookSim2's `alloc_iters`). Default 1. Only with `allocator = "islip"` or
+    /// `vc_allocator = "islip"` (another value with separable allocators is refused).
     #[serde(default = "d_one")]
     pub islip_iterations: u32,
     /// Cycles for route computation (0..=16). Default 1.
@@ -268,6 +275,7 @@ impl Default for IqConfig {
             buffer_depth: 8,
             flow_control: FlowControl::Wormhole,
             allocator: AllocatorKind::SeparableInputFirst,
+            vc_allocator: AllocatorKind::SeparableInputFirst,
             vc_alloc_pointer: VaPointer::PerPort,
             islip_iterations: 1,
             routing_delay: 1,
@@ -300,7 +308,7 @@ impl VaPointer {
     }
 }
 
-/// `router.allocator`: the switch allocator.
+/// `router.allocator` and `router.vc_allocator`: the switch and VC allocators.
 #[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocatorKind {
@@ -311,6 +319,13 @@ pub enum AllocatorKind {
     /// iSLIP (McKeown): request, grant, accept with round-robin pointers updated only in
     /// the first iteration; `islip_iterations` rounds per cycle.
     Islip,
+}
+
+impl AllocatorKind {
+    /// The default (left out of written configs, so their keys stay as they were).
+    pub fn is_separable(&self) -> bool {
+        *self == AllocatorKind::SeparableInputFirst
+    }
 }
 
 impl IqConfig {
@@ -341,11 +356,17 @@ impl IqConfig {
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
         range("islip_iterations", self.islip_iterations, 1, 8, "iSLIP iterations")?;
-        if self.islip_iterations != 1 && self.allocator != AllocatorKind::Islip {
+        if self.islip_iterations != 1 && self.allocator != AllocatorKind::Islip && self.vc_allocator != AllocatorKind::Islip {
             // (Refused rather than ignored: a study sweeping it would see no effect.)
             return Err(Error::config(
                 format!("{path}.islip_iterations"),
-                format!("{} iterations are for the iSLIP allocator, and this router's allocator does not iterate; set allocator = \"islip\", or remove islip_iterations", self.islip_iterations),
+                format!("{} iterations are for the iSLIP allocators, and this router's allocators do not iterate; set allocator = \"islip\" or vc_allocator = \"islip\", or remove islip_iterations", self.islip_iterations),
+            ));
+        }
+        if self.vc_allocator == AllocatorKind::Islip && self.vc_alloc_pointer == VaPointer::PerRouter {
+            return Err(Error::config(
+                format!("{path}.vc_alloc_pointer"),
+                "sets the pointer of the separable VC allocator's input arbiters; iSLIP's accept pointers already range over all the router's output VCs: remove vc_alloc_pointer, or use vc_allocator = \"separable_input_first\"",
             ));
         }
         range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;
@@ -386,9 +407,10 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         ("buffer_depth", "8", "flit slots per input VC"),
         ("flow_control", "wormhole", "wormhole | virtual_cut_through"),
         ("stop_go", "none (credits)", "{ stop, go }: Myrinet STOP/GO back-pressure in flits instead of credits (vcs = 1, wormhole; buffer_depth >= stop + slack)"),
-        ("allocator", "separable_input_first", "separable_input_first | islip"),
+        ("allocator", "separable_input_first", "switch allocator: separable_input_first | islip"),
+        ("vc_allocator", "separable_input_first", "VC allocator: separable_input_first | islip"),
         ("vc_alloc_pointer", "per_port", "per_port | per_router (BookSim2's)"),
-        ("islip_iterations", "1", "iSLIP iterations per cycle"),
+        ("islip_iterations", "1", "iSLIP iterations per cycle (switch and VC allocators)"),
         ("routing_delay", "1", "route computation cycles"),
         ("vc_alloc_delay", "1", "VC allocation cycles"),
         ("sw_alloc_delay", "1", "switch allocation cycles"),

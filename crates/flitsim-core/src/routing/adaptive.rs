@@ -163,7 +163,7 @@ impl Adaptive {
     /// recovery path's port with VC range `[0, 1)` (recovery). Hot path.
     #[inline]
     pub fn escape_route(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
-        self.det.route(topo, r, in_port, in_vc, dest)
+        self.det.route(topo, r, in_port, in_vc, dest, 0)
     }
 
     /// The deterministic part as a routing function (see the module docs).

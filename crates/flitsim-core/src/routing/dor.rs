@@ -2,21 +2,74 @@
 //! 2004, sections 14.2 and 14.3).
 //!
 //! Dimensions are corrected one at a time in a configurable order, minimally in each
-//! (on a torus ring the shorter way round; a tie on an even ring goes `+`). On a torus
-//! dimension the VCs are split into two classes: class 0 = `[0, V/2)`, class 1 =
-//! `[V/2, V)`. A packet enters each dimension in class 0 and moves to class 1 on the hop
-//! that crosses the dateline (the wrap-around channel between coordinates k-1 and 0),
-//! staying there until it leaves the dimension. The class is read from the VC the packet
-//! arrived on, exactly as a router does in hardware; nothing is stored in the packet.
-//! Mesh dimensions and ejection may use every VC.
+//! (on a torus ring the shorter way round). A destination exactly half way round an even
+//! ring is a *tie*, decided by [`TiePolicy`]: always `+`, at random per packet, or by the
+//! parity of the source's or the destination's coordinate in that dimension. A tie only
+//! arises where the packet enters the dimension (one hop on, the way it took is the
+//! shorter one), so the choice is made once per dimension.
+//!
+//! On a torus dimension the VCs are split into two classes: class 0 = `[0, V/2)`,
+//! class 1 = `[V/2, V)`; the dateline is the wrap-around channel between coordinates k-1
+//! and 0. [`DatelineClass`] says when a packet that crosses it takes class 1: on the hop
+//! that crosses it (`at_wrap`: class 0 before, class 1 from the wrap hop on), or for the
+//! whole dimension, chosen where it enters (`at_entry`: class 1 from the first hop, as
+//! BookSim2's `dim_order_torus`); a packet that does not cross stays in class 0. Both
+//! are deadlock-free (the channel dependency check proves it per network): class 0
+//! never holds the wrap channel, and under `at_entry` class 1 never holds the channel
+//! half way round from it. Either way the class is read from the VC the packet arrived
+//! on, as a router does in hardware: a packet continuing in a dimension keeps the class
+//! it arrived in. Mesh dimensions and ejection may use every VC.
 //!
 //! With several traffic classes (`classes`, e.g. the Cray XT's request VC0/VC1 and
 //! response VC2/VC3) the VCs form equal groups, a packet stays in the group of the VC it
 //! arrived on, and the dateline split above is made inside the group (VC0 -> VC1 and
 //! VC2 -> VC3 on the XT).
 
+use serde::{Deserialize, Serialize};
+
 use super::Candidate;
 use crate::topology::Topology;
+
+/// `routing.ties`: the direction of a packet whose destination is exactly half way round
+/// an even torus ring (`k/2` hops either way).
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TiePolicy {
+    /// Always the `+` way: under uniform traffic the `+` channels of an even ring carry
+    /// `(k/2 + 1) / (k/2)` times the load a balanced choice gives them (12.5% more on a
+    /// 16-ring), the `-` channels `(k/2 - 1) / (k/2)` times.
+    #[default]
+    Plus,
+    /// A fair coin per packet and dimension (BookSim2's `dim_order_torus`), drawn from
+    /// the seed, the packet's source and its sequence number: the same on any thread.
+    Random,
+    /// `+` from an even coordinate of the source in that dimension, `-` from an odd one:
+    /// one fixed route per pair, the load balanced over the ring.
+    SourceParity,
+    /// `+` to an even coordinate of the destination in that dimension, `-` to an odd one.
+    DestinationParity,
+}
+
+/// `routing.dateline_class`: when a packet that crosses a torus ring's dateline moves to
+/// the upper VC class.
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DatelineClass {
+    /// On the hop that crosses the wrap-around channel (class 0 up to it): the Cray XT's
+    /// dateline, which switches a packet from VC0 to VC1.
+    #[default]
+    AtWrap,
+    /// For the whole dimension, chosen where the packet enters it (BookSim2's
+    /// `dim_order_torus`): fewer channels hold both classes' traffic in one class.
+    AtEntry,
+}
+
+/// The per-packet key a random tie is drawn from: the packet's source and its sequence
+/// number at that source.
+#[inline(always)]
+pub fn packet_key(src: u32, seq: u32) -> u64 {
+    (src as u64) << 32 | seq as u64
+}
 
 /// Dimension-order routing state (immutable after build).
 #[derive(Clone, Debug)]
@@ -52,20 +105,30 @@ pub struct Dor {
     /// [`Dor::hop_entry`]; the ejection port at the endpoint's own router), so that a
     /// head looks its port up instead of working it out from the coordinates (the table
     /// stays in the cache). Empty otherwise.
-    hops: Vec<u8>,
+    hops: Vec<u16>,
     /// Row length of [`Dor::hops`]: the number of endpoints.
     hop_row: usize,
+    /// Ties on even rings.
+    pub ties: TiePolicy,
+    /// When a crossing packet takes the upper dateline class.
+    pub dateline_class: DatelineClass,
+    /// Run seed (random ties).
+    seed: u64,
 }
 
-/// Networks with at most this many routers x endpoints route from a table of hops (one
-/// byte each, built with the routing function).
+/// Networks with at most this many routers x endpoints route from a table of hops (two
+/// bytes each, built with the routing function).
 pub const HOP_TABLE_ENTRIES: u32 = 1 << 14;
 
-/// [`Dor::hops`] entry: the output port in the low six bits; [`CROSSES`] when the hop
-/// crosses the dateline of a dimension with dateline classes; [`DATELINE`] when that
-/// dimension has them (never set for an ejection port).
-const CROSSES: u8 = 1 << 6;
-const DATELINE: u8 = 1 << 7;
+/// [`Dor::hops`] entry: the output port in the low six bits; [`UPPER`] when a packet
+/// entering the dimension here takes the upper dateline class (under `at_wrap` the hop
+/// crosses the dateline, under `at_entry` the route crosses it somewhere in this
+/// dimension); [`DATELINE`] when the dimension has dateline classes (never set for an
+/// ejection port); [`TIE`] when the destination is a tie decided per packet (the entry
+/// holds the `+` way; the head works its way out from the coordinates).
+const UPPER: u16 = 1 << 6;
+const DATELINE: u16 = 1 << 7;
+const TIE: u16 = 1 << 8;
 
 /// One dimension's coordinate field in [`Dor::packed`].
 #[derive(Clone, Copy, Debug)]
@@ -129,50 +192,144 @@ impl Dor {
             fields,
             hops: Vec::new(),
             hop_row: topo.num_nodes as usize,
+            ties: TiePolicy::Plus,
+            dateline_class: DatelineClass::AtWrap,
+            seed: 0,
         };
-        let (n, nodes) = (topo.num_routers as u64, topo.num_nodes as u64);
-        if n * nodes <= HOP_TABLE_ENTRIES as u64 && topo.ports <= 64 {
-            let nodes = nodes as u32;
-            dor.hops = (0..n as u32 * nodes).map(|i| dor.hop_entry(i / nodes, i % nodes)).collect();
-        }
+        dor.build_hops(topo);
         dor
     }
 
+    /// The same routes with ties decided by `ties`, crossing packets classed by
+    /// `dateline_class`, and random ties drawn under the run `seed`.
+    pub fn with_policies(mut self, topo: &Topology, ties: TiePolicy, dateline_class: DatelineClass, seed: u64) -> Self {
+        (self.ties, self.dateline_class, self.seed) = (ties, dateline_class, seed);
+        self.build_hops(topo);
+        self
+    }
+
+    /// Fill [`Dor::hops`] for a small network (leave it empty otherwise).
+    fn build_hops(&mut self, topo: &Topology) {
+        let (n, nodes) = (topo.num_routers as u64, topo.num_nodes as u64);
+        self.hops.clear();
+        if n * nodes <= HOP_TABLE_ENTRIES as u64 && topo.ports <= 64 {
+            let nodes = nodes as u32;
+            self.hops = (0..n as u32 * nodes).map(|i| self.hop_entry(i / nodes, i % nodes)).collect();
+        }
+    }
+
+    /// Does a tie in ring dimension `dim` go `+`, for a packet now at coordinate `c`
+    /// bound for coordinate `t` (its key, [`packet_key`], for random ties)?
+    #[inline(always)]
+    fn tie_plus(&self, dim: u32, c: u32, t: u32, key: u64) -> bool {
+        match self.ties {
+            TiePolicy::Plus => true,
+            TiePolicy::Random => crate::sim::rng::mix64(self.seed ^ crate::sim::rng::mix64(key)) >> (dim & 63) & 1 == 0,
+            TiePolicy::SourceParity => c & 1 == 0,
+            TiePolicy::DestinationParity => t & 1 == 0,
+        }
+    }
+
+    /// Does any destination of this network tie in a way decided per packet?
+    pub fn ties_per_packet(&self) -> bool {
+        self.ties == TiePolicy::Random && self.fields.iter().any(|f| f.wrap && f.k % 2 == 0)
+    }
+
+    /// The way round ring field `f` from coordinate `c` to `t` (`c != t`): `(plus,
+    /// tie)`, the tie decided by [`Dor::tie_plus`].
+    #[inline(always)]
+    fn direction(&self, f: &Field, c: u32, t: u32, key: u64) -> (bool, bool) {
+        if !f.wrap {
+            return (t > c, false);
+        }
+        let fwd = if t > c { t - c } else { t + f.k - c };
+        let back = f.k - fwd;
+        if fwd == back {
+            (self.tie_plus(f.dim, c, t, key), true)
+        } else {
+            (fwd < back, false)
+        }
+    }
+
+    /// Does a packet entering ring field `f` at `c`, bound for `t` the `plus` way, take
+    /// the upper dateline class on this hop (with no class carried in)?
+    #[inline(always)]
+    fn upper_on_entry(&self, f: &Field, c: u32, t: u32, plus: bool) -> bool {
+        match self.dateline_class {
+            // The hop itself crosses the wrap-around channel.
+            DatelineClass::AtWrap => {
+                if plus {
+                    c == f.k - 1
+                } else {
+                    c == 0
+                }
+            }
+            // The route wraps somewhere in this dimension.
+            DatelineClass::AtEntry => {
+                if plus {
+                    t < c
+                } else {
+                    t > c
+                }
+            }
+        }
+    }
+
     /// The [`Dor::hops`] entry for a head at `router` bound for endpoint `dest`.
-    fn hop_entry(&self, router: u32, dest: u32) -> u8 {
+    fn hop_entry(&self, router: u32, dest: u32) -> u16 {
         let (dest_router, local) = (dest / self.concentration, dest % self.concentration);
         if dest_router == router {
-            return (self.network_ports + local) as u8;
+            return (self.network_ports + local) as u16;
         }
         let (cur, dst) = (self.packed[router as usize], self.packed[dest_router as usize]);
         let f = self.fields[self.field_of_bit[((cur ^ dst).trailing_zeros() & 63) as usize] as usize];
         let (c, t) = ((cur >> f.shift & f.mask) as u32, (dst >> f.shift & f.mask) as u32);
-        let plus = if f.wrap {
-            let fwd = if t > c { t - c } else { t + f.k - c };
-            fwd <= f.k - fwd
-        } else {
-            t > c
-        };
-        let crosses = if plus { c == f.k - 1 } else { c == 0 };
-        (2 * f.dim + !plus as u32) as u8 | if f.dateline { DATELINE | if crosses { CROSSES } else { 0 } } else { 0 }
+        // (Key 0: a tie decided per packet is marked and worked out per head.)
+        let (plus, tie) = self.direction(&f, c, t, 0);
+        let per_packet = tie && self.ties == TiePolicy::Random;
+        let port = (2 * f.dim + !plus as u32) as u16 | if per_packet { TIE } else { 0 };
+        if !f.dateline {
+            return port;
+        }
+        port | DATELINE | if self.upper_on_entry(&f, c, t, plus) { UPPER } else { 0 }
     }
 
-    /// See the module docs.
+    /// See the module docs. `key`: the packet's [`packet_key`] (read by random ties
+    /// only).
     #[inline(always)]
-    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+    pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, key: u64) -> Candidate {
         if !self.hops.is_empty() {
-            return self.route_tabled(router, in_port, in_vc, dest);
+            return self.route_tabled(topo, router, in_port, in_vc, dest, key);
         }
-        self.route_computed(topo, router, in_port, in_vc, dest)
+        self.route_computed(topo, router, in_port, in_vc, dest, key)
+    }
+
+    /// Every candidate a packet bound for `dest` may get at `router`: both ways of a tie
+    /// decided per packet, else the one route.
+    pub fn for_each_candidate(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, mut f: impl FnMut(Candidate)) {
+        if !self.ties_per_packet() {
+            return f(self.route_forced(topo, router, in_port, in_vc, dest, None));
+        }
+        let plus = self.route_forced(topo, router, in_port, in_vc, dest, Some(true));
+        f(plus);
+        if self.ties_per_packet() {
+            let minus = self.route_forced(topo, router, in_port, in_vc, dest, Some(false));
+            if minus != plus {
+                f(minus);
+            }
+        }
     }
 
     /// [`Dor::route`] reading the hop from [`Dor::hops`] (the same candidates as
     /// [`Dor::route_computed`]; a test compares them over every pair).
     #[inline(always)]
-    fn route_tabled(&self, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+    fn route_tabled(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, key: u64) -> Candidate {
         let base = self.class_base[(in_vc & 15) as usize];
         let e = self.hops[router as usize * self.hop_row + dest as usize];
-        let port = e & 63;
+        if e & TIE != 0 {
+            return self.route_computed(topo, router, in_port, in_vc, dest, key);
+        }
+        let port = (e & 63) as u8;
         // A mesh hop or ejection: every VC of the class.
         if e & DATELINE == 0 {
             Candidate { port, vc_lo: base, vc_hi: base + self.per_class as u8 }
@@ -180,7 +337,7 @@ impl Dor {
             let same_dim = in_port < self.network_ports && in_port / 2 == (port / 2) as u32;
             let mid = base + self.split as u8;
             let was_upper = same_dim && in_vc >= mid as u32;
-            if e & CROSSES != 0 || was_upper {
+            if e & UPPER != 0 || was_upper {
                 Candidate { port, vc_lo: mid, vc_hi: base + self.per_class as u8 }
             } else {
                 Candidate { port, vc_lo: base, vc_hi: mid }
@@ -190,7 +347,19 @@ impl Dor {
 
     /// [`Dor::route`] working the hop out from the coordinates.
     #[inline(always)]
-    fn route_computed(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
+    fn route_computed(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, key: u64) -> Candidate {
+        self.route_with(topo, router, in_port, in_vc, dest, key, None)
+    }
+
+    /// [`Dor::route_computed`] with a tie sent the way `force` says (`Some(true)`: `+`)
+    /// whatever the policy: the candidates the dependency check explores.
+    fn route_forced(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, force: Option<bool>) -> Candidate {
+        self.route_with(topo, router, in_port, in_vc, dest, 0, force)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn route_with(&self, _topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32, key: u64, force: Option<bool>) -> Candidate {
         let (dest_router, local) = match self.conc_shift {
             Some(s) => (dest >> s, dest & ((1 << s) - 1)),
             None => (dest / self.concentration, dest % self.concentration),
@@ -206,26 +375,23 @@ impl Dor {
         let diff = cur ^ dst;
         let f = self.fields[self.field_of_bit[(diff.trailing_zeros() & 63) as usize] as usize];
         let (c, t) = ((cur >> f.shift & f.mask) as u32, (dst >> f.shift & f.mask) as u32);
-        let k = f.k;
-        let plus = if f.wrap {
-            let fwd = if t > c { t - c } else { t + k - c };
-            fwd <= k - fwd
-        } else {
-            t > c
+        let (plus, tie) = self.direction(&f, c, t, key);
+        let plus = match force {
+            Some(way) if tie => way,
+            _ => plus,
         };
         let d = f.dim;
         let port = (2 * d + if plus { 0 } else { 1 }) as u8;
         let hop = if !f.dateline {
             Candidate { port, ..all }
         } else {
-            // Torus dimension with dateline classes.
-            let crosses_now = if plus { c == k - 1 } else { c == 0 };
-            // Continuing in this dimension (arrived from the same dimension, same
-            // direction) keeps the class of the VC the packet arrived on.
+            // Torus dimension with dateline classes. Continuing in this dimension
+            // (arrived from the same dimension, same direction) keeps the class of the
+            // VC the packet arrived on.
             let same_dim = in_port < self.network_ports && in_port / 2 == d;
             let mid = base + self.split as u8;
             let was_upper = same_dim && in_vc >= mid as u32;
-            if crosses_now || was_upper {
+            if self.upper_on_entry(&f, c, t, plus) || was_upper {
                 Candidate { port, vc_lo: mid, vc_hi: base + self.per_class as u8 }
             } else {
                 Candidate { port, vc_lo: base, vc_hi: mid }
@@ -262,7 +428,7 @@ mod tests {
         let mut in_port = t.local_port_of(src);
         let mut in_vc = 0;
         loop {
-            let c = r.route(t, router, in_port, in_vc, dst);
+            let c = r.route(t, router, in_port, in_vc, dst, 0);
             out.push((router, c));
             if t.is_local_port(c.port as u32) {
                 return out;
@@ -313,19 +479,19 @@ mod tests {
         let (at6, local) = (t.router_at(&[6]), t.local_port_of(0));
         let (at7, dst) = (t.router_at(&[7]), t.router_at(&[1]));
         // From the processor port on a request VC: class 0, before the dateline.
-        let c = r.route(&t, at6, local, 1, dst);
+        let c = r.route(&t, at6, local, 1, dst, 0);
         assert_eq!((c.port, c.vc_lo, c.vc_hi), (0, 0, 1));
         // Crossing the wrap at router 7: VC1 for requests, VC3 for responses.
-        assert_eq!(r.route(&t, at7, 1, 0, dst).vc_lo, 1);
-        let c = r.route(&t, at7, 1, 2, dst);
+        assert_eq!(r.route(&t, at7, 1, 0, dst, 0).vc_lo, 1);
+        let c = r.route(&t, at7, 1, 2, dst, 0);
         assert_eq!((c.vc_lo, c.vc_hi), (3, 4));
         // A response that has crossed stays on VC3; one that has not stays on VC2.
-        let c = r.route(&t, t.router_at(&[0]), 1, 3, dst);
+        let c = r.route(&t, t.router_at(&[0]), 1, 3, dst, 0);
         assert_eq!((c.vc_lo, c.vc_hi), (3, 4));
-        let c = r.route(&t, t.router_at(&[5]), 1, 2, t.router_at(&[6]));
+        let c = r.route(&t, t.router_at(&[5]), 1, 2, t.router_at(&[6]), 0);
         assert_eq!((c.vc_lo, c.vc_hi), (2, 3));
         // Ejection keeps the class.
-        let c = r.route(&t, dst, 1, 3, dst);
+        let c = r.route(&t, dst, 1, 3, dst, 0);
         assert_eq!((c.port as u32, c.vc_lo, c.vc_hi), (t.local_port_of(0), 2, 4));
         // Sources inject into the request class.
         assert_eq!(crate::routing::RoutingFunction::Dor(r).injection_vcs(), (0, 2));
@@ -362,8 +528,128 @@ mod tests {
                 for in_port in 0..t.ports {
                     for in_vc in 0..vcs {
                         for dest in 0..t.num_nodes {
-                            let want = r.route_computed(&t, router, in_port, in_vc, dest);
-                            assert_eq!(r.route(&t, router, in_port, in_vc, dest), want, "router {router} port {in_port} vc {in_vc} dest {dest}");
+                            let want = r.route_computed(&t, router, in_port, in_vc, dest, 0);
+                            assert_eq!(r.route(&t, router, in_port, in_vc, dest, 0), want, "router {router} port {in_port} vc {in_vc} dest {dest}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn dor(t: &Topology, vcs: u32, ties: TiePolicy, class: DatelineClass) -> Dor {
+        Dor::new(t, (0..t.ndims() as u32).collect(), true, vcs, 1).with_policies(t, ties, class, 7)
+    }
+
+    /// Hops in the `+` and `-` directions over every ordered pair's route.
+    fn hops_by_direction(t: &Topology, r: &Dor) -> (u32, u32) {
+        let (mut plus, mut minus) = (0, 0);
+        for s in 0..t.num_nodes {
+            for d in 0..t.num_nodes {
+                for (_, c) in &walk(t, r, s, d)[..] {
+                    if !t.is_local_port(c.port as u32) {
+                        if c.port % 2 == 0 {
+                            plus += 1
+                        } else {
+                            minus += 1
+                        }
+                    }
+                }
+            }
+        }
+        (plus, minus)
+    }
+
+    /// Uniform traffic on a 16-ring: each source's routes take sum(1..=8) = 36 hops `+`
+    /// and sum(1..=7) = 28 hops `-` when ties go `+`; split by parity, half the sources
+    /// send their tie each way, 32 and 32 on average (16 sources).
+    #[test]
+    fn ties_on_an_even_ring_load_the_directions_as_the_closed_form_says() {
+        let t = topo(&[16], true);
+        assert_eq!(hops_by_direction(&t, &dor(&t, 2, TiePolicy::Plus, DatelineClass::AtWrap)), (16 * 36, 16 * 28));
+        for ties in [TiePolicy::SourceParity, TiePolicy::DestinationParity] {
+            assert_eq!(hops_by_direction(&t, &dor(&t, 2, ties, DatelineClass::AtWrap)), (16 * 32, 16 * 32), "{ties:?}");
+        }
+        // An odd ring has no ties: every policy routes alike.
+        let t = topo(&[7], true);
+        for ties in [TiePolicy::Plus, TiePolicy::Random, TiePolicy::SourceParity, TiePolicy::DestinationParity] {
+            assert_eq!(hops_by_direction(&t, &dor(&t, 2, ties, DatelineClass::AtWrap)), (7 * 6, 7 * 6), "{ties:?}");
+        }
+    }
+
+    /// The parity policies by hand on an 8-ring (ties at distance 4), and the random
+    /// policy's coin: the same packet always goes the same way, different packets both
+    /// ways, and over 2,000 packets near half each way (a fair coin: 1,000 +- 5 sigma).
+    #[test]
+    fn tie_policies_decide_as_stated() {
+        let t = topo(&[8], true);
+        let way = |ties, s: u32, d: u32, key| dor(&t, 2, ties, DatelineClass::AtWrap).route(&t, s, t.local_port_of(s), 0, d, key).port;
+        // From 1 to 5: source 1 is odd (-), destination 5 is odd (-).
+        assert_eq!((way(TiePolicy::Plus, 1, 5, 0), way(TiePolicy::SourceParity, 1, 5, 0), way(TiePolicy::DestinationParity, 1, 5, 0)), (0, 1, 1));
+        // From 2 to 6: both even (+).
+        assert_eq!((way(TiePolicy::SourceParity, 2, 6, 0), way(TiePolicy::DestinationParity, 2, 6, 0)), (0, 0));
+        // On a 6-ring the tie is 3 away: source and destination parities differ.
+        let t6 = topo(&[6], true);
+        let r = |ties| dor(&t6, 2, ties, DatelineClass::AtWrap).route(&t6, 0, t6.local_port_of(0), 0, 3, 0).port;
+        assert_eq!((r(TiePolicy::SourceParity), r(TiePolicy::DestinationParity)), (0, 1));
+        let random = dor(&t, 2, TiePolicy::Random, DatelineClass::AtWrap);
+        let minus = (0..2000u32).filter(|&seq| random.route(&t, 1, t.local_port_of(1), 0, 5, packet_key(1, seq)).port == 1).count();
+        assert!((1000 - 5 * 23..=1000 + 5 * 23).contains(&minus), "{minus} of 2000 ties went -");
+        for seq in 0..50 {
+            let key = packet_key(3, seq);
+            assert_eq!(random.route(&t, 3, t.local_port_of(3), 0, 7, key), random.route(&t, 3, t.local_port_of(3), 0, 7, key));
+        }
+        // Away from a tie the coin is never read: 1 to 4 is 3 hops +.
+        assert!((0..100).all(|seq| random.route(&t, 1, t.local_port_of(1), 0, 4, packet_key(1, seq)).port == 0));
+        // The dependency check sees both ways of a tie decided per packet.
+        let mut ports = vec![];
+        random.for_each_candidate(&t, 1, t.local_port_of(1), 0, 5, |c| ports.push(c.port));
+        assert_eq!(ports, vec![0, 1]);
+        // A policy that decides ties by the pair gives the check its one route.
+        let parity = dor(&t, 2, TiePolicy::SourceParity, DatelineClass::AtWrap);
+        let mut ports = vec![];
+        parity.for_each_candidate(&t, 1, t.local_port_of(1), 0, 5, |c| ports.push(c.port));
+        assert_eq!(ports, vec![1]);
+    }
+
+    /// On an 8-ring from 6 to 1 (`+`, crossing the wrap between 7 and 0): `at_wrap`
+    /// takes the upper class (VCs 2..4) from the wrap hop on, `at_entry` from the first
+    /// hop; a route that does not cross stays in the lower class either way.
+    #[test]
+    fn dateline_class_at_entry_holds_the_upper_class_for_the_whole_dimension() {
+        let t = topo(&[8], true);
+        let classes = |class, s, d| walk(&t, &dor(&t, 4, TiePolicy::Plus, class), s, d).iter().map(|(_, c)| (c.vc_lo, c.vc_hi)).collect::<Vec<_>>();
+        assert_eq!(classes(DatelineClass::AtWrap, 6, 1), vec![(0, 2), (2, 4), (2, 4), (0, 4)]);
+        assert_eq!(classes(DatelineClass::AtEntry, 6, 1), vec![(2, 4), (2, 4), (2, 4), (0, 4)]);
+        // The - way from 1 to 6 crosses between 0 and 7.
+        assert_eq!(classes(DatelineClass::AtEntry, 1, 6), vec![(2, 4), (2, 4), (2, 4), (0, 4)]);
+        assert_eq!(classes(DatelineClass::AtWrap, 1, 6), vec![(0, 2), (2, 4), (2, 4), (0, 4)]);
+        for class in [DatelineClass::AtWrap, DatelineClass::AtEntry] {
+            assert_eq!(classes(class, 1, 3), vec![(0, 2), (0, 2), (0, 4)]);
+        }
+    }
+
+    /// Every tie policy with either dateline class is deadlock-free on 2-D and 3-D tori
+    /// of even and odd radix (the channel dependency graph over every VC is acyclic),
+    /// and the hop table routes as the coordinates do.
+    #[test]
+    fn every_policy_is_deadlock_free_and_tabled_alike() {
+        for dims in [&[4u32, 4][..], &[5, 6], &[6, 3, 4]] {
+            let t = topo(dims, true);
+            for ties in [TiePolicy::Plus, TiePolicy::Random, TiePolicy::SourceParity, TiePolicy::DestinationParity] {
+                for class in [DatelineClass::AtWrap, DatelineClass::AtEntry] {
+                    let r = dor(&t, 2, ties, class);
+                    let report = crate::routing::cdg::check(&crate::routing::RoutingFunction::Dor(r.clone()), &t, 2);
+                    assert!(report.acyclic, "{dims:?} {ties:?} {class:?}: {:?}", report.cycle);
+                    assert!(!r.hops.is_empty());
+                    for router in 0..t.num_routers {
+                        for in_port in 0..t.ports {
+                            for in_vc in 0..2 {
+                                for dest in 0..t.num_nodes {
+                                    let key = packet_key(dest, router);
+                                    assert_eq!(r.route(&t, router, in_port, in_vc, dest, key), r.route_computed(&t, router, in_port, in_vc, dest, key));
+                                }
+                            }
                         }
                     }
                 }

@@ -45,6 +45,18 @@ pub enum RoutingConfig {
         /// Synthetic sources inject into class 0 (requests).
         #[serde(default = "one")]
         classes: u32,
+        /// Direction of a tie, a destination exactly half way round an even torus ring:
+        /// `plus` (default: always `+`), `random` (a fair coin per packet, as BookSim2),
+        /// `source_parity` or `destination_parity` (`+` from or to an even coordinate in
+        /// that dimension). See [`dor::TiePolicy`].
+        #[serde(default, skip_serializing_if = "is_default")]
+        ties: dor::TiePolicy,
+        /// When a packet that crosses a torus ring's dateline takes the upper VC class:
+        /// `at_wrap` (default: on the wrap-around hop, as the Cray XT's dateline) or
+        /// `at_entry` (for the whole dimension, chosen where it enters, as BookSim2). See
+        /// [`dor::DatelineClass`].
+        #[serde(default, skip_serializing_if = "is_default")]
+        dateline_class: dor::DatelineClass,
     },
     /// Table-driven routing (Cray XT): per-input-port lookup tables, hierarchical
     /// (global tables by destination region, local tables within it), generated from
@@ -59,6 +71,14 @@ pub enum RoutingConfig {
         /// Traffic classes (1..=8, default 1), as for `dor`.
         #[serde(default = "one")]
         classes: u32,
+        /// Ties on even rings in the generated tables, as for `dor`, but one route per
+        /// destination: `plus` (default), `source_parity` or `destination_parity`.
+        #[serde(default, skip_serializing_if = "is_default")]
+        ties: dor::TiePolicy,
+        /// Dateline classes of the generated tables under `vc_policy = "dor"`, as for
+        /// `dor`: `at_wrap` (default) or `at_entry`. The XT policies keep their own.
+        #[serde(default, skip_serializing_if = "is_default")]
+        dateline_class: dor::DatelineClass,
         /// Nodes per region: a power of two and a whole number of YZ planes (default
         /// 4096, SeaStar's local table size). Networks of at most this many nodes have
         /// one region and route exactly as `dor`.
@@ -208,6 +228,10 @@ fn yes() -> bool {
     true
 }
 
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
 /// Deserialization mirror of [`RoutingConfig`], externally tagged so that errors inside
 /// the table keep their key path (see [`crate::config::deserialize_tagged`]).
 #[derive(Deserialize)]
@@ -220,6 +244,10 @@ enum RawRouting {
         datelines: bool,
         #[serde(default = "one")]
         classes: u32,
+        #[serde(default)]
+        ties: dor::TiePolicy,
+        #[serde(default)]
+        dateline_class: dor::DatelineClass,
     },
     Table {
         #[serde(default)]
@@ -228,6 +256,10 @@ enum RawRouting {
         datelines: bool,
         #[serde(default = "one")]
         classes: u32,
+        #[serde(default)]
+        ties: dor::TiePolicy,
+        #[serde(default)]
+        dateline_class: dor::DatelineClass,
         #[serde(default = "d_region")]
         region_size: u32,
         #[serde(default)]
@@ -286,9 +318,9 @@ enum RawRouting {
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
-            RawRouting::Dor { order, datelines, classes } => RoutingConfig::Dor { order, datelines, classes },
-            RawRouting::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } => {
-                RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors }
+            RawRouting::Dor { order, datelines, classes, ties, dateline_class } => RoutingConfig::Dor { order, datelines, classes, ties, dateline_class },
+            RawRouting::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } => {
+                RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors }
             }
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
             RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
@@ -302,7 +334,7 @@ impl<'de> Deserialize<'de> for RoutingConfig {
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig::Dor { order: None, datelines: true, classes: 1 }
+        RoutingConfig::Dor { order: None, datelines: true, classes: 1, ties: dor::TiePolicy::default(), dateline_class: dor::DatelineClass::default() }
     }
 }
 
@@ -403,7 +435,9 @@ impl RoutingFunction {
                 format!("{path}.type"),
                 "dimension-order routing cannot route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules), or type = \"graph\" (minimal routes with a VC class per hop, or up*/down*)",
             )),
-            RoutingConfig::Dor { order, datelines, classes } => Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?)),
+            RoutingConfig::Dor { order, datelines, classes, ties, dateline_class } => {
+                Ok(RoutingFunction::Dor(build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, seed)))
+            }
             RoutingConfig::Adaptive { .. } if faults => Err(Error::config(
                 format!("{path}.type"),
                 "adaptive routing does not route around failed links; use type = \"table\" with vc_policy = \"v3\" (the Cray XT rules), or remove the faults",
@@ -432,8 +466,20 @@ impl RoutingFunction {
             }
             RoutingConfig::Source { vc_start, rails, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Source { vc_start, rails, .. } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
-            RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } => {
-                let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
+            RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } => {
+                if *ties == dor::TiePolicy::Random {
+                    return Err(Error::config(
+                        format!("{path}.ties"),
+                        "the tables hold one route per destination and cannot toss a coin per packet; use ties = \"source_parity\" or \"destination_parity\" (balanced, one route per pair), or type = \"dor\" with ties = \"random\"",
+                    ));
+                }
+                if *dateline_class != dor::DatelineClass::AtWrap && *vc_policy != table::VcPolicy::Dor {
+                    return Err(Error::config(
+                        format!("{path}.dateline_class"),
+                        "the XT VC policies switch a packet from VC0 to VC1 at their dateline node, as the XT does; remove dateline_class, or use vc_policy = \"dor\"",
+                    ));
+                }
+                let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, seed);
                 if let Some(file) = tables {
                     let field = format!("{path}.tables");
                     let bytes = std::fs::read(file).map_err(|e| Error::config(&field, format!("cannot read {file}: {e}")))?;
@@ -470,14 +516,14 @@ impl RoutingFunction {
         let built = Self::build(cfg, topo, vcs, true, path)?;
         let pairs = cdg::pair_routes(&built, topo, dead);
         let report = cdg::check_pairs(&built, topo, vcs, &pairs);
-        let RoutingConfig::Table { order, datelines, classes, region_size, vc_policy, dateline, tables, dateline_errors } = cfg else {
+        let RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } = cfg else {
             return Ok((built, pairs, report));
         };
         let perfect = |c: &cdg::CdgReport| c.acyclic && c.unreachable_pairs == 0;
         if perfect(&report) || matches!(dateline, Some(table::Datelines::Nodes(_))) || tables.is_some() {
             return Ok((built, pairs, report));
         }
-        let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?;
+        let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, 0);
         let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: None, faults: true };
         let defaults: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
         // Better: deadlock-free first, then more pairs connected.
@@ -560,7 +606,7 @@ impl RoutingFunction {
     #[inline]
     pub fn route(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, dest: u32) -> Candidate {
         match self {
-            RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest),
+            RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, dest, 0),
             RoutingFunction::Table(t) => t.route(router, in_port, in_vc, dest),
             RoutingFunction::Adaptive(a) => a.route(topo, router, in_port, in_vc, dest),
             RoutingFunction::Source(s) => s.route(topo, router, in_port, in_vc, dest),
@@ -568,6 +614,16 @@ impl RoutingFunction {
             RoutingFunction::Dragonfly(d) => d.route(router, in_port, in_vc, dest),
             RoutingFunction::HyperX(h) => h.route(router, in_port, in_vc, dest),
             RoutingFunction::Graph(g) => g.route(router, in_port, in_vc, dest),
+        }
+    }
+
+    /// [`RoutingFunction::route`] for packet `pk` (its source and sequence number decide
+    /// a dimension-order tie under `ties = "random"`).
+    #[inline]
+    pub fn route_packet(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, pk: &crate::sim::packet::Packet) -> Candidate {
+        match self {
+            RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, pk.dst, dor::packet_key(pk.src, pk.seq)),
+            _ => self.route(topo, router, in_port, in_vc, pk.dst),
         }
     }
 
@@ -581,6 +637,7 @@ impl RoutingFunction {
         match self {
             RoutingFunction::Dragonfly(d) => d.for_each_candidate(router, in_port, in_vc, dest, f),
             RoutingFunction::HyperX(h) => h.for_each_candidate(router, in_port, in_vc, dest, f),
+            RoutingFunction::Dor(d) => d.for_each_candidate(topo, router, in_port, in_vc, dest, f),
             _ => f(self.route(topo, router, in_port, in_vc, dest)),
         }
     }
@@ -659,7 +716,7 @@ impl RoutingFunction {
             let c = match self {
                 RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header, &NoQueues),
                 RoutingFunction::HyperX(h) => h.route_header(r, p, v, hops.is_empty(), &mut header, &NoQueues),
-                _ => self.route(topo, r, p, v, dst),
+                _ => self.route_packet(topo, r, p, v, &header),
             };
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
             hops.push(table::Hop { router: r, in_port: p, table: None, port: c.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });

@@ -10,6 +10,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("order", "natural", "order in which dimensions are corrected, e.g. [2, 0, 1]"),
         ("datelines", "true", "split VCs into two dateline classes on torus dimensions"),
         ("classes", "1", "traffic classes (VC groups, e.g. 2 = request/response); datelines split each"),
+        ("ties", "plus", "direction to a destination half way round an even ring: plus | random (per packet, BookSim2's) | source_parity | destination_parity"),
+        ("dateline_class", "at_wrap", "when a packet crossing the dateline takes the upper VC class: at_wrap (the wrap hop, the XT's) | at_entry (the whole dimension, BookSim2's)"),
     ],
 }, crate::config::registry::Entry {
     family: "routing",
@@ -19,6 +21,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("order", "natural", "dimension order of the generated routes"),
         ("datelines", "true", "dateline VC classes on torus dimensions"),
         ("classes", "1", "traffic classes, as for dor"),
+        ("ties", "plus", "ties on even rings, as for dor, one route per destination: plus | source_parity | destination_parity"),
+        ("dateline_class", "at_wrap", "with vc_policy = dor, as for dor: at_wrap | at_entry"),
         ("region_size", "4096", "nodes per region (power of two, whole YZ planes)"),
         ("vc_policy", "dor", "dor | initial | v1 | v2 | v3 (Cray XT VC assignment)"),
         ("dateline", "[k-1, ...]", "dateline node per dimension for the XT policies, or \"auto\" (section 3.5)"),

@@ -497,8 +497,9 @@ impl BufferedRouters {
             let f = self.buf[(base + li) * depth + st.head as usize];
             debug_assert!(f.is_head(), "non-head flit at the front of an idle VC");
             let (p, v) = ((li / v_n) as u32, (li % v_n) as u32);
-            let (src, dst) = (packets.get(f.pid).src, packets.get(f.pid).dst);
-            let cand = routing.route(topo, r, p, v, dst);
+            let pk = packets.get(f.pid);
+            let (src, dst) = (pk.src, pk.dst);
+            let cand = routing.route_packet(topo, r, p, v, pk);
             if routing.drops(r, p, v, cand.port as u32) {
                 self.dateline_drops.record(crate::router::drops::DropEvent { cycle: now, router: r, port: p, vc: v, src, dst });
                 st.state = state::DROP;

@@ -15,8 +15,11 @@ use crate::router::IqConfig;
 pub(super) struct Lanes<B: VcSet> {
     /// Per router: the input-VC sets.
     pub(super) sets: Vec<VcSets<B>>,
-    /// VC allocator work space: per output VC, the input VCs that picked it.
+    /// VC allocator work space: per output VC, the input VCs that picked it (separable)
+    /// or may claim it (iSLIP).
     pub(super) pickers: [B; VIEW],
+    /// iSLIP VC allocator work space: per input VC, the output VCs granting it.
+    pub(super) grants: [B; VIEW],
     /// Switch allocator (with its work space).
     pub(super) sw: SwitchAllocator<B>,
 }
@@ -27,6 +30,7 @@ impl<B: VcSet> Lanes<B> {
         Box::new(Lanes {
             sets: vec![sets; routers as usize],
             pickers: [B::EMPTY; VIEW],
+            grants: [B::EMPTY; VIEW],
             sw: SwitchAllocator::new(cfg.allocator, cfg.islip_iterations, ports, vcs),
         })
     }

@@ -16,7 +16,8 @@
 //!    index). The routing function's candidate is stored; the VC may request allocation
 //!    `routing_delay` cycles later. A head that arrived over a router-to-router channel
 //!    counts one hop here.
-//! 3. **VC allocation** (separable, input-first, round-robin arbiters on both sides):
+//! 3. **VC allocation** (separable, input-first, round-robin arbiters on both sides;
+//!    or iSLIP over input and output VCs with `vc_allocator = "islip"`, `vc_alloc.rs`):
 //!    each requesting input VC picks, nearest its own round-robin pointer, a free output
 //!    VC in its candidate range that the flow control lets it claim; each output VC
 //!    grants one requester by round robin. Pointers advance only past a won grant. The winner may compete for the switch
@@ -582,7 +583,7 @@ impl IqRouters {
         let base = rp * v_n;
         let depth = if D != 0 { D } else { self.depth as usize };
         let IqRouters { cfg, ivc, buf, out, wiring, local, poll, ptrs, li_port, li_vc, crossing, dateline_drops, .. } = self;
-        let Lanes { sets, pickers, sw } = lanes;
+        let Lanes { sets, pickers, grants, sw } = lanes;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
         let ivc = view_mut(ivc, base);
@@ -679,8 +680,11 @@ impl IqRouters {
                 local,
                 flow: cfg.flow_control,
                 ready_at: now + cfg.vc_alloc_delay as u64,
+                iterations: cfg.islip_iterations,
             };
-            let (won, won_cred) = if cfg.vc_alloc_pointer == crate::router::VaPointer::PerRouter {
+            let (won, won_cred) = if cfg.vc_allocator == crate::router::AllocatorKind::Islip {
+                va_ctx.allocate_islip::<B, P, V>(req, &mut free, ivc, buf, outs, pickers, grants)
+            } else if cfg.vc_alloc_pointer == crate::router::VaPointer::PerRouter {
                 va_ctx.allocate::<B, P, V, true>(req, &mut free, ivc, buf, outs, pickers)
             } else {
                 va_ctx.allocate::<B, P, V, false>(req, &mut free, ivc, buf, outs, pickers)

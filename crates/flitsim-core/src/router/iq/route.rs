@@ -40,7 +40,7 @@ pub(super) trait Route {
 impl Route for Dor {
     #[inline(always)]
     fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
-        Dor::route(self, topo, r, in_port, in_vc, header.dst)
+        Dor::route(self, topo, r, in_port, in_vc, header.dst, crate::routing::dor::packet_key(header.src, header.seq))
     }
 }
 

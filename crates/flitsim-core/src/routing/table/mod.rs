@@ -347,8 +347,8 @@ impl TableRouting {
             }
         };
         let entry = |r: u32, p: u32, d: u32| -> Entry {
-            let lo = dor.route(topo, r, p, 0, d);
-            let hi = dor.route(topo, r, p, split, d);
+            let lo = dor.route(topo, r, p, 0, d, 0);
+            let hi = dor.route(topo, r, p, split, d, 0);
             if topo.is_local_port(lo.port as u32) {
                 return Entry { port: lo.port, vc: rule::ANY };
             }
@@ -698,7 +698,7 @@ mod tests {
             for p in 0..t.ports {
                 for v in 0..4 {
                     for d in 0..t.num_nodes {
-                        let want = dor.route(&t, r, p, v, d);
+                        let want = dor.route(&t, r, p, v, d, 0);
                         // DOR on a hop that continues past the dateline only knows it from
                         // the arrival VC, as the table's KEEP rule does.
                         assert_eq!(tab.route(r, p, v, d), want, "router {r} port {p} vc {v} dest {d}");
