@@ -16,8 +16,7 @@
 //!    index). The routing function's candidate is stored; the VC may request allocation
 //!    `routing_delay` cycles later. A head that arrived over a router-to-router channel
 //!    counts one hop here.
-//! 3. **VC allocation** (separable, input-first, round-robin arbiters on both sides;
-//!    or iSLIP over input and output VCs with `vc_allocator = "islip"`, `vc_alloc.rs`):
+//! 3. **VC allocation** (separable, input-first, round-robin arbiters on both sides; or iSLIP, `vc_alloc.rs`):
 //!    each requesting input VC picks, nearest its own round-robin pointer, a free output
 //!    VC in its candidate range that the flow control lets it claim; each output VC
 //!    grants one requester by round robin. Pointers advance only past a won grant. The winner may compete for the switch
