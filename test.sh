@@ -5,6 +5,7 @@
 # fetch the dependencies. Arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")"
+SECONDS=0
 
 # Runs across MPI processes (the command-line tool's `mpi` feature) need an MPI library
 # and mpirun (Debian's Open MPI) and, to build the bindings, libclang: installed when
@@ -28,11 +29,10 @@ fi
 # cases on every machine); PROPTEST_RNG_SEED=$RANDOM explores others, and FUZZ_CASES
 # deepens the config fuzz (e.g. 40000, ~4 minutes; see README).
 export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261126}
+# Every cargo command here selects the whole workspace and the Python module is built with
+# the same features, so Cargo resolves each dependency alike and the engine is compiled once
+# (for all three: the tests, the command line and the Python module).
 cargo test --workspace --locked "${features[@]}" "$@"
-if [ ${#features[@]} -gt 0 ]; then
-    # Without the feature, a run started by mpirun is refused with the fix.
-    cargo test --locked -p flitsim-cli --test mpi
-fi
 
 # The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned
 # development requirements, the package built and installed (editable) by maturin, pytest.
@@ -60,11 +60,19 @@ if ! command -v chromium >/dev/null 2>&1; then
         echo "note: chromium is missing and this is not root: the HTML report's browser test will skip (apt-get install chromium)"
     fi
 fi
-# The dev profile: optimised as the tests are, with debug assertions. (maturin's
-# `--profile test` would build a test harness, so the engine is built once more here.)
+# The dev profile: the test profile's settings, so maturin reuses the engine `cargo test`
+# built and compiles only the bindings (maturin's `--profile test` would build a test harness).
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet
 # The Python tests compare reports with the `flitsim` command's: the test-profile build
-# `cargo test` just made (target/debug/flitsim).
-cargo build --locked --quiet --profile test -p flitsim-cli "${features[@]}"
+# `cargo test` just made (target/debug/flitsim; this only makes sure it is in place).
+cargo build --workspace --bins --locked --quiet --profile test "${features[@]}"
 target_dir=$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 FLITSIM_BIN="$target_dir/debug/flitsim" "$venv/bin/python" -m pytest python/tests -q
+
+if [ ${#features[@]} -gt 0 ]; then
+    # Without the feature, a run started by mpirun is refused with the fix (this rebuilds
+    # only the command line).
+    echo "== the command line without the mpi feature =="
+    cargo test --workspace --locked --test mpi
+fi
+echo "== all tests passed in $((SECONDS / 60)) min $((SECONDS % 60)) s =="
