@@ -48,13 +48,16 @@ pub enum RoutingConfig {
         /// Direction of a tie, a destination exactly half way round an even torus ring:
         /// `plus` (default: always `+`), `random` (a fair coin per packet, as BookSim2),
         /// `source_parity` or `destination_parity` (`+` from or to an even coordinate in
-        /// that dimension). See [`dor::TiePolicy`].
+        /// that dimension). The default is the papers' routers'; on a torus that models no
+        /// particular machine, `source_parity` with `dateline_class = "at_entry"` carries
+        /// 12-33% more uniform traffic (experiments/validation/booksim/README.md). See
+        /// [`dor::TiePolicy`].
         #[serde(default, skip_serializing_if = "is_default")]
         ties: dor::TiePolicy,
         /// When a packet that crosses a torus ring's dateline takes the upper VC class:
         /// `at_wrap` (default: on the wrap-around hop, as the Cray XT's dateline) or
-        /// `at_entry` (for the whole dimension, chosen where it enters, as BookSim2). See
-        /// [`dor::DatelineClass`].
+        /// `at_entry` (for the whole dimension, chosen where it enters, as BookSim2; 1-7%
+        /// more throughput). See [`dor::DatelineClass`].
         #[serde(default, skip_serializing_if = "is_default")]
         dateline_class: dor::DatelineClass,
     },

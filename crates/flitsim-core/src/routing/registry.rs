@@ -10,8 +10,8 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[crate::config::registr
         ("order", "natural", "order in which dimensions are corrected, e.g. [2, 0, 1]"),
         ("datelines", "true", "split VCs into two dateline classes on torus dimensions"),
         ("classes", "1", "traffic classes (VC groups, e.g. 2 = request/response); datelines split each"),
-        ("ties", "plus", "direction to a destination half way round an even ring: plus | random (per packet, BookSim2's) | source_parity | destination_parity"),
-        ("dateline_class", "at_wrap", "when a packet crossing the dateline takes the upper VC class: at_wrap (the wrap hop, the XT's) | at_entry (the whole dimension, BookSim2's)"),
+        ("ties", "plus", "direction to a destination half way round an even ring: plus | random (per packet, BookSim2's) | source_parity | destination_parity (a torus modelling no machine: source_parity with at_entry carries most)"),
+        ("dateline_class", "at_wrap", "when a packet crossing the dateline takes the upper VC class: at_wrap (the wrap hop, the XT's) | at_entry (the whole dimension, BookSim2's; more throughput)"),
     ],
 }, crate::config::registry::Entry {
     family: "routing",
