@@ -259,9 +259,7 @@ def render(directory: PathLike) -> str:
         if doc.get("description"):
             parts.append(f"<p>{html.escape(doc['description'])}</p>")
         rows = doc["rows"]
-        judged = [r for r in rows if r["result"] != "info"]
-        passed = sum(r["result"] == "pass" for r in judged)
-        parts.append(f"<h2>Rows</h2><p>{passed} of {len(judged)} judged rows pass ({len(rows) - len(judged)} more reported only).</p>")
+        parts.append(f"<h2>Rows</h2><p>{html.escape(doc['summary'])}.</p>")
         parts.append(_rows_table(rows))
     figs = figures(collection, frame) if collection.results or doc else []
     if figs:
@@ -293,10 +291,12 @@ def _rows_table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         ref = "-" if r.get("reference") is None else f"{r['reference']:.4g}"
         got = "-" if r.get("flitsim") is None else f"{r['flitsim']:.4g}"
+        shown = f"{r['result']} (direction)" if r["result"] == "pass" and r.get("judges") == "direction" else r["result"]
+        source = r["source"] + (f" (not judged: {r['reason']})" if r.get("reason") else "")
         body.append(
             f"<tr><td style=\"text-align:left\">{html.escape(r['name'])}</td><td>{ref}</td><td>{got}</td>"
-            f"<td>{html.escape(str(r['tolerance']))}</td><td class=\"{html.escape(r['result'])}\">{html.escape(r['result'])}</td>"
-            f"<td style=\"text-align:left\">{html.escape(r['source'])}</td></tr>"
+            f"<td>{html.escape(str(r['tolerance']))}</td><td class=\"{html.escape(r['result'])}\">{html.escape(shown)}</td>"
+            f"<td style=\"text-align:left\">{html.escape(source)}</td></tr>"
         )
     return '<div class="scroll"><table>' + head + "".join(body) + "</table></div>"
 

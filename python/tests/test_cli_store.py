@@ -62,6 +62,10 @@ def test_the_command_writes_python_reuses(flitsim_bin: Path, small_toml: Path, t
     # The stored report is the engine's text, byte for byte what the package writes.
     stored = flitsim.Store(store).get(rows[0]["key"])
     assert stored is not None
+    # Both write result files with the permissions of any new file.
+    modes = {f.stat().st_mode & 0o777 for f in store.glob("results/*/*.json")}
+    flitsim.sweep(small_toml, points=[{"traffic.load": 0.05}], jobs=1, progress=False, store=store)
+    assert {f.stat().st_mode & 0o777 for f in store.glob("results/*/*.json")} == modes and len(modes) == 1
     assert stored.json == flitsim.simulate(small_toml, set={"router.allocator": "islip", "traffic.load": 0.1}, seed=1).json
     # The command's sweep.json holds the same reports.
     doc = json.loads((tmp_path / "out" / "sweep.json").read_text())
@@ -105,7 +109,7 @@ def test_reproduce_uses_the_store_and_reports(flitsim_bin: Path, tmp_path: Path)
     # The package computes one of the two runs first; the command reuses it.
     pre = flitsim.sweep(SMALL, points=[{"traffic.load": 0.1}], jobs=1, progress=False, store=out / "store")
     stdout = cli(flitsim_bin, "reproduce", "mini", "--dir", str(tmp_path / "experiments"), "--out", str(out))
-    assert "2 of 2 judged rows pass" in stdout
+    assert "2 of 2 reference numbers reproduced in magnitude" in stdout
     doc = json.loads((out / "reproduction.json").read_text())
     assert doc["format"] == "flitsim-reproduction" and doc["flitsim"] == flitsim.__version__ and doc["store"] == "store"
     assert doc["configs"] == {"small.toml": SMALL}
@@ -117,7 +121,7 @@ def test_reproduce_uses_the_store_and_reports(flitsim_bin: Path, tmp_path: Path)
     # The HTML report of the reproduction: its rows, figures and configs, rendered.
     page_file = report.write_report(out)
     text = page_file.read_text()
-    assert "A small study" in text and "accepted at 0.3" in text and "2 of 2 judged rows pass" in text
+    assert "A small study" in text and "accepted at 0.3" in text and "2 of 2 reference numbers reproduced in magnitude" in text
     if chromium() is not None:
         page = open_page(page_file)
         assert page.console_errors == [] and page.images and all(i["complete"] and i["width"] > 0 for i in page.images)

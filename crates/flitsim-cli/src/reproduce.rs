@@ -96,6 +96,16 @@ struct Row {
     /// says why).
     #[serde(default = "d_within")]
     compare: String,
+    /// What a judged row shows: `magnitude` (the paper's number itself, within a tolerance
+    /// set by its precision and the run-to-run spread; the default of `within`) or
+    /// `direction` (only which side of a baseline the result lies, e.g. "aging lowers the
+    /// latency": the default of `at_most` and `at_least`). Counted apart in the summary.
+    #[serde(default)]
+    judges: Option<String>,
+    /// Why a paper number is printed but not judged (a `report` row with a reference):
+    /// printed under the row and kept in `reproduction.json`.
+    #[serde(default)]
+    reason: Option<String>,
     /// Where the reference comes from.
     source: String,
     /// Run the row once per value `0..count` of config key `key` (e.g. the eBB
@@ -174,6 +184,17 @@ impl Row {
             .collect()
     }
 
+    /// `magnitude` or `direction` for a judged row (its `judges`, or the default of its
+    /// `compare`); `None` for a report row.
+    fn judges(&self) -> Option<&str> {
+        match (self.judges.as_deref(), self.compare.as_str()) {
+            (_, "report") => None,
+            (Some(j), _) => Some(j),
+            (None, "within") => Some("magnitude"),
+            (None, _) => Some("direction"),
+        }
+    }
+
     /// The baseline's config file.
     fn baseline_config(&self) -> &String {
         self.relative_config.as_ref().unwrap_or(&self.config)
@@ -197,6 +218,15 @@ impl Row {
             }
             _ if self.series_reference.is_some() && self.series.is_none() => {
                 Err(format!("row {:?}: series_reference describes the paper's curve beside a series; give series (a path in the report) too", self.name))
+            }
+            _ if self.compare == "report" && self.judges.is_some() => {
+                Err(format!("row {:?}: judges says what a judged row shows; a report row is not judged (remove judges, or give compare)", self.name))
+            }
+            _ if self.judges.as_deref().is_some_and(|j| j != "magnitude" && j != "direction") => {
+                Err(format!("row {:?}: judges = {:?}; use magnitude or direction", self.name, self.judges.as_deref().unwrap_or_default()))
+            }
+            _ if self.reason.is_some() && self.compare != "report" => {
+                Err(format!("row {:?}: reason says why a paper number is not judged; this row is judged (remove reason, or make it compare = \"report\")", self.name))
             }
             _ if self.relative_scale.is_some() && self.relative_to.is_none() => {
                 Err(format!("row {:?}: relative_scale scales the baseline of relative_to, which the row does not have", self.name))
@@ -279,7 +309,13 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
         }
     }
     let keys: Vec<(String, Vec<String>)> = runs.keys().cloned().collect();
+    if let Some(o) = out {
+        crate::common::check_writable_dir(o, "--out")?;
+    }
     let store_dir: Option<PathBuf> = store_dir.map(Path::to_path_buf).or_else(|| out.map(|o| o.join("store")));
+    if let Some(dir) = &store_dir {
+        crate::common::check_writable_dir(dir, "--store")?;
+    }
     let store = store_dir.as_deref().map(Store::open).transpose()?;
     let store = store.as_ref();
     // The store key of every run that succeeded (for the rows of reproduction.json).
@@ -366,8 +402,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     let mut out_rows: Vec<serde_json::Value> = Vec::new();
     println!();
     println!("{:<58} {:>12} {:>12} {:>14}  result", "quantity", "reference", "flitsim", "tolerance");
-    let mut failed = 0;
-    let mut judged_rows = 0;
+    let mut tally = Tally::default();
     for r in &exp.row {
         let value = |config: &String, set: &Vec<String>| -> CliResult<f64> {
             let rep = runs[&(config.clone(), set.clone())].as_ref().unwrap();
@@ -409,29 +444,21 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             "report" => (true, "(reported)".to_string()),
             other => return Err(format!("row {:?}: compare = {other:?}; use within, at_most, at_least or report", r.name)),
         };
-        let judged = r.compare != "report";
-        if !pass {
-            failed += 1;
-        }
-        if judged {
-            judged_rows += 1;
-        }
+        let judges = r.judges();
+        let judged = judges.is_some();
+        tally.count(judges, pass, !reference.is_nan());
         let shown = if reference.is_nan() { "-".to_string() } else { format!("{reference:.4}") };
-        println!(
-            "{:<58} {:>12} {:>12.4} {:>14}  {}",
-            r.name,
-            shown,
-            got,
-            tol,
-            if !judged {
-                "info"
-            } else if pass {
-                "pass"
-            } else {
-                "FAIL"
-            }
-        );
+        let verdict = match judges {
+            None => "info",
+            Some(_) if !pass => "FAIL",
+            Some("direction") => "pass (direction)",
+            Some(_) => "pass",
+        };
+        println!("{:<58} {:>12} {:>12.4} {:>14}  {verdict}", r.name, shown, got, tol);
         println!("    source: {}", r.source);
+        if let Some(why) = &r.reason {
+            println!("    not judged: {why}");
+        }
         if let Some(o) = &r.over {
             println!("    over {} runs of {}: mean {mean:.4} +- {ci:.4} (95% confidence), min {:.4}, max {:.4}", o.count, o.key, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
         }
@@ -469,7 +496,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             "name": r.name, "config": r.config, "set": r.set, "metric": r.metric,
             "reference": if reference.is_nan() { None } else { Some(reference) },
             "flitsim": if got.is_finite() { Some(got) } else { None },
-            "tolerance": tol, "compare": r.compare,
+            "tolerance": tol, "compare": r.compare, "judges": judges, "reason": r.reason,
             "result": if !judged { "info" } else if pass { "pass" } else { "FAIL" },
             "source": r.source,
             "key": run_keys.get(&(r.config.clone(), r.set.clone())),
@@ -481,17 +508,63 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
         }));
     }
     println!();
-    println!("{} of {} judged rows pass ({} more reported only)", judged_rows - failed, judged_rows, exp.row.len() - judged_rows);
+    let summary = tally.line();
+    println!("{summary}");
     if let Some(out) = out {
-        write_reproduction(out, name, &folder, &exp, &out_rows, store_dir.as_deref())?;
+        write_reproduction(out, name, &folder, &exp, &out_rows, &summary, store_dir.as_deref())?;
         println!("wrote {}", out.join("reproduction.json").display());
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if tally.failing == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The rows of a study counted for its summary line: the reference numbers reproduced in
+/// magnitude, in direction only, and not reproduced (failing, or printed unjudged).
+#[derive(Default, Debug, PartialEq)]
+struct Tally {
+    magnitude: usize,
+    direction: usize,
+    failing: usize,
+    unjudged: usize,
+    /// Report rows without a reference (curves, quantities the paper does not give).
+    reported: usize,
+}
+
+impl Tally {
+    /// Counts one row: what it judges (`None`: a report row), whether it passed, whether
+    /// it has a reference number.
+    fn count(&mut self, judges: Option<&str>, pass: bool, has_reference: bool) {
+        match judges {
+            Some(_) if !pass => self.failing += 1,
+            Some("direction") => self.direction += 1,
+            Some(_) => self.magnitude += 1,
+            None if has_reference => self.unjudged += 1,
+            None => self.reported += 1,
+        }
+    }
+
+    /// "N of M reference numbers reproduced in magnitude, K in direction only, J not
+    /// reproduced (...)".
+    fn line(&self) -> String {
+        let total = self.magnitude + self.direction + self.failing + self.unjudged;
+        let mut line = format!(
+            "{} of {total} reference numbers reproduced in magnitude, {} in direction only, {} not reproduced",
+            self.magnitude,
+            self.direction,
+            self.failing + self.unjudged
+        );
+        if self.failing + self.unjudged > 0 {
+            line += &format!(" ({} failing, {} printed unjudged: reasons in README)", self.failing, self.unjudged);
+        }
+        if self.reported > 0 {
+            line += &format!("; {} more rows without a reference reported", self.reported);
+        }
+        line
+    }
 }
 
 /// `OUT/reproduction.json`: the study, every row as printed, the config files, the
 /// simulator version and where the runs are stored.
-fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, rows: &[serde_json::Value], store: Option<&Path>) -> CliResult<()> {
+fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, rows: &[serde_json::Value], summary: &str, store: Option<&Path>) -> CliResult<()> {
     let mut configs = serde_json::Map::new();
     for r in &exp.row {
         for file in [Some(&r.config), r.relative_config.as_ref()].into_iter().flatten() {
@@ -512,6 +585,7 @@ fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, r
         "description": exp.description.trim(),
         "flitsim": flitsim_core::VERSION,
         "store": store.map(|s| s.display().to_string()),
+        "summary": summary,
         "configs": configs,
         "rows": rows,
     });
@@ -523,6 +597,32 @@ fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, r
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each kind of row lands in its own count, and the line says so (counted by hand).
+    #[test]
+    fn the_summary_counts_magnitude_direction_and_not_reproduced_apart() {
+        let mut t = Tally::default();
+        for (judges, pass, reference) in [
+            (Some("magnitude"), true, true),
+            (Some("magnitude"), true, true),
+            (Some("direction"), true, true),
+            (Some("magnitude"), false, true),
+            (Some("direction"), false, true),
+            (None, true, true),
+            (None, true, false),
+        ] {
+            t.count(judges, pass, reference);
+        }
+        assert_eq!(t, Tally { magnitude: 2, direction: 1, failing: 2, unjudged: 1, reported: 1 });
+        assert_eq!(
+            t.line(),
+            "2 of 6 reference numbers reproduced in magnitude, 1 in direction only, 3 not reproduced \
+             (2 failing, 1 printed unjudged: reasons in README); 1 more rows without a reference reported"
+        );
+        let mut clean = Tally::default();
+        clean.count(Some("magnitude"), true, true);
+        assert_eq!(clean.line(), "1 of 1 reference numbers reproduced in magnitude, 0 in direction only, 0 not reproduced");
+    }
 
     /// Every study under experiments/ reads as an experiment, and every run its rows ask
     /// for (each value of `over`, each baseline) parses with its overrides: a row edited

@@ -423,7 +423,8 @@ pub struct TopologySummary {
     pub avg_hops: f64,
     /// Mean minimal hops over ordered pairs of distinct endpoints.
     pub avg_hops_distinct: f64,
-    /// Unidirectional channels crossing the minimum bisection (both directions counted).
+    /// Unidirectional channels crossing the minimum bisection (both directions counted);
+    /// 0 when it could not be measured (METIS failed: `bisection_note` says why).
     pub bisection_channels: u32,
     /// How the bisection was cut.
     pub bisection_note: String,
