@@ -104,7 +104,21 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        # mkstemp makes the file private (0600); a store file gets the permissions any new
+        # file gets (0666 less the umask), as the command line's do.
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _read_umask() -> int:
+    """The process's umask (read by setting it and putting it back: once, at import, before
+    any thread of a sweep writes)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()

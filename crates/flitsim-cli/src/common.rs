@@ -193,6 +193,9 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
 /// `flitsim run`.
 pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Option<usize>) -> CliResult<ExitCode> {
     let quiet = quiet || crate::ranks::rank() != 0;
+    if let Some(path) = out.filter(|_| crate::ranks::rank() == 0) {
+        check_writable_file(path, "--out")?;
+    }
     let spec = load_spec(args, !quiet)?;
     let (report, secs) = run_spec(spec, !quiet, threads)?;
     if crate::ranks::rank() != 0 {
@@ -208,6 +211,45 @@ pub fn cmd_run(args: &ConfigArgs, out: Option<&Path>, quiet: bool, threads: Opti
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuse, before a run, an output file that could not be written after it: its folder
+/// missing or not writable, or the path a directory. `what` names the option.
+pub fn check_writable_file(path: &Path, what: &str) -> CliResult<()> {
+    if path.is_dir() {
+        return Err(format!("{what} {} is a directory: give a file name (e.g. {}/report.json)", path.display(), path.display()));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("{what} {}: the folder {} does not exist; create it first or give another path", path.display(), dir.display()));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("{what} {}: cannot write there ({e}); give a path you may write, checked before the run so it is not lost", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// Refuse, before a run, an output directory that could not be written after it: made if
+/// missing, then a probe file written in it and removed. `what` names the option.
+pub fn check_writable_dir(dir: &Path, what: &str) -> CliResult<()> {
+    let fail = |e: std::io::Error| format!("{what} {}: cannot write there ({e}); give a directory you may write, checked before the run so it is not lost", dir.display());
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("{what} {} is a file, not a directory: give a directory", dir.display()));
+    }
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".flitsim-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// `x` for a reader: as written for ordinary magnitudes, in scientific notation for

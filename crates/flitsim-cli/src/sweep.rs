@@ -300,6 +300,11 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     if points > MAX_POINTS {
         return Err(format!("the sweep has {points} points (grid x seeds x loads), more than a sweep may have ({MAX_POINTS}); split it or give fewer values"));
     }
+    // Where the results go, checked before anything runs.
+    crate::common::check_writable_dir(&args.out, "--out")?;
+    if let Some(dir) = &args.store {
+        crate::common::check_writable_dir(dir, "--store")?;
+    }
     let store = args.store.as_deref().map(Store::open).transpose()?;
     // Series: a grid point and a seed; each series runs its loads in ascending order.
     let mut series: Vec<Vec<Job>> = Vec::new();
