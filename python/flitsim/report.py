@@ -108,11 +108,34 @@ def summary_frame(results: Mapping[str, Result]) -> pd.DataFrame:
         record["key"] = k
         records.append(record)
     frame: pd.DataFrame = pd.DataFrame.from_records(records, columns=[*varying, *SUMMARY_FIELDS, "key"])
+    # The trace columns only when some run replayed a trace (NaN in every row otherwise).
+    frame = frame.drop(columns=[c for c in TRACE_FIELDS if frame[c].isna().all()])
     order = [c for c in [*varying, "seed"] if c in frame.columns]
     if order and not frame.empty:
         frame = frame.sort_values(order, key=lambda s: s.map(str) if s.dtype == object else s, kind="stable").reset_index(drop=True)
     frame.attrs["varying"] = varying
     return frame
+
+
+#: Summary fields a run without a ``[traffic.trace]`` leaves NaN.
+TRACE_FIELDS = ("trace_completion", "trace_latency_mean")
+#: Longest text shown in a cell of the runs table (longer, e.g. saturation reasons, is cut).
+MAX_CELL_TEXT = 60
+
+
+def cdf_runs(labels: list[str], ordered: list[Result]) -> dict[str, Result]:
+    """The runs the latency CDF draws (at most :data:`MAX_CDF_SERIES`, by label): the
+    unsaturated ones when there are any, since a saturated run's latencies, orders of
+    magnitude longer, would flatten every other curve."""
+    pairs = list(zip(labels, ordered))
+    calm = [(label, r) for label, r in pairs if not r.summary["saturated"]]
+    return dict((calm or pairs)[:MAX_CDF_SERIES])
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_CELL_TEXT:
+        return value[: MAX_CELL_TEXT - 1] + "…"
+    return value
 
 
 def _cell(value: Any) -> Any:
@@ -148,8 +171,9 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
         # A run is named by its differing keys when short, else by its row in the table.
         labels = [" ".join(f"{c.rsplit('.', 1)[-1]}={row[c]}" for c in varying) for _, row in frame.iterrows()]
         labels = [label if 0 < len(label) <= 40 else f"run {i + 1}" for i, label in enumerate(labels)]
-        cdf = dict(list(zip(labels, ordered))[:MAX_CDF_SERIES])
-        out.append(("packet latency CDF (p50 and p99 marked)", plots.latency_cdf(cdf if len(cdf) > 1 else ordered[0])))
+        cdf = cdf_runs(labels, ordered)
+        left_out = "" if len(cdf) == min(len(ordered), MAX_CDF_SERIES) else ", saturated runs left out"
+        out.append((f"packet latency CDF (p50 and p99 marked{left_out})", plots.latency_cdf(cdf if len(cdf) > 1 else next(iter(cdf.values())))))
         last = ordered[-1]
         out.append((f"throughput per source ({labels[-1]})", plots.fairness(last)))
         try:
@@ -271,6 +295,7 @@ def render(directory: PathLike) -> str:
         if frame.attrs.get("varying"):
             parts.append("<p>Columns before <code>load</code> are the config keys that differ between the runs.</p>")
         shown = frame.drop(columns=["key"]).assign(key=frame["key"].str[:12])
+        shown = shown.apply(lambda col: col.map(_short))  # Series.map: any pandas >= 1.5
         shown.insert(0, "run", range(1, len(shown) + 1))
         parts.append('<div class="scroll">' + shown.to_html(index=False, escape=True, float_format=lambda v: f"{v:.6g}", border=0) + "</div>")
     parts.append("<h2>Configs</h2>")

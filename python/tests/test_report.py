@@ -100,3 +100,23 @@ def test_a_reproductions_curves_are_drawn_per_series_path() -> None:
     assert a.get_label() == "A" and b.get_label() == "B"
     assert list(figs[1][1].axes[0].get_lines()[0].get_ydata()) == [5.0, 7.0]
 
+
+
+def test_saturated_runs_stay_out_of_the_cdf_and_long_text_is_cut(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    # The same network twice, one run judged saturated by a latency limit of 1 cycle.
+    flitsim.sweep(SMALL, grid={"stats.latency_limit": [1, 1000]}, jobs=1, progress=False, store=path)
+    col = report.load(path)
+    frame = report.summary_frame(col.results)
+    # No run replayed a trace: no columns of NaN for it.
+    assert not set(report.TRACE_FIELDS) & set(frame.columns)
+    assert list(frame["saturated"]) == [True, False]
+    ordered = [col.results[k] for k in frame["key"]]
+    assert [r.summary["saturated"] for r in report.cdf_runs(["limit 1", "limit 1000"], ordered).values()] == [False]
+    # With every run saturated, the CDF still draws them.
+    assert len(report.cdf_runs(["limit 1"], ordered[:1])) == 1
+    reason = frame["reason"].iloc[0]
+    assert len(reason) > report.MAX_CELL_TEXT, reason
+    text = report.render(path)
+    assert reason not in text and reason[: report.MAX_CELL_TEXT - 1] + "…" in text
+    assert "saturated runs left out" in text

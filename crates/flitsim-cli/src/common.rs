@@ -183,6 +183,10 @@ pub fn run_spec(spec: Spec, progress: bool, threads: Option<usize>) -> CliResult
         if progress && asked.is_some() && used < threads {
             eprintln!("note: running on one thread: {}", sim.serial_reason(threads).unwrap_or("not partitioned"));
         }
+        // The count chosen by network size, said so a busy machine's user knows the knob.
+        if progress && asked.is_none() && used > 1 {
+            eprintln!("running on {used} threads (chosen for this network's size; --threads N to change, same results for any N)");
+        }
     }
     let r = sim.run(&mut |p| bar.update(p));
     bar.finish();

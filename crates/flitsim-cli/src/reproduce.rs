@@ -547,8 +547,9 @@ impl Tally {
     fn line(&self) -> String {
         let total = self.magnitude + self.direction + self.failing + self.unjudged;
         let mut line = format!(
-            "{} of {total} reference numbers reproduced in magnitude, {} in direction only, {} not reproduced",
+            "{} of {total} reference number{} reproduced in magnitude, {} in direction only, {} not reproduced",
             self.magnitude,
+            if total == 1 { "" } else { "s" },
             self.direction,
             self.failing + self.unjudged
         );
@@ -556,7 +557,7 @@ impl Tally {
             line += &format!(" ({} failing, {} printed unjudged: reasons in README)", self.failing, self.unjudged);
         }
         if self.reported > 0 {
-            line += &format!("; {} more rows without a reference reported", self.reported);
+            line += &format!("; {} more row{} without a reference reported", self.reported, if self.reported == 1 { "" } else { "s" });
         }
         line
     }
@@ -617,11 +618,11 @@ mod tests {
         assert_eq!(
             t.line(),
             "2 of 6 reference numbers reproduced in magnitude, 1 in direction only, 3 not reproduced \
-             (2 failing, 1 printed unjudged: reasons in README); 1 more rows without a reference reported"
+             (2 failing, 1 printed unjudged: reasons in README); 1 more row without a reference reported"
         );
         let mut clean = Tally::default();
         clean.count(Some("magnitude"), true, true);
-        assert_eq!(clean.line(), "1 of 1 reference numbers reproduced in magnitude, 0 in direction only, 0 not reproduced");
+        assert_eq!(clean.line(), "1 of 1 reference number reproduced in magnitude, 0 in direction only, 0 not reproduced");
     }
 
     /// Every study under experiments/ reads as an experiment, and every run its rows ask

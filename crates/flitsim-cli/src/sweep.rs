@@ -99,7 +99,10 @@ pub fn parse_loads(s: &str) -> CliResult<Vec<f64>> {
     let parts: Vec<&str> = s.split(':').collect();
     let bad = || format!("--loads {s:?}: expected START:STOP:STEP with 0 < START <= STOP <= 1 and STEP > 0, e.g. 0.05:0.95:0.05");
     if parts.len() == 1 {
-        let v: f64 = parts[0].parse().map_err(|_| bad())?;
+        let v: f64 = parts[0].trim().parse().map_err(|_| bad())?;
+        if !(0.0..=1.0).contains(&v) {
+            return Err(format!("--loads {s:?}: a load is in flits/node/cycle, from 0 to 1 (what an injection channel carries); give a value in that range"));
+        }
         return Ok(vec![v]);
     }
     if parts.len() != 3 {
@@ -153,7 +156,11 @@ pub fn parse_grid(s: &str) -> CliResult<(String, Vec<String>)> {
 pub fn parse_seeds(s: &str) -> CliResult<Vec<u64>> {
     let bad = || format!("--seeds {s:?}: give a count N >= 1 (seeds 1..N) or a list A,B,C");
     if s.contains(',') {
-        return s.split(',').map(|p| p.trim().parse::<u64>().map_err(|_| bad())).collect();
+        let seeds: Vec<u64> = s.split(',').map(|p| p.trim().parse::<u64>().map_err(|_| bad())).collect::<CliResult<_>>()?;
+        if let Some((_, dup)) = seeds.iter().enumerate().find(|(i, x)| seeds[..*i].contains(x)) {
+            return Err(format!("--seeds {s:?} gives seed {dup} twice: a seed makes the same run every time; give each once"));
+        }
+        return Ok(seeds);
     }
     match s.trim().parse::<u64>() {
         Ok(n) if n > MAX_POINTS => Err(format!("--seeds {n}: more seeds than a sweep may have points ({MAX_POINTS}); give fewer")),
@@ -460,6 +467,8 @@ mod tests {
         assert_eq!(parse_loads("0.1:0.3:0.1").unwrap(), vec![0.1, 0.2, 0.3]);
         assert_eq!(parse_loads("0.05:0.95:0.05").unwrap().len(), 19);
         assert_eq!(parse_loads("0.4").unwrap(), vec![0.4]);
+        assert_eq!(parse_loads("0").unwrap(), vec![0.0]);
+        assert!(parse_loads("1.5").unwrap_err().contains("from 0 to 1"));
         assert!(parse_loads("0.3:0.1:0.1").is_err());
         assert!(parse_loads("0.1:1.5:0.1").is_err());
         assert!(parse_loads("a:b:c").is_err());
@@ -487,6 +496,7 @@ mod tests {
         assert_eq!(parse_seeds("3").unwrap(), vec![1, 2, 3]);
         assert_eq!(parse_seeds("5,9").unwrap(), vec![5, 9]);
         assert!(parse_seeds("0").is_err() && parse_seeds("x").is_err());
+        assert!(parse_seeds("4,2,4").unwrap_err().contains("seed 4 twice"));
         let dims = vec![("a".to_string(), vec!["1".to_string(), "2".to_string()]), ("b".to_string(), vec!["x".to_string(), "y".to_string()])];
         let p = product(&dims);
         assert_eq!(p.len(), 4);

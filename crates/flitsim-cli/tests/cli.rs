@@ -32,8 +32,12 @@ fn default_run_prints_a_summary_and_writes_json() {
     let dir = std::env::temp_dir().join(format!("flitsim-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("r.json");
-    let (code, stdout, _) = run(&["run", "--set", "sim.measure=2000", "--out", out.to_str().unwrap()]);
+    let (code, stdout, stderr) = run(&["run", "--set", "sim.measure=2000", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0);
+    // The default 8x8 torus (64 input-queued routers) runs on every core, and says so.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(stderr.contains("threads (chosen for this network's size"), "{stderr}");
+    }
     assert!(stdout.contains("8x8 torus"), "{stdout}");
     assert!(stdout.contains("packet latency"), "{stdout}");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -178,6 +182,13 @@ fn sweeps_too_large_or_with_bad_job_counts_are_refused() {
         assert!(err.contains("--jobs"), "{err}");
         let (code, _, err) = run(&["reproduce", "validation", "-j", j]);
         assert_eq!(code, 2, "-j {j}: {err}");
+    }
+    // A load beyond what a channel carries, and a seed given twice, before any point runs.
+    let refused: [(&[&str], &str); 2] = [(&["--loads", "1.5"], "from 0 to 1"), (&["--seeds", "1,2,1", "--loads", "0.1"], "seed 1 twice")];
+    for (args, says) in refused {
+        let (code, out, err) = run(&[&["sweep", "-o", "/nonexistent/never-written"], args].concat());
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(says) && out.is_empty(), "{err}");
     }
     // A negative start is a bad range, not an unknown flag.
     let (code, _, err) = run(&["sweep", "--loads", "-0.1:0.5:0.1"]);
