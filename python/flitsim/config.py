@@ -147,7 +147,8 @@ def _load(config: ConfigLike, overrides: list[str]) -> _core.Config:
             text = Path(config).read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
             raise OSError(f"cannot read config {config}: not UTF-8 text ({e})") from e
-        return _core.Config.load(text, overrides)
+        # Data files the file names (a trace, a link list, tables) are beside it.
+        return _core.Config.load(text, overrides, str(Path(config).parent))
     if isinstance(config, str):
         if config.strip() and not any(c in config for c in "\n=["):
             # One line that is neither a file nor TOML: most likely a mistyped path.

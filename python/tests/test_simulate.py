@@ -158,6 +158,15 @@ def test_config_keys() -> None:
     assert a.seed == 3
 
 
+def test_a_config_files_data_files_are_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loaded from another working directory, the preset still finds its trace.
+    preset = Path(__file__).resolve().parents[2] / "presets" / "trace-halo.toml"
+    monkeypatch.chdir(tmp_path)
+    c = flitsim.Config(preset)
+    assert c.to_dict()["traffic"]["trace"]["file"] == str(preset.parent / "halo-8x8.trace")
+    c.validate()
+
+
 def test_numpy_values_are_plain_values() -> None:
     np = pytest.importorskip("numpy")
     a = flitsim.Config(SMALL, set={"traffic.load": np.float64(0.25), "sim.warmup": np.int64(100)})

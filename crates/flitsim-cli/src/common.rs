@@ -38,7 +38,7 @@ pub fn load_config(args: &ConfigArgs) -> CliResult<Config> {
         Some(p) => Some(read_config_file(p)?),
         None => None,
     };
-    Config::load(text.as_deref(), &args.set).map_err(|e| e.to_string())
+    Config::load_in(text.as_deref(), args.config.as_deref().and_then(std::path::Path::parent), &args.set).map_err(|e| e.to_string())
 }
 
 /// Load and validate; with `progress`, a spinner on stderr if validating takes over a
@@ -270,7 +270,7 @@ pub fn number(x: f64) -> String {
 pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
     let spec = load_spec(args, true)?;
     let s = spec.topology.summary();
-    println!(
+    let line = format!(
         "ok: {} ({} nodes), {} VCs, load {} flits/node/cycle, warm-up {} + window {} cycles",
         s.description,
         s.nodes,
@@ -279,6 +279,16 @@ pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
         spec.config.sim.warmup,
         spec.config.sim.measure
     );
+    // Build the simulation state as `run` would, and say what it takes (the allocator
+    // ends the command with a message if it cannot fit).
+    let before = crate::memory::live();
+    crate::memory::reset_peak();
+    let sim = Simulation::new(spec).map_err(|e| e.to_string())?;
+    let took = crate::memory::peak().saturating_sub(before);
+    drop(sim);
+    println!("{line}");
+    let room = crate::memory::limit().map_or(String::new(), |l| format!(" of the {} this machine has", crate::memory::Bytes(l)));
+    println!("memory: {} for the simulation's state at the start{room}; queues at sources grow past saturation", crate::memory::Bytes(took));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,7 @@ mod bench;
 mod booksim;
 mod common;
 mod crosscheck;
+mod memory;
 mod plot;
 mod ranks;
 mod report;
@@ -21,6 +22,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+#[global_allocator]
+static ALLOCATOR: memory::Counted = memory::Counted;
 
 /// flitsim: a fast, faithful, flit-level simulator of interconnection networks.
 #[derive(Parser, Debug)]
@@ -244,6 +248,10 @@ fn exit_on_output_errors() {
 
 fn main() -> ExitCode {
     exit_on_output_errors();
+    if let Err(e) = memory::init() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { cfg, out, quiet, threads } => common::cmd_run(&cfg, out.as_deref(), quiet, threads.map(|t| t as usize)),

@@ -35,8 +35,53 @@ fn panel(area: &Area, (caption, y_desc): (&str, &str), (x_max, y_max): (f64, f64
         let _ = chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())));
     }
     if series.len() > 1 {
-        let _ = chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw();
+        let corner = legend_corner(series, (x_max, y_max));
+        let _ = chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).position(corner.position()).draw();
     }
+}
+
+/// A corner of a panel's plotting area, where its legend goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Corner {
+    UpperLeft,
+    UpperRight,
+    LowerRight,
+    LowerLeft,
+}
+
+impl Corner {
+    fn position(self) -> SeriesLabelPosition {
+        match self {
+            Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Corner::UpperRight => SeriesLabelPosition::UpperRight,
+            Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+        }
+    }
+}
+
+/// The corner whose legend box covers the fewest points (the first of upper left, upper
+/// right, lower right, lower left on a tie). The box is sized as plotters draws it in a
+/// panel's plotting area (about 424 x 320 pixels): 20 pixels a series high, 30 plus 7 a
+/// character wide.
+fn legend_corner(series: &[(String, Vec<(f64, f64)>)], (x_max, y_max): (f64, f64)) -> Corner {
+    let chars = series.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) as f64;
+    let w = ((30.0 + 7.0 * chars) / 424.0).min(1.0);
+    let h = ((10.0 + 20.0 * series.len() as f64) / 320.0).min(1.0);
+    let covered = |c: Corner| {
+        let (left, low) = match c {
+            Corner::UpperLeft => (true, false),
+            Corner::UpperRight => (false, false),
+            Corner::LowerRight => (false, true),
+            Corner::LowerLeft => (true, true),
+        };
+        let inside = |&(x, y): &(f64, f64)| {
+            let (fx, fy) = (x / x_max, y / y_max);
+            (if left { fx <= w } else { fx >= 1.0 - w }) && (if low { fy <= h } else { fy >= 1.0 - h })
+        };
+        series.iter().flat_map(|(_, p)| p.iter()).filter(|p| inside(p)).count()
+    };
+    [Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft].into_iter().min_by_key(|&c| covered(c)).expect("four corners")
 }
 
 /// Two panels: latency vs offered load (unsaturated points) and accepted vs offered, one
@@ -60,4 +105,26 @@ pub fn load_latency_svg(title: &str, series: &[(String, Vec<SweepRow>)]) -> Stri
         let _ = root.present();
     }
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(label: &str, pts: &[(f64, f64)]) -> (String, Vec<(f64, f64)>) {
+        (label.to_string(), pts.to_vec())
+    }
+
+    #[test]
+    fn the_legend_goes_where_no_point_is() {
+        let rising = [(0.1, 10.0), (0.3, 12.0), (0.5, 20.0), (0.7, 95.0)];
+        assert_eq!(legend_corner(&[line("a", &rising), line("b", &rising)], (0.8, 100.0)), Corner::UpperLeft);
+        // Flat latencies near the top of the panel: the upper corners hold points.
+        let flat = [(0.05, 95.0), (0.2, 96.0), (0.4, 97.0), (0.6, 98.0), (0.79, 99.0)];
+        let c = legend_corner(&[line("a", &flat), line("b", &flat)], (0.8, 100.0));
+        assert!(matches!(c, Corner::LowerRight), "{c:?}");
+        // Accepted against offered up the diagonal: upper left is empty.
+        let diagonal = [(0.0, 0.0), (0.2, 0.2), (0.4, 0.4), (0.6, 0.6), (0.8, 0.8)];
+        assert_eq!(legend_corner(&[line("x", &diagonal), line("y", &diagonal)], (0.8, 0.8)), Corner::UpperLeft);
+    }
 }

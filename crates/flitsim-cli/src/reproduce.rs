@@ -333,7 +333,7 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     for (cfg_file, set) in &keys {
         let p = folder.join(cfg_file);
         let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        let cfg = Config::from_toml(&text, set).map_err(|e| format!("{}: {e}", p.display()))?;
+        let cfg = Config::load_in(Some(&text), p.parent(), set).map_err(|e| format!("{}: {e}", p.display()))?;
         let key = store::key(&cfg);
         let next = parsed.len();
         let at = *by_key.entry(key.clone()).or_insert(next);

@@ -187,8 +187,9 @@ struct Job {
 }
 
 /// The resolved config of a job, its store key, and the report text (from the store or
-/// run now); `true` when it was run now.
-fn run_job(text: Option<&str>, base: &[String], job: &Job, store: Option<&Store>) -> CliResult<(String, String, bool)> {
+/// run now); `true` when it was run now. `dir` is the config file's folder, against which
+/// the data files it names resolve.
+fn run_job(text: Option<&str>, dir: Option<&std::path::Path>, base: &[String], job: &Job, store: Option<&Store>) -> CliResult<(String, String, bool)> {
     let mut overrides = base.to_vec();
     overrides.extend(job.point.iter().map(|(k, v)| format!("{k}={v}")));
     if let Some(l) = job.load {
@@ -203,7 +204,7 @@ fn run_job(text: Option<&str>, base: &[String], job: &Job, store: Option<&Store>
         p.extend(job.seed.map(|s| format!("seed {s}")));
         if p.is_empty() { "the sweep".to_string() } else { p.join(", ") }
     };
-    let cfg = Config::load(text, &overrides).map_err(|e| format!("{}: {e}", at()))?;
+    let cfg = Config::load_in(text, dir, &overrides).map_err(|e| format!("{}: {e}", at()))?;
     let key = store::key(&cfg);
     if let Some(found) = store.map(|s| s.get(&key)).transpose()?.flatten() {
         return Ok((key, found, false));
@@ -281,7 +282,8 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         None => None,
     };
     // Validate the base once up front so a bad config fails before any work.
-    let base = Config::load(text.as_deref(), &cfg.set).map_err(|e| e.to_string())?;
+    let dir = cfg.config.as_deref().and_then(std::path::Path::parent);
+    let base = Config::load_in(text.as_deref(), dir, &cfg.set).map_err(|e| e.to_string())?;
     base.validate().map_err(|e| e.to_string())?;
     // A trace sets its own times: no load dimension unless asked for (and then refused).
     let traced = base.traffic.trace.is_some();
@@ -339,7 +341,7 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
             batch
                 .par_iter()
                 .map(|job| {
-                    let r = run_job(text.as_deref(), &cfg.set, job, store.as_ref());
+                    let r = run_job(text.as_deref(), dir, &cfg.set, job, store.as_ref());
                     bar.inc(1);
                     r
                 })

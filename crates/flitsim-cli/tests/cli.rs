@@ -555,3 +555,47 @@ fn saturation_search_finds_the_ejection_bound_of_a_merge() {
     let sat = j["saturation"].as_f64().unwrap();
     assert!((0.85 / 7.0..=1.0 / 7.0 + 0.002).contains(&sat), "{sat}");
 }
+
+/// A config's data files are found beside it from any working directory; a path given
+/// with --set is the user's, relative to where they typed it.
+#[test]
+fn data_files_resolve_against_the_config_files_folder() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let elsewhere = std::env::temp_dir().join(format!("flitsim-elsewhere-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    for preset in ["trace-halo.toml", "graph-petersen.toml"] {
+        let path = root.join("presets").join(preset);
+        let out = flitsim().current_dir(&elsewhere).args(["validate", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{preset}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // From the repository root, by a relative path as the README writes it.
+    let (code, _, err) = run(&["validate", "presets/trace-halo.toml"]);
+    assert_eq!(code, 0, "{err}");
+    // An override's path is not joined to the preset's folder.
+    let (code, _, err) = run(&["validate", "presets/trace-halo.toml", "--set", "traffic.trace.file=\"halo-8x8.trace\""]);
+    assert_ne!(code, 0);
+    assert!(err.contains("halo-8x8.trace") && !err.contains("presets/halo-8x8.trace"), "{err}");
+    std::fs::remove_dir_all(&elsewhere).ok();
+}
+
+/// A network too large for the memory ends every command with a message and exit code 3,
+/// never an allocation abort: a 256x256 torus holds at least 64 MiB of input buffers alone
+/// (65,536 routers, each with four network inputs of 4 VCs x 8 slots of 8-byte flits),
+/// above the 48 MiB limit set here.
+#[test]
+fn a_network_too_large_for_the_memory_is_refused_with_a_message() {
+    let big = ["--set", "topology.dims=[256,256]", "--set", "traffic.load=0.001", "--set", "sim.warmup=0", "--set", "sim.measure=1"];
+    for command in [&["validate"][..], &["run", "--threads", "1"][..]] {
+        let out = flitsim().env("FLITSIM_MEMORY_LIMIT", "48M").args([command, &big[..]].concat()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{command:?}: {err}");
+        assert!(err.contains("out of memory") && err.contains("passes the limit of 50.3 MB") && !err.contains("panicked"), "{err}");
+    }
+    // The same network fits a larger limit, and validate says what it took.
+    let out = flitsim().env("FLITSIM_MEMORY_LIMIT", "4G").args([&["validate"][..], &big[..]].concat()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("memory: ") && text.contains("of the 4.3 GB this machine has"), "{text}");
+    let out = flitsim().env("FLITSIM_MEMORY_LIMIT", "lots").arg("validate").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FLITSIM_MEMORY_LIMIT=\"lots\" is not a size"));
+}

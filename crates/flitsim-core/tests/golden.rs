@@ -6,16 +6,20 @@
 //! the router and flow-control variants the hot loop specialises on (separable and iSLIP
 //! allocation, wormhole and virtual cut-through, pipeline delays, channel and credit
 //! latencies, concentration, torus datelines, crossbars, routers with exactly 64 input
-//! VCs or 64 ports, channels too long for the routers' arrival calendar) so that a
-//! performance change that alters any simulated result fails here.
+//! VCs or 64 ports, channels too long for the routers' arrival calendar) and one case for
+//! each of the other router families (the SeaStar buffered crossbar with aging, the
+//! SiCortex crosspoint switch with link-level retry, the central-arbiter router with
+//! Disha and the self-tuned throttle), so that a performance change that alters any
+//! simulated result fails here.
 //!
 //! Compared: every field of the report except `version` and the echoed `config` (those
 //! describe the run, not its result, and change when the crate version or the config
 //! schema gains a defaulted field); the stored files keep the whole report for reading.
 //!
-//! **Re-blessing.** A missing golden file is written on the first run. After an
-//! *intentional* change of simulated behaviour (a semantics fix, a new RNG stream, ...),
-//! regenerate all files and review the diff before committing it:
+//! **Re-blessing.** A case without its golden file fails (a new case is blessed once and
+//! its file committed). After an *intentional* change of simulated behaviour (a semantics
+//! fix, a new RNG stream, ...), regenerate all files and review the diff before committing
+//! it:
 //!
 //! ```text
 //! FLITSIM_BLESS=1 cargo test -p flitsim-core --test golden
@@ -247,6 +251,81 @@ load = 0.5
 packet_size = 2
 "#,
     ),
+    (
+        // The SeaStar buffered crossbar with age-based arbitration on every output and
+        // unequal per-dimension biases, two request/response classes.
+        "torus4x4_buffered_aging",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "buffered_crossbar"
+buffer_depth = 24
+age_rr_select = "0xffffffffffffffff"
+age_clock_period = 8
+req_age_bias = [3, 2]
+[routing]
+classes = 2
+[traffic]
+load = 0.5
+packet_size = 9
+pattern = { type = "uniform" }
+"#,
+    ),
+    (
+        // The SiCortex crosspoint switch on a Kautz graph with source routes, mixed packet
+        // sizes and link-level retry under bit errors.
+        "kautz2x3_crosspoint_retry",
+        r#"
+[topology]
+type = "kautz"
+degree = 2
+diameter = 3
+[routing]
+type = "source"
+[router]
+type = "crosspoint"
+vcs = 2
+xb_packets = 8
+[channel]
+latency = 2
+[channel.retry]
+window = 15
+[channel.retry.errors]
+ber = 0.0001
+[traffic]
+load = 0.25
+packet_size = { sizes = [4, 12, 20], weights = [1, 1, 1] }
+pattern = { type = "uniform" }
+"#,
+    ),
+    (
+        // The central-arbiter router: adaptive routing with Disha recovery, beyond
+        // saturation under the self-tuned throttle.
+        "torus4x4_central_disha_tune",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "central"
+vcs = 3
+buffer_depth = 8
+[routing]
+type = "adaptive"
+deadlock = "recovery"
+timeout = 8
+[traffic]
+load = 0.8
+packet_size = 16
+pattern = { type = "uniform" }
+injection = { type = "periodic" }
+source_queue = 1
+[congestion]
+policy = "tune"
+"#,
+    ),
 ];
 
 /// Longer runs of the benchmark network (8x8 mesh, 1-flit packets, the `profile`
@@ -335,9 +414,13 @@ fn golden_reports_are_unchanged() {
         let report = Simulation::run_spec(spec).unwrap_or_else(|e| panic!("case {name}: run failed: {e}"));
         let json = report.to_json();
         let path = dir.join(format!("{name}.json"));
-        if bless || !path.exists() {
+        if bless {
             std::fs::write(&path, format!("{json}\n")).unwrap();
             eprintln!("golden: wrote {}", path.display());
+            continue;
+        }
+        if !path.exists() {
+            failures.push(format!("{name}: no golden file {} (a new case: bless it once with FLITSIM_BLESS=1 and commit the file)", path.display()));
             continue;
         }
         let golden = std::fs::read_to_string(&path).unwrap();

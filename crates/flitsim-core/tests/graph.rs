@@ -176,7 +176,7 @@ fn runs_deliver_every_packet_over_the_routes_hops() {
 #[test]
 fn the_petersen_preset_has_its_closed_form_figures() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/petersen.links");
-    let preset = include_str!("../../../presets/graph-petersen.toml").replace("presets/petersen.links", file);
+    let preset = include_str!("../../../presets/graph-petersen.toml").replace("\"petersen.links\"", &format!("{file:?}"));
     for (mode, vcs) in [("minimal", 4), ("updown", 4)] {
         let (t, r) = routes(&preset.replace("mode = \"minimal\"", &format!("mode = \"{mode}\"")));
         let s = t.summary();

@@ -154,7 +154,7 @@ fn a_closed_loop_ring_is_paced_by_its_longest_hop() {
 #[test]
 fn the_halo_exchange_preset_runs_at_its_closed_form() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/halo-8x8.trace");
-    let preset = include_str!("../../../presets/trace-halo.toml").replace("presets/halo-8x8.trace", file);
+    let preset = include_str!("../../../presets/trace-halo.toml").replace("\"halo-8x8.trace\"", &format!("{file:?}"));
     let r = run(&preset.replace("[sim]\n", "[sim]\ncheck = true\n"));
     let tr = trace_of(&r);
     let done = |k: u64| 64 * (k + 1) - 1 + t(1);

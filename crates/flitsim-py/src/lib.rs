@@ -32,11 +32,12 @@ struct PyConfig {
 #[pymethods]
 impl PyConfig {
     /// TOML text (None: the built-in default) with `key=value` overrides: exactly what
-    /// `flitsim run [FILE] --set ...` loads.
+    /// `flitsim run [FILE] --set ...` loads. `dir` is the folder of the file the text was
+    /// read from: the data files it names resolve against it.
     #[staticmethod]
-    #[pyo3(signature = (text, overrides))]
-    fn load(text: Option<&str>, overrides: Vec<String>) -> PyResult<Self> {
-        Config::load(text, &overrides).map(|inner| PyConfig { inner }).map_err(err)
+    #[pyo3(signature = (text, overrides, dir=None))]
+    fn load(text: Option<&str>, overrides: Vec<String>, dir: Option<std::path::PathBuf>) -> PyResult<Self> {
+        Config::load_in(text, dir.as_deref(), &overrides).map(|inner| PyConfig { inner }).map_err(err)
     }
 
     /// A dict of plain values (the TOML data model) with `key=value` overrides; errors

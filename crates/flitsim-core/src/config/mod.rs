@@ -287,14 +287,7 @@ impl Config {
     /// Parse TOML text, then apply `key=value` overrides (dotted key paths; the value is
     /// TOML, or a bare string if it does not parse as TOML).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<Config> {
-        let mut table: toml::Table = text.parse::<toml::Table>().map_err(|e| {
-            let at = e.span().map(|s| line_col(text, s.start)).unwrap_or_default();
-            let mut message = format!("not valid TOML{at}: {}", e.message().trim());
-            if ["value was too large", "value was too small", "as i128"].iter().any(|m| message.contains(m)) {
-                message = format!("{message}; a whole number there is {}", parse::TOML_INTEGERS);
-            }
-            Error::Parse { path: "<root>".into(), message }
-        })?;
+        let mut table = parse_toml(text)?;
         for o in overrides {
             apply_override(&mut table, o)?;
         }
@@ -305,8 +298,26 @@ impl Config {
     /// built-in default, with `key=value` overrides applied. This is the one loading path
     /// of the `flitsim` command and the Python package, so both run the same config.
     pub fn load(text: Option<&str>, overrides: &[String]) -> Result<Config> {
+        Self::load_in(text, None, overrides)
+    }
+
+    /// [`Config::load`] for the text of a config file in folder `dir`: the data files the
+    /// text names ([`DATA_FILE_KEYS`]) resolve against that folder, as a preset naming
+    /// `file = "halo-8x8.trace"` means the trace beside it, from whatever working
+    /// directory it is run. Paths given in overrides stay relative to the working
+    /// directory, where the user typed them; absolute paths are kept as they are.
+    pub fn load_in(text: Option<&str>, dir: Option<&std::path::Path>, overrides: &[String]) -> Result<Config> {
         match text {
-            Some(text) => Self::from_toml(text, overrides),
+            Some(text) => {
+                let mut table = parse_toml(text)?;
+                if let Some(dir) = dir {
+                    rebase_data_files(&mut table, dir);
+                }
+                for o in overrides {
+                    apply_override(&mut table, o)?;
+                }
+                Self::from_table(table)
+            }
             None if overrides.is_empty() => Ok(Config::default()),
             None => {
                 // Overrides on top of the default config, written out in full. When an
@@ -714,5 +725,96 @@ pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str
         Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
     } else {
         Ok(())
+    }
+}
+
+/// The key paths of the data files a config can name: routing tables, a graph's link
+/// list, a trace. In a config file they are relative to the file's folder
+/// ([`Config::load_in`]).
+pub const DATA_FILE_KEYS: [&str; 3] = ["routing.tables", "topology.file", "traffic.trace.file"];
+
+/// The message for a data file that cannot be read; when it is missing, where a relative
+/// path is looked for.
+pub(crate) fn cannot_read(file: &str, e: &std::io::Error) -> String {
+    let mut m = format!("cannot read {file}: {e}");
+    if e.kind() == std::io::ErrorKind::NotFound && std::path::Path::new(file).is_relative() {
+        m += " (a relative path in a config file is read from that file's folder, one given with --set from the working directory)";
+    }
+    m
+}
+
+/// TOML text as a table, or a parse error naming the line and column.
+fn parse_toml(text: &str) -> Result<toml::Table> {
+    text.parse::<toml::Table>().map_err(|e| {
+        let at = e.span().map(|s| line_col(text, s.start)).unwrap_or_default();
+        let mut message = format!("not valid TOML{at}: {}", e.message().trim());
+        if ["value was too large", "value was too small", "as i128"].iter().any(|m| message.contains(m)) {
+            message = format!("{message}; a whole number there is {}", parse::TOML_INTEGERS);
+        }
+        Error::Parse { path: "<root>".into(), message }
+    })
+}
+
+/// Join `dir` before each relative data-file path in `table` ([`DATA_FILE_KEYS`]). A
+/// value that is not a string is left for the parser to refuse with its key path; a
+/// folder that is empty or `.` changes nothing, so a config in the working directory
+/// keeps its paths as written.
+fn rebase_data_files(table: &mut toml::Table, dir: &std::path::Path) {
+    if dir.as_os_str().is_empty() || dir == std::path::Path::new(".") {
+        return;
+    }
+    for key in DATA_FILE_KEYS {
+        let mut parts: Vec<&str> = key.split('.').collect();
+        let last = parts.pop().expect("a key path has a last part");
+        let mut at = Some(&mut *table);
+        for part in parts {
+            at = at.and_then(|t| t.get_mut(part)).and_then(toml::Value::as_table_mut);
+        }
+        if let Some(toml::Value::String(file)) = at.and_then(|t| t.get_mut(last)) {
+            if std::path::Path::new(file.as_str()).is_relative() {
+                if let Some(joined) = dir.join(file.as_str()).to_str() {
+                    *file = joined.to_string();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod data_file_tests {
+    use super::*;
+    use std::path::Path;
+
+    const TRACED: &str = "[traffic.trace]\nfile = \"halo.trace\"\n";
+
+    fn trace_file(c: &Config) -> String {
+        c.traffic.trace.as_ref().and_then(|t| t.file.clone()).unwrap()
+    }
+
+    #[test]
+    fn a_file_named_in_a_config_is_found_beside_it() {
+        let c = Config::load_in(Some(TRACED), Some(Path::new("presets")), &[]).unwrap();
+        assert_eq!(trace_file(&c), Path::new("presets").join("halo.trace").to_str().unwrap());
+        let graph = "[topology]\ntype = \"graph\"\nfile = \"p.links\"\n[routing]\ntype = \"graph\"\n";
+        let c = Config::load_in(Some(graph), Some(Path::new("/nets")), &[]).unwrap();
+        assert_eq!(c.input_files(), vec![("topology.file", "/nets/p.links")]);
+    }
+
+    #[test]
+    fn absolute_paths_overrides_and_the_working_directory_stay_as_written() {
+        let abs = "[traffic.trace]\nfile = \"/data/halo.trace\"\n";
+        assert_eq!(trace_file(&Config::load_in(Some(abs), Some(Path::new("presets")), &[]).unwrap()), "/data/halo.trace");
+        for dir in [None, Some(Path::new("")), Some(Path::new("."))] {
+            assert_eq!(trace_file(&Config::load_in(Some(TRACED), dir, &[]).unwrap()), "halo.trace");
+        }
+        let typed = ["traffic.trace.file=\"mine.trace\"".to_string()];
+        assert_eq!(trace_file(&Config::load_in(Some(TRACED), Some(Path::new("presets")), &typed).unwrap()), "mine.trace");
+    }
+
+    #[test]
+    fn a_data_file_of_the_wrong_type_is_still_refused_by_its_key_path() {
+        let bad = "[traffic.trace]\nfile = 3\n";
+        let e = Config::load_in(Some(bad), Some(Path::new("presets")), &[]).unwrap_err().to_string();
+        assert!(e.contains("traffic.trace.file"), "{e}");
     }
 }

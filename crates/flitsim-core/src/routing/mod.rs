@@ -98,8 +98,8 @@ pub enum RoutingConfig {
         #[serde(default)]
         dateline: Option<table::Datelines>,
         /// Load the tables from this file instead of generating them (one written by
-        /// `flitsim routes CONFIG --write-tables FILE`, possibly edited; a path relative
-        /// to the working directory). The file fixes the tables, VC rules and datelines;
+        /// `flitsim routes CONFIG --write-tables FILE`, possibly edited; a relative path is
+        /// read from the folder of the config file that names it). The file fixes the tables, VC rules and datelines;
         /// the fields above must still describe the same classes. Loaded tables are
         /// checked like routes around failures: every pair connected, no dependency
         /// cycle. Default: generate.
@@ -485,7 +485,7 @@ impl RoutingFunction {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, seed);
                 if let Some(file) = tables {
                     let field = format!("{path}.tables");
-                    let bytes = std::fs::read(file).map_err(|e| Error::config(&field, format!("cannot read {file}: {e}")))?;
+                    let bytes = std::fs::read(file).map_err(|e| Error::config(&field, crate::config::cannot_read(file, &e)))?;
                     let t = table::TableRouting::from_bytes(&bytes, topo, vcs, &field)?.with_dateline_errors(*dateline_errors, path)?;
                     if t.per_class() as u32 != dor.per_class {
                         return Err(Error::config(

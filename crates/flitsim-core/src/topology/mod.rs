@@ -132,7 +132,8 @@ pub enum TopologyConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         links: Option<Vec<Vec<u32>>>,
         /// A file of links, one per line: two router ids and optionally a latency, `#`
-        /// comments (a path relative to the working directory). Give this or `links`.
+        /// comments. A relative path is read from the folder of the config file that names
+        /// it (from the working directory when set by an override). Give this or `links`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         file: Option<String>,
         /// Routers, 1..=4096. Default: the highest id in the links plus one.

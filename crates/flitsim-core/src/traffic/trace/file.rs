@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 /// Read the messages of trace file `file` (`key`: the config key naming it, for errors),
 /// with the file line of each.
 pub fn read(file: &str, key: &str) -> Result<(Vec<MessageSpec>, Vec<usize>)> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, format!("cannot read {file}: {e}")))?;
+    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::config::cannot_read(file, &e)))?;
     parse(&text, &format!("{key} ({file}"))
 }
 

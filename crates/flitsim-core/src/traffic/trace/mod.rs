@@ -60,7 +60,8 @@ mod tests;
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
     /// A file of one message per line, `src dst flits [at=CYCLE] [after=ID,ID,...]
-    /// [delay=CYCLES]`, `#` comments (read from the working directory when relative).
+    /// [delay=CYCLES]`, `#` comments. A relative path is read from the folder of the
+    /// config file that names it (from the working directory when set by an override).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The messages inline: `[{ src, dst, flits, at, after, delay }, ...]`.
