@@ -32,6 +32,11 @@ export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261126}
 # Every cargo command here selects the whole workspace and the Python module is built with
 # the same features, so Cargo resolves each dependency alike and the engine is compiled once
 # (for all three: the tests, the command line and the Python module).
+# Formatting first (seconds): rustfmt.toml's settings, as `cargo fmt --all` writes them.
+if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+    rustup component add rustfmt
+fi
+cargo fmt --all --check || { echo "error: the code is not formatted: run cargo fmt --all" >&2; exit 1; }
 cargo test --workspace --locked "${features[@]}" "$@"
 
 # The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned

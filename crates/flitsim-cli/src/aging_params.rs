@@ -7,8 +7,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use flitsim_core::router::aging::params::{
-    derive, dimension_name, AgingDerivation, AgingInputs, DimensionRow, MAX_DIMS, PAPER_BIASES, PAPER_CLOCK_PERIOD,
-    PAPER_T_BIAS,
+    derive, dimension_name, AgingDerivation, AgingInputs, DimensionRow, MAX_DIMS, PAPER_BIASES, PAPER_CLOCK_PERIOD, PAPER_T_BIAS,
 };
 use flitsim_core::Error;
 
@@ -74,11 +73,8 @@ fn mesh_flags(names: &[String], dims: usize) -> CliResult<Vec<bool>> {
             mesh.iter_mut().for_each(|m| *m = true);
             continue;
         }
-        let index = name
-            .parse::<usize>()
-            .ok()
-            .or_else(|| (0..dims.max(MAX_DIMS)).find(|&i| dimension_name(i) == name))
-            .filter(|&i| i < dims);
+        let index =
+            name.parse::<usize>().ok().or_else(|| (0..dims.max(MAX_DIMS)).find(|&i| dimension_name(i) == name)).filter(|&i| i < dims);
         match index {
             Some(i) => mesh[i] = true,
             None => {
@@ -159,8 +155,7 @@ pub fn derivation_text(d: &AgingDerivation) -> String {
             r.bias
         );
     }
-    let _ =
-        writeln!(o, "  H_i: k/4 torus (Eq 4-5), (k+1)/3 mesh (Eq 6-7); H~ rounded; load k/8 torus, k/4 mesh (Eq 8-9);");
+    let _ = writeln!(o, "  H_i: k/4 torus (Eq 4-5), (k+1)/3 mesh (Eq 6-7); H~ rounded; load k/8 torus, k/4 mesh (Eq 8-9);");
     let _ = writeln!(
         o,
         "  P_i: Eq 10-12 (last dimension takes the rest), P_i+ = P_i- = P_i/2 (Eq 13); U_i: Eq 14-16 (GB/s), c = 8 torus, 4 mesh"
@@ -191,8 +186,7 @@ pub fn derivation_text(d: &AgingDerivation) -> String {
     let _ = writeln!(o);
 
     let hops: Vec<String> = d.dims.iter().map(|r| r.hops_rounded.to_string()).collect();
-    let _ =
-        writeln!(o, "average hops H = {} = {} (unrounded {})", hops.join(" + "), d.hops_total, num(d.avg_hops_exact));
+    let _ = writeln!(o, "average hops H = {} = {} (unrounded {})", hops.join(" + "), d.hops_total, num(d.avg_hops_exact));
     let biases: Vec<String> = d.dims.iter().map(|r| format!("bias_{} = {}", r.name, r.bias)).collect();
     let _ = writeln!(o, "biases, decreasing along the routing order: {}", biases.join(", "));
     let terms: Vec<String> = d.dims.iter().map(|r| format!("{}x{}", r.hops_rounded, r.bias)).collect();
@@ -211,24 +205,10 @@ pub fn derivation_text(d: &AgingDerivation) -> String {
     let _ = writeln!(
         o,
         "queued packets per hop = floor({}/{}) + floor({}/{}) = {} + {} = {}",
-        inp.input_buffer,
-        inp.packet_flits,
-        inp.staging_buffer,
-        inp.packet_flits,
-        d.input_packets,
-        d.staging_packets,
-        d.packets_queued
+        inp.input_buffer, inp.packet_flits, inp.staging_buffer, inp.packet_flits, d.input_packets, d.staging_packets, d.packets_queued
     );
-    let _ = writeln!(
-        o,
-        "cycles per packet per queue = {} x {} = {}",
-        inp.vcs_per_class, inp.packet_flits, d.cycles_per_packet
-    );
-    let _ = writeln!(
-        o,
-        "queueing per hop = {} x {} = {} cycles",
-        d.packets_queued, d.cycles_per_packet, d.queueing_per_hop
-    );
+    let _ = writeln!(o, "cycles per packet per queue = {} x {} = {}", inp.vcs_per_class, inp.packet_flits, d.cycles_per_packet);
+    let _ = writeln!(o, "queueing per hop = {} x {} = {} cycles", d.packets_queued, d.cycles_per_packet, d.queueing_per_hop);
     let _ = writeln!(
         o,
         "period = round({} x {} / {}) = round({}) = {}{}",

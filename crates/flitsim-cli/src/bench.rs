@@ -175,19 +175,123 @@ channel_counters = false
 "#;
 
 const CASES: &[Case] = &[
-    Case { name: "booksim-mesh8x8", once: false, about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 1, set: &[] },
-    Case { name: "booksim-mesh8x8-2t", once: false, about: "the same on 2 threads (partitioned engine)", toml: BOOKSIM_MESH, quick_measure: 5000, threads: 2, set: &[] },
-    Case { name: "torus8x8", once: false, about: "default config: 8x8 torus, uniform 0.3", toml: TORUS_DEFAULT, quick_measure: 5000, threads: 1, set: &[] },
-    Case { name: "seastar11x12x16", once: true, about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging", toml: SEASTAR_XT3, quick_measure: 1000, threads: 1, set: &[] },
-    Case { name: "seastar11x12x16-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: SEASTAR_XT3, quick_measure: 1000, threads: 2, set: &[] },
-    Case { name: "sc5832-retry", once: false, about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25", toml: SC5832, quick_measure: 2000, threads: 1, set: &[] },
-    Case { name: "torus32x32x32", once: true, about: "32,768-node torus, uniform 0.1, 10,000 cycles", toml: TORUS_32K, quick_measure: 1000, threads: 1, set: &[] },
-    Case { name: "torus32x32x32-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: TORUS_32K, quick_measure: 1000, threads: 2, set: &[] },
-    Case { name: "dragonfly16k", once: true, about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1, set: &[] },
-    Case { name: "dragonfly16k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 2, set: &[] },
-    Case { name: "dragonfly16k-4vc", once: true, about: "the same with 4 VCs: 124 input VCs per router (128-bit VC sets)", toml: DRAGONFLY_16K, quick_measure: 300, threads: 1, set: &["router.vcs=4"] },
-    Case { name: "hyperx4k", once: true, about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3", toml: HYPERX_4K, quick_measure: 300, threads: 1, set: &[] },
-    Case { name: "hyperx4k-2t", once: true, about: "the same on 2 threads (partitioned engine)", toml: HYPERX_4K, quick_measure: 300, threads: 2, set: &[] },
+    Case {
+        name: "booksim-mesh8x8",
+        once: false,
+        about: "BookSim2 comparison: 8x8 mesh, iSLIP, uniform 0.3",
+        toml: BOOKSIM_MESH,
+        quick_measure: 5000,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "booksim-mesh8x8-2t",
+        once: false,
+        about: "the same on 2 threads (partitioned engine)",
+        toml: BOOKSIM_MESH,
+        quick_measure: 5000,
+        threads: 2,
+        set: &[],
+    },
+    Case {
+        name: "torus8x8",
+        once: false,
+        about: "default config: 8x8 torus, uniform 0.3",
+        toml: TORUS_DEFAULT,
+        quick_measure: 5000,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "seastar11x12x16",
+        once: true,
+        about: "SeaStar routers, 2,112-node torus, uniform 9-flit 0.3, aging",
+        toml: SEASTAR_XT3,
+        quick_measure: 1000,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "seastar11x12x16-2t",
+        once: true,
+        about: "the same on 2 threads (partitioned engine)",
+        toml: SEASTAR_XT3,
+        quick_measure: 1000,
+        threads: 2,
+        set: &[],
+    },
+    Case {
+        name: "sc5832-retry",
+        once: false,
+        about: "SiCortex K(3,6), crosspoint, retry with cut-through, BER 1e-5, uniform 19-flit 0.25",
+        toml: SC5832,
+        quick_measure: 2000,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "torus32x32x32",
+        once: true,
+        about: "32,768-node torus, uniform 0.1, 10,000 cycles",
+        toml: TORUS_32K,
+        quick_measure: 1000,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "torus32x32x32-2t",
+        once: true,
+        about: "the same on 2 threads (partitioned engine)",
+        toml: TORUS_32K,
+        quick_measure: 1000,
+        threads: 2,
+        set: &[],
+    },
+    Case {
+        name: "dragonfly16k",
+        once: true,
+        about: "16,512-node dragonfly (a=16, p=8, h=8), minimal routes, uniform 0.3",
+        toml: DRAGONFLY_16K,
+        quick_measure: 300,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "dragonfly16k-2t",
+        once: true,
+        about: "the same on 2 threads (partitioned engine)",
+        toml: DRAGONFLY_16K,
+        quick_measure: 300,
+        threads: 2,
+        set: &[],
+    },
+    Case {
+        name: "dragonfly16k-4vc",
+        once: true,
+        about: "the same with 4 VCs: 124 input VCs per router (128-bit VC sets)",
+        toml: DRAGONFLY_16K,
+        quick_measure: 300,
+        threads: 1,
+        set: &["router.vcs=4"],
+    },
+    Case {
+        name: "hyperx4k",
+        once: true,
+        about: "4,096-node HyperX (8x8x8, 8 endpoints per router), dimension order, uniform 0.3",
+        toml: HYPERX_4K,
+        quick_measure: 300,
+        threads: 1,
+        set: &[],
+    },
+    Case {
+        name: "hyperx4k-2t",
+        once: true,
+        about: "the same on 2 threads (partitioned engine)",
+        toml: HYPERX_4K,
+        quick_measure: 300,
+        threads: 2,
+        set: &[],
+    },
 ];
 
 /// BookSim2's measured speed on the comparison case (cycles/s), from the issue brief.
@@ -277,7 +381,11 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize, booksim: Option
         println!("BENCH {}", serde_json::to_string(&r).unwrap());
         return Ok(ExitCode::SUCCESS);
     }
-    println!("flitsim {} bench{} (median of {repeat} runs per case, the SeaStar and 32K torus cases once; each case in its own process)", flitsim_core::VERSION, if quick { " --quick" } else { "" });
+    println!(
+        "flitsim {} bench{} (median of {repeat} runs per case, the SeaStar and 32K torus cases once; each case in its own process)",
+        flitsim_core::VERSION,
+        if quick { " --quick" } else { "" }
+    );
     println!("{:<19} {:>9} {:>9} {:>12} {:>14} {:>10}  about", "case", "cycles", "seconds", "cycles/s", "M flit-hops/s", "peak MiB");
     let mut done: Vec<CaseResult> = Vec::new();
     for case in CASES {

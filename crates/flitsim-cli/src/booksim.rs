@@ -92,7 +92,11 @@ pub fn parse(out: &str) -> Option<BookSimRun> {
 fn run_booksim(booksim: &Path, dir: &Path) -> CliResult<BookSimRun> {
     let cfg = dir.join("booksim-mesh8x8.cfg");
     std::fs::write(&cfg, CONFIG).map_err(|e| format!("cannot write {}: {e}", cfg.display()))?;
-    let out = Command::new(booksim).arg(&cfg).current_dir(dir).output().map_err(|e| format!("cannot run BookSim2 at {}: {e}", booksim.display()))?;
+    let out = Command::new(booksim)
+        .arg(&cfg)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run BookSim2 at {}: {e}", booksim.display()))?;
     // (BookSim2's main returns -1 on success: its exit status says nothing.)
     let text = String::from_utf8_lossy(&out.stdout);
     parse(&text).ok_or_else(|| {
@@ -115,7 +119,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn compare(booksim: &Path, rounds: u32, repeat: usize, run_case: impl Fn(&str, usize) -> CliResult<CaseResult>) -> CliResult<ExitCode> {
     let dir = std::env::temp_dir().join(format!("flitsim-booksim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    println!("BookSim2 ({}) and flitsim {} on the comparison case, alternating; flitsim: median of {repeat} runs per round", booksim.display(), flitsim_core::VERSION);
+    println!(
+        "BookSim2 ({}) and flitsim {} on the comparison case, alternating; flitsim: median of {repeat} runs per round",
+        booksim.display(),
+        flitsim_core::VERSION
+    );
     println!("{:>5} {:>11} {:>11} {:>8} {:>11} {:>8}", "round", "BookSim2 s", "flitsim 1t", "ratio", "flitsim 2t", "ratio");
     let (mut r1, mut r2) = (Vec::new(), Vec::new());
     let mut last = None;
@@ -166,7 +174,14 @@ mod tests {
     fn the_config_is_the_bench_case() {
         // The same network and load as flitsim's comparison case.
         let cfg = flitsim_core::config::Config::from_toml(crate::bench::BOOKSIM_MESH, &[]).unwrap();
-        for (key, value) in [("k", "8"), ("n", "2"), ("num_vcs", cfg.router.vcs().to_string().as_str()), ("injection_rate", "0.3"), ("packet_size", "1"), ("sample_period", "10000")] {
+        for (key, value) in [
+            ("k", "8"),
+            ("n", "2"),
+            ("num_vcs", cfg.router.vcs().to_string().as_str()),
+            ("injection_rate", "0.3"),
+            ("packet_size", "1"),
+            ("sample_period", "10000"),
+        ] {
             assert!(CONFIG.contains(&format!("\n{key} = {value};\n")), "{key}");
         }
         assert_eq!((cfg.sim.warmup, cfg.sim.measure), (30000, 30000));

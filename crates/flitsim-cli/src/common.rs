@@ -58,7 +58,9 @@ pub fn load_spec(args: &ConfigArgs, progress: bool) -> CliResult<Spec> {
 /// The network's routes as built from the config at `args` (with failures, around
 /// them and checked, without refusing what the check finds), with the same progress
 /// display as [`load_spec`].
-pub fn load_routes(args: &ConfigArgs) -> CliResult<(Config, Topology, flitsim_core::routing::RoutingFunction, Option<flitsim_core::config::FaultRoutes>)> {
+pub fn load_routes(
+    args: &ConfigArgs,
+) -> CliResult<(Config, Topology, flitsim_core::routing::RoutingFunction, Option<flitsim_core::config::FaultRoutes>)> {
     let cfg = load_config(args)?;
     let (topo, routing, faults) = with_spinner("building and checking the routes", |bar| {
         cfg.routes_with_progress(&|p| show_search(bar, p)).map_err(|e| e.to_string())
@@ -70,9 +72,7 @@ pub fn load_routes(args: &ConfigArgs) -> CliResult<(Config, Topology, flitsim_co
 fn show_search(bar: &ProgressBar, p: flitsim_core::routing::SearchProgress) {
     if p.done == 0 {
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})")
-                .unwrap()
-                .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})").unwrap().progress_chars("=> "),
         );
         bar.set_message("searching dateline placements around the failures");
         bar.set_length(p.total as u64);
@@ -228,14 +228,16 @@ pub fn check_writable_file(path: &Path, what: &str) -> CliResult<()> {
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(format!("{what} {}: the folder {} does not exist; create it first or give another path", path.display(), dir.display()));
+        return Err(format!(
+            "{what} {}: the folder {} does not exist; create it first or give another path",
+            path.display(),
+            dir.display()
+        ));
     }
     let existed = path.exists();
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|e| format!("{what} {}: cannot write there ({e}); give a path you may write, checked before the run so it is not lost", path.display()))?;
+    std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| {
+        format!("{what} {}: cannot write there ({e}); give a path you may write, checked before the run so it is not lost", path.display())
+    })?;
     if !existed {
         let _ = std::fs::remove_file(path);
     }
@@ -245,7 +247,12 @@ pub fn check_writable_file(path: &Path, what: &str) -> CliResult<()> {
 /// Refuse, before a run, an output directory that could not be written after it: made if
 /// missing, then a probe file written in it and removed. `what` names the option.
 pub fn check_writable_dir(dir: &Path, what: &str) -> CliResult<()> {
-    let fail = |e: std::io::Error| format!("{what} {}: cannot write there ({e}); give a directory you may write, checked before the run so it is not lost", dir.display());
+    let fail = |e: std::io::Error| {
+        format!(
+            "{what} {}: cannot write there ({e}); give a directory you may write, checked before the run so it is not lost",
+            dir.display()
+        )
+    };
     if dir.exists() && !dir.is_dir() {
         return Err(format!("{what} {} is a file, not a directory: give a directory", dir.display()));
     }
@@ -288,7 +295,10 @@ pub fn cmd_validate(args: &ConfigArgs) -> CliResult<ExitCode> {
     drop(sim);
     println!("{line}");
     let room = crate::memory::limit().map_or(String::new(), |l| format!(" of the {} this machine has", crate::memory::Bytes(l)));
-    println!("memory: {} for the simulation's state at the start{room}; queues at sources grow past saturation", crate::memory::Bytes(took));
+    println!(
+        "memory: {} for the simulation's state at the start{room}; queues at sources grow past saturation",
+        crate::memory::Bytes(took)
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -104,8 +104,7 @@ pub struct Row {
 impl Matrix {
     /// Read a matrix file.
     pub fn load(path: &Path) -> CliResult<Matrix> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let m: Matrix = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let p = &m.protocol;
         if !(p.zero_load > 0.0
@@ -114,11 +113,13 @@ impl Matrix {
             && p.tolerance > 0.0
             && p.fractions.iter().all(|f| *f > 0.0 && *f < 1.0))
         {
-            return Err(format!("{}: protocol needs zero_load > 0, latency_factor > 1, resolution > 0, tolerance > 0 and fractions in (0, 1)", path.display()));
+            return Err(format!(
+                "{}: protocol needs zero_load > 0, latency_factor > 1, resolution > 0, tolerance > 0 and fractions in (0, 1)",
+                path.display()
+            ));
         }
         for r in &m.rows {
-            m.params(r)
-                .map_err(|e| format!("{}: row {}: {e}", path.display(), r.name))?;
+            m.params(r).map_err(|e| format!("{}: row {}: {e}", path.display(), r.name))?;
         }
         Ok(m)
     }
@@ -156,12 +157,8 @@ impl AtLoad for BookSim<'_> {
         let mut p = self.params.clone();
         // (BookSim2 reads a real number only with its decimal point: "1.0", not "1".)
         p.set("injection_rate", format!("{load:?}"));
-        let cfg = self.dir.join(format!(
-            "run{}.cfg",
-            self.runs.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&cfg, p.text())
-            .map_err(|e| format!("cannot write {}: {e}", cfg.display()))?;
+        let cfg = self.dir.join(format!("run{}.cfg", self.runs.fetch_add(1, Ordering::Relaxed)));
+        std::fs::write(&cfg, p.text()).map_err(|e| format!("cannot write {}: {e}", cfg.display()))?;
         let out = Command::new(self.binary)
             .arg(&cfg)
             .current_dir(self.dir)
@@ -171,16 +168,10 @@ impl AtLoad for BookSim<'_> {
         let text = String::from_utf8_lossy(&out.stdout);
         // An unstable run (its latency passed latency_thres) prints no overall statistics.
         if text.contains("unstable") {
-            return Ok(Outcome {
-                latency: f64::INFINITY,
-                drained: false,
-            });
+            return Ok(Outcome { latency: f64::INFINITY, drained: false });
         }
         match crate::booksim::parse(&text) {
-            Some(b) => Ok(Outcome {
-                latency: b.latency,
-                drained: true,
-            }),
+            Some(b) => Ok(Outcome { latency: b.latency, drained: true }),
             None => Err(format!(
                 "BookSim2 did not finish the run (load {load}): {}",
                 text.lines().rev().take(3).collect::<Vec<_>>().join(" | ")
@@ -195,28 +186,16 @@ fn diff(f: f64, b: f64) -> f64 {
 }
 
 /// `flitsim crosscheck --booksim PATH [--record] [--only NAME]`.
-pub fn cmd_measure(
-    matrix_path: &Path,
-    binary: &Path,
-    record: bool,
-    only: Option<&str>,
-    jobs: usize,
-) -> CliResult<ExitCode> {
+pub fn cmd_measure(matrix_path: &Path, binary: &Path, record: bool, only: Option<&str>, jobs: usize) -> CliResult<ExitCode> {
     let m = Matrix::load(matrix_path)?;
     let dir = std::env::temp_dir().join(format!("flitsim-crosscheck-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let runs = AtomicUsize::new(0);
     let start = Instant::now();
     let pr = m.protocol.clone();
-    let picked: Vec<usize> = (0..m.rows.len())
-        .filter(|&i| only.is_none_or(|o| m.rows[i].name.contains(o)))
-        .collect();
+    let picked: Vec<usize> = (0..m.rows.len()).filter(|&i| only.is_none_or(|o| m.rows[i].name.contains(o))).collect();
     if picked.is_empty() {
-        return Err(format!(
-            "no row of {} is named like {:?}",
-            matrix_path.display(),
-            only.unwrap_or("")
-        ));
+        return Err(format!("no row of {} is named like {:?}", matrix_path.display(), only.unwrap_or("")));
     }
     println!(
         "BookSim2 ({}) and flitsim {} on {} configurations of {}, {jobs} at a time",
@@ -241,11 +220,7 @@ pub fn cmd_measure(
                 let mut st = state.lock().unwrap();
                 match outcome {
                     Ok(r) => {
-                        println!(
-                            "{}  [{:.0} s]",
-                            row_line(&r, &pr),
-                            start.elapsed().as_secs_f64()
-                        );
+                        println!("{}  [{:.0} s]", row_line(&r, &pr), start.elapsed().as_secs_f64());
                         if record {
                             st.0.rows[i] = r.clone();
                             st.0.booksim_commit = commit.clone();
@@ -275,11 +250,7 @@ pub fn cmd_measure(
         results.len(),
         start.elapsed().as_secs_f64(),
         runs.load(Ordering::Relaxed),
-        if record {
-            format!("; recorded in {}", matrix_path.display())
-        } else {
-            String::new()
-        }
+        if record { format!("; recorded in {}", matrix_path.display()) } else { String::new() }
     );
     if !errors.is_empty() {
         return Err(errors.join("; "));
@@ -308,36 +279,18 @@ fn booksim_commit(binary: &Path) -> String {
 }
 
 /// Measure one row on both simulators.
-fn measure_row(
-    m: &Matrix,
-    row: &Row,
-    binary: &Path,
-    dir: &Path,
-    runs: &AtomicUsize,
-    pr: &Protocol,
-) -> CliResult<Row> {
+fn measure_row(m: &Matrix, row: &Row, binary: &Path, dir: &Path, runs: &AtomicUsize, pr: &Protocol) -> CliResult<Row> {
     let p = m.params(row)?;
-    let booksim = BookSim {
-        binary,
-        dir,
-        runs,
-        params: &p,
-    };
+    let booksim = BookSim { binary, dir, runs, params: &p };
     let l0 = booksim.run(pr.zero_load)?.latency;
     let threshold = pr.latency_factor * l0;
     let sat = search(&booksim, threshold, pr.resolution)?;
     let loads: Vec<f64> = pr.fractions.iter().map(|f| round4(f * sat)).collect();
-    let latency = loads
-        .iter()
-        .map(|&l| booksim.run(l).map(|o| o.latency))
-        .collect::<CliResult<Vec<_>>>()?;
+    let latency = loads.iter().map(|&l| booksim.run(l).map(|o| o.latency)).collect::<CliResult<Vec<_>>>()?;
     let flitsim = Flitsim(&p);
     let f0 = flitsim.run(pr.zero_load)?.latency;
     let fsat = search(&flitsim, threshold, pr.resolution)?;
-    let flat = loads
-        .iter()
-        .map(|&l| flitsim.run(l).map(|o| o.latency))
-        .collect::<CliResult<Vec<_>>>()?;
+    let flat = loads.iter().map(|&l| flitsim.run(l).map(|o| o.latency)).collect::<CliResult<Vec<_>>>()?;
     Ok(Row {
         zero_load_latency: Some(l0),
         saturation: Some(sat),
@@ -351,10 +304,7 @@ fn measure_row(
 }
 
 fn table_header() -> String {
-    format!(
-        "{:<34} {:>15} {:>26} {:>22}  {}",
-        "configuration", "L0 B2/fs", "latency B2/fs (diff) at loads", "saturation B2/fs", "verdict"
-    )
+    format!("{:<34} {:>15} {:>26} {:>22}  {}", "configuration", "L0 B2/fs", "latency B2/fs (diff) at loads", "saturation B2/fs", "verdict")
 }
 
 /// One printed row of figures.
@@ -397,18 +347,10 @@ pub fn cmd_check(matrix_path: &Path, only: Option<&str>, jobs: usize) -> CliResu
     let m = Matrix::load(matrix_path)?;
     let pr = &m.protocol;
     let start = Instant::now();
-    let rows: Vec<&Row> = m
-        .rows
-        .iter()
-        .filter(|r| only.is_none_or(|o| r.name.contains(o)))
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let rows: Vec<&Row> = m.rows.iter().filter(|r| only.is_none_or(|o| r.name.contains(o))).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;
     use rayon::prelude::*;
-    let verdicts: Vec<CliResult<(String, bool)>> =
-        pool.install(|| rows.par_iter().map(|r| check_row(&m, r, pr)).collect());
+    let verdicts: Vec<CliResult<(String, bool)>> = pool.install(|| rows.par_iter().map(|r| check_row(&m, r, pr)).collect());
     let (mut failed, mut unrecorded) = (0, 0);
     for v in verdicts {
         let (line, ok) = v?;
@@ -422,17 +364,9 @@ pub fn cmd_check(matrix_path: &Path, only: Option<&str>, jobs: usize) -> CliResu
         &m.booksim_commit[..m.booksim_commit.len().min(10)],
         start.elapsed().as_secs_f64(),
         failed,
-        if unrecorded > 0 {
-            format!(", {unrecorded} not recorded")
-        } else {
-            String::new()
-        }
+        if unrecorded > 0 { format!(", {unrecorded} not recorded") } else { String::new() }
     );
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// Judge one recorded row: `(printed line, agrees or disagrees for a documented reason)`.
@@ -466,21 +400,14 @@ fn check_row(m: &Matrix, r: &Row, pr: &Protocol) -> CliResult<(String, bool)> {
         (false, Some(why)) => format!("differ: {why}"),
         (false, None) => "DISAGREE".to_string(),
     };
-    Ok((
-        format!("{:<34} {}  {verdict}", r.name, notes.join("  ")),
-        ok || r.reason.is_some(),
-    ))
+    Ok((format!("{:<34} {}  {verdict}", r.name, notes.join("  ")), ok || r.reason.is_some()))
 }
 
 /// `flitsim crosscheck --print-configs`: each row's BookSim2 parameters and the flitsim
 /// config they map to.
 pub fn cmd_print_configs(matrix_path: &Path, only: Option<&str>) -> CliResult<ExitCode> {
     let m = Matrix::load(matrix_path)?;
-    for r in m
-        .rows
-        .iter()
-        .filter(|r| only.is_none_or(|o| r.name.contains(o)))
-    {
+    for r in m.rows.iter().filter(|r| only.is_none_or(|o| r.name.contains(o))) {
         let p = m.params(r)?;
         let config = p.to_config().map_err(|e| e.to_string())?;
         println!("# {}: BookSim2 {}", r.name, p.text().replace('\n', " "));

@@ -234,7 +234,12 @@ enum Command {
 fn exit_on_output_errors() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let msg = info.payload().downcast_ref::<String>().map(String::as_str).or_else(|| info.payload().downcast_ref::<&str>().copied()).unwrap_or("");
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
         if let Some(cause) = msg.strip_prefix("failed printing to stdout: ") {
             if cause.contains("Broken pipe") {
                 std::process::exit(141); // as if killed by SIGPIPE
@@ -266,8 +271,12 @@ fn main() -> ExitCode {
         },
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
-        Command::Bench { quick, case, repeat, booksim, rounds } => bench::cmd_bench(quick, case.as_deref(), repeat as usize, booksim.as_deref().map(|p| (p, rounds))),
-        Command::Saturation { cfg, zero_load, factor, resolution, json } => saturation::cmd_saturation(&cfg, zero_load, factor, resolution, json),
+        Command::Bench { quick, case, repeat, booksim, rounds } => {
+            bench::cmd_bench(quick, case.as_deref(), repeat as usize, booksim.as_deref().map(|p| (p, rounds)))
+        }
+        Command::Saturation { cfg, zero_load, factor, resolution, json } => {
+            saturation::cmd_saturation(&cfg, zero_load, factor, resolution, json)
+        }
         Command::Crosscheck { matrix, booksim, record, only, jobs, print_configs } => {
             let jobs = jobs.map(|j| j as usize).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             match booksim {
@@ -276,7 +285,9 @@ fn main() -> ExitCode {
                 None => crosscheck::cmd_check(&matrix, only.as_deref(), jobs),
             }
         }
-        Command::Reproduce { name, dir, jobs, store, out } => reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref()),
+        Command::Reproduce { name, dir, jobs, store, out } => {
+            reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref())
+        }
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
     };

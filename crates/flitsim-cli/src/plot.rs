@@ -8,7 +8,14 @@ use crate::sweep::SweepRow;
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Series colours, in order (cycled past the last).
-const PALETTE: [RGBColor; 6] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(255, 127, 14), RGBColor(23, 190, 207)];
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
 
 /// One panel titled `(caption, y axis label)` over `[0, x_max] x [0, y_max]`: a line with
 /// point markers per series (labelled in a legend when there are several), plus the
@@ -81,7 +88,10 @@ fn legend_corner(series: &[(String, Vec<(f64, f64)>)], (x_max, y_max): (f64, f64
         };
         series.iter().flat_map(|(_, p)| p.iter()).filter(|p| inside(p)).count()
     };
-    [Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft].into_iter().min_by_key(|&c| covered(c)).expect("four corners")
+    [Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft]
+        .into_iter()
+        .min_by_key(|&c| covered(c))
+        .expect("four corners")
 }
 
 /// Two panels: latency vs offered load (unsaturated points) and accepted vs offered, one
@@ -95,11 +105,14 @@ pub fn load_latency_svg(title: &str, series: &[(String, Vec<SweepRow>)]) -> Stri
         let (left, right) = root.split_horizontally(500);
         let rows = || series.iter().flat_map(|(_, r)| r.iter());
         let x_max = rows().map(|r| r.load.max(r.offered)).fold(0.0f64, f64::max).max(0.05) * 1.05;
-        let lat: Vec<(String, Vec<(f64, f64)>)> =
-            series.iter().map(|(l, rs)| (l.clone(), rs.iter().filter(|r| !r.saturated).map(|r| (r.offered, r.latency_mean)).collect())).collect();
+        let lat: Vec<(String, Vec<(f64, f64)>)> = series
+            .iter()
+            .map(|(l, rs)| (l.clone(), rs.iter().filter(|r| !r.saturated).map(|r| (r.offered, r.latency_mean)).collect()))
+            .collect();
         let lat_max = lat.iter().flat_map(|(_, p)| p.iter()).map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
         panel(&left, ("latency vs offered load (unsaturated points)", "mean packet latency (cycles)"), (x_max, lat_max), &lat, false);
-        let acc: Vec<(String, Vec<(f64, f64)>)> = series.iter().map(|(l, rs)| (l.clone(), rs.iter().map(|r| (r.offered, r.accepted)).collect())).collect();
+        let acc: Vec<(String, Vec<(f64, f64)>)> =
+            series.iter().map(|(l, rs)| (l.clone(), rs.iter().map(|r| (r.offered, r.accepted)).collect())).collect();
         let acc_max = rows().map(|r| r.accepted.max(r.offered)).fold(0.05f64, f64::max) * 1.1;
         panel(&right, ("accepted vs offered", "accepted (flits/node/cycle)"), (x_max, acc_max), &acc, true);
         let _ = root.present();

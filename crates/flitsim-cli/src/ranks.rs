@@ -125,11 +125,16 @@ mod mpi_peers {
                 return None;
             }
             let mut at = 0;
-            Some(counts.iter().map(|&c| {
-                let b = all[at..at + c as usize].to_vec();
-                at += c as usize;
-                b
-            }).collect())
+            Some(
+                counts
+                    .iter()
+                    .map(|&c| {
+                        let b = all[at..at + c as usize].to_vec();
+                        at += c as usize;
+                        b
+                    })
+                    .collect(),
+            )
         }
     }
 }

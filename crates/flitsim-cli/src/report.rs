@@ -18,7 +18,13 @@ fn python() -> String {
 }
 
 /// [`python`]'s choice, with the environment and the file system given (`exists`).
-fn choose_python(explicit: Option<PathBuf>, virtual_env: Option<PathBuf>, exe: Option<&Path>, cwd: Option<&Path>, exists: impl Fn(&Path) -> bool) -> String {
+fn choose_python(
+    explicit: Option<PathBuf>,
+    virtual_env: Option<PathBuf>,
+    exe: Option<&Path>,
+    cwd: Option<&Path>,
+    exists: impl Fn(&Path) -> bool,
+) -> String {
     if let Some(p) = explicit {
         return p.display().to_string();
     }
@@ -39,7 +45,10 @@ fn choose_python(explicit: Option<PathBuf>, virtual_env: Option<PathBuf>, exe: O
 /// `flitsim report`.
 pub fn cmd_report(dir: &Path, out: Option<&Path>) -> CliResult<ExitCode> {
     if !dir.is_dir() {
-        return Err(format!("{} is not a directory: give a results store, or the --out directory of `flitsim reproduce` or `flitsim sweep`", dir.display()));
+        return Err(format!(
+            "{} is not a directory: give a results store, or the --out directory of `flitsim reproduce` or `flitsim sweep`",
+            dir.display()
+        ));
     }
     let python = python();
     let how = "install it with `pip install .` in a flitsim clone, or point FLITSIM_PYTHON at a Python that has it";

@@ -293,9 +293,8 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     }
     let folder: PathBuf = dir.join(name);
     let spec_path = folder.join("experiment.toml");
-    let text = std::fs::read_to_string(&spec_path).map_err(|e| {
-        format!("cannot read {}: {e} (run `flitsim reproduce list` to see the studies)", spec_path.display())
-    })?;
+    let text = std::fs::read_to_string(&spec_path)
+        .map_err(|e| format!("cannot read {}: {e} (run `flitsim reproduce list` to see the studies)", spec_path.display()))?;
     let exp: Experiment = toml::from_str(&text).map_err(|e| format!("{}: {e}", spec_path.display()))?;
     // Distinct runs.
     let mut runs: BTreeMap<(String, Vec<String>), Option<serde_json::Value>> = BTreeMap::new();
@@ -344,7 +343,11 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     }
     eprintln!("running {} simulations...", parsed.len());
     let bar = indicatif::ProgressBar::new(parsed.len() as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("reproduce [{bar:40}] {pos}/{len} runs ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("reproduce [{bar:40}] {pos}/{len} runs ({elapsed}, eta {eta})")
+            .unwrap()
+            .progress_chars("=> "),
+    );
     let started = std::time::Instant::now();
     let results: Vec<CliResult<(Option<String>, serde_json::Value)>> = pool.install(|| {
         parsed
@@ -380,7 +383,10 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
                             flitsim_core::error::Error::PartialDeadlock { cycle, .. } => (cycle, true),
                             _ => unreachable!(),
                         };
-                        Ok((None, serde_json::json!({ "deadlock": { "found": true, "cycle": cycle, "partial": partial }, "faults": faults })))
+                        Ok((
+                            None,
+                            serde_json::json!({ "deadlock": { "found": true, "cycle": cycle, "partial": partial }, "faults": faults }),
+                        ))
                     }
                     Err(e) => Err(format!("{}: {e}", p.display())),
                 }
@@ -390,7 +396,12 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
     });
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    eprintln!("{} runs in {wall:.1} s on {} threads: {:.2} s per run", parsed.len(), pool.current_num_threads(), wall * pool.current_num_threads() as f64 / parsed.len().max(1) as f64);
+    eprintln!(
+        "{} runs in {wall:.1} s on {} threads: {:.2} s per run",
+        parsed.len(),
+        pool.current_num_threads(),
+        wall * pool.current_num_threads() as f64 / parsed.len().max(1) as f64
+    );
     let results: Vec<(Option<String>, serde_json::Value)> = results.into_iter().collect::<CliResult<_>>()?;
     for (k, &at) in keys.iter().zip(&alias) {
         let (key, v) = &results[at];
@@ -435,7 +446,9 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
         let reference = match (r.reference, r.compare.as_str()) {
             (Some(v), _) => v,
             (None, "report") => f64::NAN,
-            (None, _) => return Err(format!("row {:?}: a judged row needs a `reference` (only compare = \"report\" rows may leave it out)", r.name)),
+            (None, _) => {
+                return Err(format!("row {:?}: a judged row needs a `reference` (only compare = \"report\" rows may leave it out)", r.name))
+            }
         };
         let (pass, tol) = match r.compare.as_str() {
             "within" => ((got - reference).abs() <= r.tolerance, format!("+-{}", r.tolerance)),
@@ -460,12 +473,23 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             println!("    not judged: {why}");
         }
         if let Some(o) = &r.over {
-            println!("    over {} runs of {}: mean {mean:.4} +- {ci:.4} (95% confidence), min {:.4}, max {:.4}", o.count, o.key, values.iter().copied().fold(f64::INFINITY, f64::min), values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            println!(
+                "    over {} runs of {}: mean {mean:.4} +- {ci:.4} (95% confidence), min {:.4}, max {:.4}",
+                o.count,
+                o.key,
+                values.iter().copied().fold(f64::INFINITY, f64::min),
+                values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            );
         }
         if let Some(n) = r.seeds {
             let list = |xs: &[f64]| xs.iter().map(|x| format!("{x:.4}")).collect::<Vec<_>>().join(" / ");
             match base {
-                Some(_) => println!("    seeds 1-{n}: {} over baseline {} (per seed: {})", list(&raw), list(&base_values), list(&raw.iter().zip(&base_values).map(|(v, b)| v / b).collect::<Vec<_>>())),
+                Some(_) => println!(
+                    "    seeds 1-{n}: {} over baseline {} (per seed: {})",
+                    list(&raw),
+                    list(&base_values),
+                    list(&raw.iter().zip(&base_values).map(|(v, b)| v / b).collect::<Vec<_>>())
+                ),
                 None => println!("    seeds 1-{n}: {} (mean {mean:.4} +- {ci:.4}, 95% confidence)", list(&raw)),
             }
         }
@@ -474,7 +498,8 @@ pub fn cmd_reproduce(name: &str, dir: &Path, jobs: Option<usize>, store_dir: Opt
             let first = &r.run_sets()[0];
             let rep = runs[&(r.config.clone(), first.clone())].as_ref().unwrap();
             let warmup = rep.get("config").and_then(|c| c.get("sim")).and_then(|s| s.get("warmup")).and_then(|w| w.as_u64()).unwrap_or(0);
-            let s = crate::series::lookup_series(rep, path, warmup).ok_or_else(|| format!("row {:?}: series {path} is not an array of numbers in the report", r.name))?;
+            let s = crate::series::lookup_series(rep, path, warmup)
+                .ok_or_else(|| format!("row {:?}: series {path} is not an array of numbers in the report", r.name))?;
             if let Some(paper) = &r.series_reference {
                 println!("    paper:   {paper}");
             }
@@ -565,7 +590,15 @@ impl Tally {
 
 /// `OUT/reproduction.json`: the study, every row as printed, the config files, the
 /// simulator version and where the runs are stored.
-fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, rows: &[serde_json::Value], summary: &str, store: Option<&Path>) -> CliResult<()> {
+fn write_reproduction(
+    out: &Path,
+    name: &str,
+    folder: &Path,
+    exp: &Experiment,
+    rows: &[serde_json::Value],
+    summary: &str,
+    store: Option<&Path>,
+) -> CliResult<()> {
     let mut configs = serde_json::Map::new();
     for r in &exp.row {
         for file in [Some(&r.config), r.relative_config.as_ref()].into_iter().flatten() {
@@ -577,7 +610,8 @@ fn write_reproduction(out: &Path, name: &str, folder: &Path, exp: &Experiment, r
         }
     }
     // The store as a path relative to OUT when it is inside it.
-    let store = store.map(|s| s.strip_prefix(out).map(Path::to_path_buf).unwrap_or_else(|_| std::path::absolute(s).unwrap_or_else(|_| s.to_path_buf())));
+    let store = store
+        .map(|s| s.strip_prefix(out).map(Path::to_path_buf).unwrap_or_else(|_| std::path::absolute(s).unwrap_or_else(|_| s.to_path_buf())));
     let doc = serde_json::json!({
         "format": "flitsim-reproduction",
         "version": 1,
@@ -642,7 +676,8 @@ mod tests {
                 let mut runs: Vec<(String, Vec<String>)> = r.run_sets().into_iter().map(|s| (r.config.clone(), s)).collect();
                 runs.extend(r.baseline_sets().into_iter().map(|s| (r.baseline_config().clone(), s)));
                 for (cfg, set) in runs {
-                    let cfg_text = std::fs::read_to_string(folder.join(&cfg)).unwrap_or_else(|e| panic!("{}: row {:?}: {cfg}: {e}", folder.display(), r.name));
+                    let cfg_text = std::fs::read_to_string(folder.join(&cfg))
+                        .unwrap_or_else(|e| panic!("{}: row {:?}: {cfg}: {e}", folder.display(), r.name));
                     if let Err(e) = Config::from_toml(&cfg_text, &set) {
                         panic!("{}: row {:?}: {cfg} with {set:?}: {e}", folder.display(), r.name);
                     }

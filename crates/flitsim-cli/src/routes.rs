@@ -40,7 +40,10 @@ pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) ->
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "from": from, "to": to, "hops": path.len() - 1, "path": hops })).unwrap());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "from": from, "to": to, "hops": path.len() - 1, "path": hops })).unwrap()
+        );
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -73,7 +76,8 @@ pub fn cmd_routes(args: &ConfigArgs, from: u32, to: u32, vc: u32, json: bool) ->
 /// `flitsim vc-balance`: the VC_balance of every link under uniform all-pairs traffic.
 pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     let spec = load_spec(args, true)?;
-    let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0, spec.faults.as_ref().map(|f| &*f.mask)).map_err(|e| e.to_string())?;
+    let b = flitsim_core::routing::vc_balance::analyse(&spec.routing, &spec.topology, 0, spec.faults.as_ref().map(|f| &*f.mask))
+        .map_err(|e| e.to_string())?;
     if json {
         println!("{}", serde_json::to_string_pretty(&b).unwrap());
         return Ok(ExitCode::SUCCESS);
@@ -81,7 +85,10 @@ pub fn cmd_vc_balance(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
     println!("VC_balance = |P_vc0 - P_vc1| / (P_vc0 + P_vc1) per link, one packet per ordered node pair");
     println!("{:<5} {:>6} {:>8}   links per bin [0,.25] (.25,.5] (.5,.75] (.75,1]", "dim", "links", "mean");
     for d in &b.dims {
-        println!("{:<5} {:>6} {:>8.3}   {:>8} {:>8} {:>8} {:>8}", d.dim, d.links, d.mean, d.histogram[0], d.histogram[1], d.histogram[2], d.histogram[3]);
+        println!(
+            "{:<5} {:>6} {:>8.3}   {:>8} {:>8} {:>8} {:>8}",
+            d.dim, d.links, d.mean, d.histogram[0], d.histogram[1], d.histogram[2], d.histogram[3]
+        );
     }
     let ring: Vec<String> = b.ring.iter().map(|x| format!("{x:.2}")).collect();
     println!("ring of the last dimension through router 0, + links: {}", ring.join(" "));
@@ -122,14 +129,16 @@ pub fn cmd_check(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
         let connected = if r.unreachable_pairs == 0 && r.dropped_pairs == 0 {
             format!("every node pair is connected ({})", r.pairs)
         } else {
-            format!("pairs connected: {} of {} ({:.4}%)", r.routable_pairs, r.pairs, 100.0 * r.routable_pairs as f64 / r.pairs.max(1) as f64)
+            format!(
+                "pairs connected: {} of {} ({:.4}%)",
+                r.routable_pairs,
+                r.pairs,
+                100.0 * r.routable_pairs as f64 / r.pairs.max(1) as f64
+            )
         };
         println!(
             "{connected}; mean hops {:.3} (minimal without failures {:.3}, stretch {:.4}, at most {} extra)",
-            r.mean_hops,
-            r.mean_minimal_hops,
-            r.stretch,
-            r.max_extra_hops
+            r.mean_hops, r.mean_minimal_hops, r.stretch, r.max_extra_hops
         );
         if r.unreachable_pairs > 0 {
             println!("{} node pairs are NOT connected, e.g.:", r.unreachable_pairs);
@@ -153,6 +162,12 @@ pub fn cmd_write_tables(args: &ConfigArgs, file: &std::path::Path) -> CliResult<
     };
     let bytes = t.to_bytes(&topo);
     std::fs::write(file, &bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    println!("wrote the tables of {} routers x {} input ports ({} KiB) to {}", topo.num_routers, topo.ports, bytes.len() / 1024, file.display());
+    println!(
+        "wrote the tables of {} routers x {} input ports ({} KiB) to {}",
+        topo.num_routers,
+        topo.ports,
+        bytes.len() / 1024,
+        file.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -37,10 +37,7 @@ impl AtLoad for FlitsimAt {
         let spec = c.validate().map_err(|e| e.to_string())?;
         let r = Simulation::run_spec(spec).map_err(|e| e.to_string())?;
         let s = &r.stats;
-        Ok(Outcome {
-            latency: s.packet_latency.mean,
-            drained: s.packets_delivered == s.packets_measured && s.packets_measured > 0,
-        })
+        Ok(Outcome { latency: s.packet_latency.mean, drained: s.packets_delivered == s.packets_measured && s.packets_measured > 0 })
     }
 }
 
@@ -77,17 +74,8 @@ pub fn round4(x: f64) -> f64 {
 }
 
 /// `flitsim saturation CONFIG`: zero-load latency and saturation throughput.
-pub fn cmd_saturation(
-    args: &ConfigArgs,
-    zero_load: f64,
-    factor: f64,
-    resolution: f64,
-    json: bool,
-) -> CliResult<ExitCode> {
-    if !(zero_load > 0.0 && zero_load < 1.0)
-        || factor <= 1.0
-        || !(resolution > 0.0 && resolution < 0.5)
-    {
+pub fn cmd_saturation(args: &ConfigArgs, zero_load: f64, factor: f64, resolution: f64, json: bool) -> CliResult<ExitCode> {
+    if !(zero_load > 0.0 && zero_load < 1.0) || factor <= 1.0 || !(resolution > 0.0 && resolution < 0.5) {
         return Err(format!("--zero-load {zero_load}, --factor {factor}, --resolution {resolution}: use 0 < zero-load < 1, factor > 1 and 0 < resolution < 0.5"));
     }
     let config = crate::common::load_config(args)?;
@@ -95,7 +83,9 @@ pub fn cmd_saturation(
     let sim = FlitsimAt(config);
     let l0 = sim.run(zero_load)?;
     if !l0.drained {
-        return Err(format!("the zero-load run (load {zero_load}) did not deliver every measured packet: lower --zero-load, or lengthen sim.drain_limit"));
+        return Err(format!(
+            "the zero-load run (load {zero_load}) did not deliver every measured packet: lower --zero-load, or lengthen sim.drain_limit"
+        ));
     }
     let threshold = factor * l0.latency;
     let sat = search(&sim, threshold, resolution)?;

@@ -51,9 +51,13 @@ impl Store {
                 return Err(format!("{} is a results store of format {found}, not {want}: use another directory", path.display()));
             }
         } else {
-            let busy = path.exists() && std::fs::read_dir(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.next().is_some();
+            let busy =
+                path.exists() && std::fs::read_dir(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.next().is_some();
             if busy {
-                return Err(format!("{} exists and is not a flitsim results store (no {MARKER}): use an empty or new directory", path.display()));
+                return Err(format!(
+                    "{} exists and is not a flitsim results store (no {MARKER}): use an empty or new directory",
+                    path.display()
+                ));
             }
             std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
             write_atomic(&marker, MARKER_TEXT)?;
@@ -126,7 +130,8 @@ mod tests {
     fn keys_cover_the_data_files_a_config_names() {
         let hex = |b: &[u8]| Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect::<String>();
         let plain = Config::load(None, &[]).unwrap();
-        let old = format!("{{\"config\":{},\"flitsim\":{}}}", plain.canonical_json(), serde_json::to_string(flitsim_core::VERSION).unwrap());
+        let old =
+            format!("{{\"config\":{},\"flitsim\":{}}}", plain.canonical_json(), serde_json::to_string(flitsim_core::VERSION).unwrap());
         assert_eq!(key(&plain), hex(old.as_bytes()));
         let file = std::env::temp_dir().join(format!("flitsim-store-key-{}.trace", std::process::id()));
         std::fs::write(&file, "0 1 4\n").unwrap();

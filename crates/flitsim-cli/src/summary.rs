@@ -68,7 +68,8 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         let _ = writeln!(o, "{}", latency_line("packet latency", &st.packet_latency));
         let _ = writeln!(o, "{}", latency_line("network latency", &st.network_latency));
     }
-    let _ = writeln!(o, "average hops      {:.3}   packets measured {}  delivered {}", st.avg_hops, st.packets_measured, st.packets_delivered);
+    let _ =
+        writeln!(o, "average hops      {:.3}   packets measured {}  delivered {}", st.avg_hops, st.packets_measured, st.packets_delivered);
     let c = &r.counters;
     if c.packets_lost > 0 {
         let _ = writeln!(
@@ -78,11 +79,16 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         );
     }
     if let Some(d) = r.dateline_drops.as_ref().filter(|d| d.packets > 0) {
-        let first = d.first.map_or(String::new(), |e| format!("; first at cycle {}, router {} input port {} vc{}, packet {} -> {}", e.cycle, e.router, e.port, e.vc, e.src, e.dst));
+        let first = d.first.map_or(String::new(), |e| {
+            format!("; first at cycle {}, router {} input port {} vc{}, packet {} -> {}", e.cycle, e.router, e.port, e.vc, e.src, e.dst)
+        });
         let _ = writeln!(o, "DATELINE DROPS    {} packets arrived at a dateline node on VC1 and were dropped, a table error (routing.dateline_errors){first}", d.packets);
     }
     if let Some(u) = &r.units {
-        let mut line = format!("in bytes          {} B/flit: offered {:.2}, accepted {:.2} B/node/cycle", u.flit_bytes, u.offered_bytes_per_cycle, u.accepted_bytes_per_cycle);
+        let mut line = format!(
+            "in bytes          {} B/flit: offered {:.2}, accepted {:.2} B/node/cycle",
+            u.flit_bytes, u.offered_bytes_per_cycle, u.accepted_bytes_per_cycle
+        );
         if let (Some(c), Some([mean, min, max])) = (u.cycle_ns, u.accepted_mb_per_s) {
             line += &format!("; cycle {c:.3} ns, accepted {mean:.1} MB/s/node (min {min:.1}, max {max:.1})");
         }
@@ -102,14 +108,19 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
         let _ = writeln!(o, "{line}");
     }
     if let Some(t) = &r.trace {
-        let mut line = format!("trace             {} messages ({} flits): {} created, {} completed", t.messages, t.flits, t.created, t.completed);
+        let mut line =
+            format!("trace             {} messages ({} flits): {} created, {} completed", t.messages, t.flits, t.created, t.completed);
         for (n, what) in [(t.incomplete, "incomplete"), (t.not_created, "not created"), (t.unroutable, "unroutable")] {
             if n > 0 {
                 line += &format!(", {n} {what}");
             }
         }
         line += &format!("; message latency mean {:.1} (min {}, max {}) cycles; ", t.latency_mean, t.latency_min, t.latency_max);
-        line += &if t.completed == t.messages { format!("all done at cycle {}", t.completion) } else { format!("last done at cycle {} (not all done)", t.completion) };
+        line += &if t.completed == t.messages {
+            format!("all done at cycle {}", t.completion)
+        } else {
+            format!("last done at cycle {} (not all done)", t.completion)
+        };
         let _ = writeln!(o, "{line}");
     }
     if r.phases.len() > 1 {

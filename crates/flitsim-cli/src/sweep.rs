@@ -101,7 +101,9 @@ pub fn parse_loads(s: &str) -> CliResult<Vec<f64>> {
     if parts.len() == 1 {
         let v: f64 = parts[0].trim().parse().map_err(|_| bad())?;
         if !(0.0..=1.0).contains(&v) {
-            return Err(format!("--loads {s:?}: a load is in flits/node/cycle, from 0 to 1 (what an injection channel carries); give a value in that range"));
+            return Err(format!(
+                "--loads {s:?}: a load is in flits/node/cycle, from 0 to 1 (what an injection channel carries); give a value in that range"
+            ));
         }
         return Ok(vec![v]);
     }
@@ -173,7 +175,8 @@ pub fn parse_seeds(s: &str) -> CliResult<Vec<u64>> {
 fn product(dims: &[(String, Vec<String>)]) -> Vec<Vec<(String, String)>> {
     let mut points = vec![Vec::new()];
     for (key, values) in dims {
-        points = points.into_iter().flat_map(|p| values.iter().map(move |v| [p.clone(), vec![(key.clone(), v.clone())]].concat())).collect();
+        points =
+            points.into_iter().flat_map(|p| values.iter().map(move |v| [p.clone(), vec![(key.clone(), v.clone())]].concat())).collect();
     }
     points
 }
@@ -189,7 +192,13 @@ struct Job {
 /// The resolved config of a job, its store key, and the report text (from the store or
 /// run now); `true` when it was run now. `dir` is the config file's folder, against which
 /// the data files it names resolve.
-fn run_job(text: Option<&str>, dir: Option<&std::path::Path>, base: &[String], job: &Job, store: Option<&Store>) -> CliResult<(String, String, bool)> {
+fn run_job(
+    text: Option<&str>,
+    dir: Option<&std::path::Path>,
+    base: &[String],
+    job: &Job,
+    store: Option<&Store>,
+) -> CliResult<(String, String, bool)> {
     let mut overrides = base.to_vec();
     overrides.extend(job.point.iter().map(|(k, v)| format!("{k}={v}")));
     if let Some(l) = job.load {
@@ -202,7 +211,11 @@ fn run_job(text: Option<&str>, dir: Option<&std::path::Path>, base: &[String], j
         let mut p: Vec<String> = job.point.iter().map(|(k, v)| format!("{k}={v}")).collect();
         p.extend(job.load.map(|l| format!("load {l}")));
         p.extend(job.seed.map(|s| format!("seed {s}")));
-        if p.is_empty() { "the sweep".to_string() } else { p.join(", ") }
+        if p.is_empty() {
+            "the sweep".to_string()
+        } else {
+            p.join(", ")
+        }
     };
     let cfg = Config::load_in(text, dir, &overrides).map_err(|e| format!("{}: {e}", at()))?;
     let key = store::key(&cfg);
@@ -305,7 +318,11 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
         Some(s) => parse_seeds(s)?.into_iter().map(Some).collect(),
         None => vec![None],
     };
-    let points = dims.iter().fold(1u64, |n, (_, v)| n.saturating_mul(v.len() as u64)).saturating_mul(seeds.len() as u64).saturating_mul(loads.len() as u64);
+    let points = dims
+        .iter()
+        .fold(1u64, |n, (_, v)| n.saturating_mul(v.len() as u64))
+        .saturating_mul(seeds.len() as u64)
+        .saturating_mul(loads.len() as u64);
     if points > MAX_POINTS {
         return Err(format!("the sweep has {points} points (grid x seeds x loads), more than a sweep may have ({MAX_POINTS}); split it or give fewer values"));
     }
@@ -326,7 +343,9 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     let total: usize = series.iter().map(|s| s.len()).sum();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0) as usize).build().map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(total as u64);
-    bar.set_style(ProgressStyle::with_template("sweep [{bar:40}] {pos}/{len} points ({elapsed}, eta {eta})").unwrap().progress_chars("=> "));
+    bar.set_style(
+        ProgressStyle::with_template("sweep [{bar:40}] {pos}/{len} points ({elapsed}, eta {eta})").unwrap().progress_chars("=> "),
+    );
     // With --stop-at-saturation, run each series a few loads at a time and drop it after
     // its first saturated point; otherwise all at once.
     let chunk = if args.stop_at_saturation { pool.current_num_threads().max(1) } else { loads.len().max(1) };
@@ -336,7 +355,8 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     // Points whose run failed (a deadlock, say): reported at the end; the others go on.
     let mut failed: Vec<String> = Vec::new();
     for start in (0..loads.len()).step_by(chunk) {
-        let batch: Vec<&Job> = series.iter().enumerate().filter(|(i, _)| active[*i]).flat_map(|(_, s)| s.iter().skip(start).take(chunk)).collect();
+        let batch: Vec<&Job> =
+            series.iter().enumerate().filter(|(i, _)| active[*i]).flat_map(|(_, s)| s.iter().skip(start).take(chunk)).collect();
         let got: Vec<CliResult<(String, String, bool)>> = pool.install(|| {
             batch
                 .par_iter()
@@ -361,7 +381,11 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
                     continue;
                 }
             };
-            if now { ran += 1 } else { cached += 1 }
+            if now {
+                ran += 1
+            } else {
+                cached += 1
+            }
             let rep: serde_json::Value = serde_json::from_str(&json).map_err(|e| format!("report {key}: {e}"))?;
             let r = row(job, key, &rep)?;
             if args.stop_at_saturation && r.saturated {
@@ -382,14 +406,24 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     let rows: Vec<&SweepRow> = ordered.iter().map(|(r, _)| r).collect();
     let label = |r: &SweepRow| {
         let p: Vec<String> = r.point.iter().map(|(k, v)| format!("{}={v}", k.rsplit('.').next().unwrap_or(k))).collect();
-        if p.is_empty() { "-".to_string() } else { p.join(" ") }
+        if p.is_empty() {
+            "-".to_string()
+        } else {
+            p.join(" ")
+        }
     };
     let w = rows.iter().map(|r| label(r).len()).max().unwrap_or(0).max(5);
     if traced {
         // A trace sets its own times: its run time instead of the load.
-        println!("{:<w$} {:>5} {:>9} {:>9} {:>10} {:>8} {:>8} {:>11}", "point", "seed", "offered", "accepted", "latency", "p50", "p99", "trace done");
+        println!(
+            "{:<w$} {:>5} {:>9} {:>9} {:>10} {:>8} {:>8} {:>11}",
+            "point", "seed", "offered", "accepted", "latency", "p50", "p99", "trace done"
+        );
     } else {
-        println!("{:<w$} {:>5} {:>7} {:>9} {:>9} {:>10} {:>8} {:>8}", "point", "seed", "load", "offered", "accepted", "latency", "p50", "p99");
+        println!(
+            "{:<w$} {:>5} {:>7} {:>9} {:>9} {:>10} {:>8} {:>8}",
+            "point", "seed", "load", "offered", "accepted", "latency", "p50", "p99"
+        );
     }
     for r in &rows {
         let point = label(r);
@@ -399,7 +433,10 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
                 r.seed, r.offered, r.accepted, r.latency_mean, r.latency_p50, r.latency_p99
             );
         } else if r.saturated {
-            println!("{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated", r.seed, r.load, r.offered, r.accepted, "-", "-", "-");
+            println!(
+                "{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10} {:>8} {:>8}  saturated",
+                r.seed, r.load, r.offered, r.accepted, "-", "-", "-"
+            );
         } else {
             println!(
                 "{point:<w$} {:>5} {:>7.3} {:>9.4} {:>9.4} {:>10.2} {:>8} {:>8}",
@@ -412,7 +449,10 @@ pub fn cmd_sweep(cfg: &crate::ConfigArgs, args: &SweepArgs) -> CliResult<ExitCod
     }
     println!("wrote {}/sweep.csv, sweep.json, sweep.svg", args.out.display());
     if !failed.is_empty() {
-        eprintln!("{} of {total} points failed (left out of the outputs; `flitsim run` of one with its overrides tells more):", failed.len());
+        eprintln!(
+            "{} of {total} points failed (left out of the outputs; `flitsim run` of one with its overrides tells more):",
+            failed.len()
+        );
         for f in &failed {
             eprintln!("  {f}");
         }
@@ -499,7 +539,8 @@ mod tests {
         assert_eq!(parse_seeds("5,9").unwrap(), vec![5, 9]);
         assert!(parse_seeds("0").is_err() && parse_seeds("x").is_err());
         assert!(parse_seeds("4,2,4").unwrap_err().contains("seed 4 twice"));
-        let dims = vec![("a".to_string(), vec!["1".to_string(), "2".to_string()]), ("b".to_string(), vec!["x".to_string(), "y".to_string()])];
+        let dims =
+            vec![("a".to_string(), vec!["1".to_string(), "2".to_string()]), ("b".to_string(), vec!["x".to_string(), "y".to_string()])];
         let p = product(&dims);
         assert_eq!(p.len(), 4);
         assert_eq!(p[1], vec![("a".to_string(), "1".to_string()), ("b".to_string(), "y".to_string())]);

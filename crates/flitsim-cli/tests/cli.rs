@@ -20,11 +20,7 @@ fn config_file(tag: &str, toml: &str) -> (std::path::PathBuf, std::path::PathBuf
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = flitsim().args(args).output().expect("flitsim runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
 }
 
 #[test]
@@ -135,10 +131,13 @@ fn list_shows_every_registered_component() {
 fn packets_lost_to_failures_are_in_the_summary() {
     // Two links of K(3,3) fail for good at cycle 300 under load: the packets in their
     // replay buffers are lost, and the summary says so beside the delivered count.
-    let (dir, cfg) = config_file("lost", "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
+    let (dir, cfg) = config_file(
+        "lost",
+        "seed = 7\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
          [router]\ntype = \"crosspoint\"\nvcs = 3\n[channel]\nlatency = 2\n[channel.retry.errors]\nber = 2e-5\n\
          [traffic]\nload = 0.5\npackets_per_source = 150\npacket_size = 12\n[sim]\nwarmup = 0\nmeasure = 3000\n\
-         [[faults.at]]\ncycle = 300\nlinks = [[5, 1], [20, 0]]\n");
+         [[faults.at]]\ncycle = 300\nlinks = [[5, 1], [20, 0]]\n",
+    );
     let json = dir.join("lost.json");
     let (code, out, err) = run(&["run", cfg.to_str().unwrap(), "-o", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -155,8 +154,11 @@ fn a_sweep_goes_on_past_points_that_deadlock() {
     // closes the ring's channel cycle and deadlocks for any seed (the engine's watchdog
     // tests); neighbour traffic (1 hop) cannot. The good point is written, the other is
     // listed, and the exit status says not every point ran.
-    let (dir, cfg) = config_file("sweep-dl", "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
-         [traffic]\nload = 0.9\npacket_size = 8\n[sim]\nwarmup = 200\nmeasure = 2000\ndrain_limit = 500\nwatchdog = 200\n");
+    let (dir, cfg) = config_file(
+        "sweep-dl",
+        "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
+         [traffic]\nload = 0.9\npacket_size = 8\n[sim]\nwarmup = 200\nmeasure = 2000\ndrain_limit = 500\nwatchdog = 200\n",
+    );
     let out = dir.join("out");
     let grid = "traffic.pattern={type=\"neighbor\"},{type=\"tornado\"}";
     let (code, _, err) = run(&["sweep", cfg.to_str().unwrap(), "--grid", grid, "--loads", "0.9", "-j", "1", "-o", out.to_str().unwrap()]);
@@ -199,17 +201,8 @@ fn sweeps_too_large_or_with_bad_job_counts_are_refused() {
 #[test]
 fn sweep_writes_csv_json_and_svg() {
     let dir = std::env::temp_dir().join(format!("flitsim-sweep-{}", std::process::id()));
-    let (code, out, err) = run(&[
-        "sweep",
-        "--set",
-        "sim.measure=1000",
-        "--set",
-        "sim.warmup=200",
-        "--loads",
-        "0.1:0.3:0.1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (code, out, err) =
+        run(&["sweep", "--set", "sim.measure=1000", "--set", "sim.warmup=200", "--loads", "0.1:0.3:0.1", "--out", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0.300"), "{out}");
     let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
@@ -225,11 +218,30 @@ fn sweep_grid_seeds_and_store_resume() {
     let _ = std::fs::remove_dir_all(&dir);
     let store = dir.join("store");
     let args = |out: &str| -> Vec<String> {
-        ["sweep", "--set", "topology.dims=[4,4]", "--set", "sim.measure=500", "--set", "sim.warmup=100", "--grid", "router.vcs=2,4", "--loads", "0.1:0.2:0.1", "--seeds", "2"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain(["--store".to_string(), store.to_str().unwrap().to_string(), "--out".to_string(), dir.join(out).to_str().unwrap().to_string()])
-            .collect()
+        [
+            "sweep",
+            "--set",
+            "topology.dims=[4,4]",
+            "--set",
+            "sim.measure=500",
+            "--set",
+            "sim.warmup=100",
+            "--grid",
+            "router.vcs=2,4",
+            "--loads",
+            "0.1:0.2:0.1",
+            "--seeds",
+            "2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            "--store".to_string(),
+            store.to_str().unwrap().to_string(),
+            "--out".to_string(),
+            dir.join(out).to_str().unwrap().to_string(),
+        ])
+        .collect()
     };
     let a: Vec<String> = args("a");
     let (code, out, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
@@ -315,17 +327,31 @@ fn output_paths_are_checked_before_anything_runs() {
 
 #[test]
 fn vc_balance_outside_cubes_is_a_clear_error() {
-    let (code, _, err) = run(&["vc-balance", "--set", "topology={type=\"kautz\",degree=2,diameter=3}", "--set", "routing={type=\"source\"}"]);
+    let (code, _, err) =
+        run(&["vc-balance", "--set", "topology={type=\"kautz\",degree=2,diameter=3}", "--set", "routing={type=\"source\"}"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("topology.type") && err.contains("k-ary n-cube"), "{err}");
     // With a failed node, the pairs the routes do not connect carry no traffic and are
     // left out of the analysis, as `run` leaves them out of the traffic.
-    let faulty = ["--set", "routing={type=\"table\",vc_policy=\"v3\"}", "--set", "router.vcs=2", "--set", "faults.nodes=[3]", "--set", "faults.unroutable=\"skip\""];
+    let faulty = [
+        "--set",
+        "routing={type=\"table\",vc_policy=\"v3\"}",
+        "--set",
+        "router.vcs=2",
+        "--set",
+        "faults.nodes=[3]",
+        "--set",
+        "faults.unroutable=\"skip\"",
+    ];
     let (code, out, err) = run(&[&["vc-balance", "--json"][..], &faulty[..]].concat());
     assert_eq!(code, 0, "{err}");
     let b: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(b["dims"][0]["links"].as_u64().unwrap() > 0, "{out}");
-    let (code, _, err) = run(&[&["run", "-q", "--set", "sim.measure=500", "--set", "stats.vc_balance=true", "--set", "stats.channel_counters=true"][..], &faulty[..]].concat());
+    let (code, _, err) = run(&[
+        &["run", "-q", "--set", "sim.measure=500", "--set", "stats.vc_balance=true", "--set", "stats.channel_counters=true"][..],
+        &faulty[..],
+    ]
+    .concat());
     assert_eq!(code, 0, "{err}");
 }
 
@@ -399,7 +425,8 @@ fn routes_prints_every_hop_with_its_table_and_vc() {
     // 4x4x4 torus with one-plane regions: node 3 = (3,0,0) to node 60 = (0,3,3). x goes
     // + over the wrap (dateline: upper VCs), then y and z go - over their wraps; the
     // first hop is outside the destination's YZ plane, so the global table answers.
-    let (dir, cfg) = config_file("routes", "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 16\n");
+    let (dir, cfg) =
+        config_file("routes", "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[routing]\ntype = \"table\"\nregion_size = 16\n");
     let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--from", "3", "--to", "60", "--json"]);
     assert_eq!(code, 0, "{err}");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -434,11 +461,23 @@ fn vc_balance_reports_the_hand_worked_ring() {
 
 #[test]
 fn routes_check_proves_datelines_and_finds_the_ring_cycle() {
-    let (dir, cfg) = config_file("cdg", "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n");
+    let (dir, cfg) = config_file(
+        "cdg",
+        "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n",
+    );
     let (code, out, err) = run(&["routes", cfg.to_str().unwrap(), "--check"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("acyclic") && out.contains("every node pair is connected"), "{out}");
-    let (code, out, _) = run(&["routes", cfg.to_str().unwrap(), "--check", "--json", "--set", "routing.vc_policy=\"dor\"", "--set", "routing.datelines=false"]);
+    let (code, out, _) = run(&[
+        "routes",
+        cfg.to_str().unwrap(),
+        "--check",
+        "--json",
+        "--set",
+        "routing.vc_policy=\"dor\"",
+        "--set",
+        "routing.datelines=false",
+    ]);
     assert_eq!(code, 1, "a torus without datelines must fail the check");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(d["acyclic"], false);
@@ -483,7 +522,10 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     };
     let rows = [
         seeded("mean seed", "reference = 2.0\ntolerance = 1e-9"),
-        seeded("ratio of means", "divide_by = \"config.traffic.load\"\nrelative_to = ['traffic.load=0.1']\nreference = 0.5\ntolerance = 1e-9"),
+        seeded(
+            "ratio of means",
+            "divide_by = \"config.traffic.load\"\nrelative_to = ['traffic.load=0.1']\nreference = 0.5\ntolerance = 1e-9",
+        ),
         // The config's own seed is 1: this run is seed 1's of the rows above, and shares
         // its simulation (6 in all, not 7).
         seeded("one seed", "reference = 1.0\ntolerance = 1e-9").replace("seeds = 3\n", ""),
@@ -492,7 +534,10 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     let written = root.join("written");
     let (code, out, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap(), "--out", written.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.contains("3 of 3 reference numbers reproduced in magnitude") && out.contains("seeds 1-3: 1.0000 / 2.0000 / 3.0000"), "{out}");
+    assert!(
+        out.contains("3 of 3 reference numbers reproduced in magnitude") && out.contains("seeds 1-3: 1.0000 / 2.0000 / 3.0000"),
+        "{out}"
+    );
     assert!(err.contains("running 6 simulations"), "{err}");
     // reproduction.json names every run of a row: the three seeds, and the baseline's.
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(written.join("reproduction.json")).unwrap()).unwrap();
@@ -500,7 +545,12 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
     let count = |k: &str| ratio[k].as_array().map_or(0, |a| a.len());
     assert_eq!((count("keys"), count("baseline_keys")), (3, 3), "{ratio}");
     assert_eq!(doc["rows"][2]["keys"][0], doc["rows"][0]["keys"][0], "seed 1's run is the unseeded run");
-    for (extra, named) in [("seeds = 0", "seeds = 0"), ("over = { key = \"seed\", count = 2 }", "over"), ("aggregate = \"min\"", "aggregate"), ("relative_to = ['seed=7']", "seed=")] {
+    for (extra, named) in [
+        ("seeds = 0", "seeds = 0"),
+        ("over = { key = \"seed\", count = 2 }", "over"),
+        ("aggregate = \"min\"", "aggregate"),
+        ("relative_to = ['seed=7']", "seed="),
+    ] {
         let bad = seeded("bad", "reference = 1.0").replace("seeds = 3", extra);
         let bad = if extra.starts_with("seeds") { bad } else { format!("{bad}seeds = 2\n") };
         std::fs::write(study.join("experiment.toml"), format!("title = \"seeds\"\n{bad}")).unwrap();
@@ -508,7 +558,11 @@ fn reproduce_rows_scale_and_compare_to_a_scaled_baseline() {
         assert_eq!(code, 2, "{extra}: {err}");
         assert!(err.contains(named) && err.contains("\"bad\""), "{extra}: {err}");
     }
-    std::fs::write(study.join("experiment.toml"), format!("title = \"arithmetic\"\n{}", row("orphan", "relative_scale = 2.0\nreference = 1.0"))).unwrap();
+    std::fs::write(
+        study.join("experiment.toml"),
+        format!("title = \"arithmetic\"\n{}", row("orphan", "relative_scale = 2.0\nreference = 1.0")),
+    )
+    .unwrap();
     let (code, _, err) = run(&["reproduce", "arith", "--dir", root.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("relative_scale") && err.contains("orphan"), "{err}");

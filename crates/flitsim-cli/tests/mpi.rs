@@ -22,7 +22,18 @@ fn report(path: &Path) -> serde_json::Value {
 #[cfg(feature = "mpi")]
 fn mpirun(np: usize, cfg: &Path, out: &Path) -> std::process::Output {
     Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string(), env!("CARGO_BIN_EXE_flitsim"), "run", cfg.to_str().unwrap(), "-q", "-o", out.to_str().unwrap()])
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &np.to_string(),
+            env!("CARGO_BIN_EXE_flitsim"),
+            "run",
+            cfg.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
         .output()
         .expect("mpirun (Open MPI) is installed by ./test.sh")
 }

@@ -34,5 +34,15 @@ measure = 30000
     sim.set_threads(threads).unwrap();
     let rep = sim.run(&mut |_| {}).unwrap();
     let s = t.elapsed().as_secs_f64();
-    println!("cycles {} in {:.3}s = {:.0} cycles/s, {:.2} M flit-hops/s, lat {:.2} net {:.2} acc {:.4} sat {:?}", rep.cycles, s, rep.cycles as f64 / s, rep.counters.flit_traversals as f64 / s / 1e6, rep.stats.packet_latency.mean, rep.stats.network_latency.mean,rep.stats.accepted.mean, rep.stats.saturation_reasons);
+    println!(
+        "cycles {} in {:.3}s = {:.0} cycles/s, {:.2} M flit-hops/s, lat {:.2} net {:.2} acc {:.4} sat {:?}",
+        rep.cycles,
+        s,
+        rep.cycles as f64 / s,
+        rep.counters.flit_traversals as f64 / s / 1e6,
+        rep.stats.packet_latency.mean,
+        rep.stats.network_latency.mean,
+        rep.stats.accepted.mean,
+        rep.stats.saturation_reasons
+    );
 }

@@ -45,7 +45,8 @@ fn trace_with_waits_and_long_computation() {
     let msgs: Vec<String> = (0..16u32)
         .flat_map(|round| {
             (0..16u32).map(move |s| {
-                let wait = if round == 0 { String::new() } else { format!(", after = [{}], delay = 3000", (round - 1) * 16 + (s + 15) % 16) };
+                let wait =
+                    if round == 0 { String::new() } else { format!(", after = [{}], delay = 3000", (round - 1) * 16 + (s + 15) % 16) };
                 // (A message's id is its place in the list: round * 16 + s.)
                 format!("{{ src = {s}, dst = {}, flits = {}{wait} }}", (s + 1) % 16, 1 + (s + round) % 20)
             })
@@ -67,7 +68,9 @@ fn trace_with_waits_and_long_computation() {
 /// Open-loop messages at far-apart cycles: wakes beyond the calendar's slots.
 #[test]
 fn trace_at_far_apart_cycles() {
-    let msgs: Vec<String> = (0..40u64).map(|k| format!("{{ src = {}, dst = {}, flits = {}, at = {} }}", k * 7 % 32, k * 13 % 32, 1 + k % 9, k * k * 37)).collect();
+    let msgs: Vec<String> = (0..40u64)
+        .map(|k| format!("{{ src = {}, dst = {}, flits = {}, at = {} }}", k * 7 % 32, k * 13 % 32, 1 + k % 9, k * k * 37))
+        .collect();
     let toml = format!(
         "[topology]\ntype = \"mesh\"\ndims = [8, 4]\n[sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\ncheck = true\n\
          [traffic.trace]\npacket_flits = 3\nmessages = [{}]\n",

@@ -34,13 +34,19 @@ fn net(dims: &str, routing: &str, traffic: &str, sim: &str) -> String {
 #[test]
 fn zero_load_latency_is_the_closed_form_and_routes_are_minimal() {
     for routing in ["deadlock = \"avoidance\"", "deadlock = \"recovery\""] {
-        let toml = net("[8, 8]", routing, "load = 0.002\npacket_size = 16", "check = true\nwarmup = 100\nmeasure = 20000\ndrain_limit = 2000");
+        let toml =
+            net("[8, 8]", routing, "load = 0.002\npacket_size = 16", "check = true\nwarmup = 100\nmeasure = 20000\ndrain_limit = 2000");
         let r = run(&toml).unwrap();
         let s = &r.stats;
         assert!(s.packets_delivered > 100 && s.packets_delivered == s.packets_measured, "{routing}: {s:?}");
         let t = |h: f64| 3.0 * h + 19.0;
         assert_eq!(s.network_latency.min as f64, t(0.0), "{routing}");
-        assert!(s.network_latency.mean >= t(s.avg_hops) - 1e-9 && s.network_latency.mean <= t(s.avg_hops) * 1.005, "{routing}: mean {} vs {}", s.network_latency.mean, t(s.avg_hops));
+        assert!(
+            s.network_latency.mean >= t(s.avg_hops) - 1e-9 && s.network_latency.mean <= t(s.avg_hops) * 1.005,
+            "{routing}: mean {} vs {}",
+            s.network_latency.mean,
+            t(s.avg_hops)
+        );
         // Uniform over an 8x8 torus, a node to itself included: 2 x 2 = 4 hops on average;
         // adaptive routing is minimal, so the measured mean is near it (sampling only).
         assert!((s.avg_hops - 4.0).abs() < 0.15, "{routing}: avg hops {}", s.avg_hops);
@@ -54,13 +60,20 @@ fn zero_load_latency_is_the_closed_form_and_routes_are_minimal() {
 /// token).
 #[test]
 fn heavy_load_drains_completely_with_avoidance_and_recovery() {
-    for routing in ["deadlock = \"avoidance\"", "deadlock = \"avoidance\"\nescape = \"dateline_dor\"\n[router.x]", "deadlock = \"recovery\""] {
+    for routing in
+        ["deadlock = \"avoidance\"", "deadlock = \"avoidance\"\nescape = \"dateline_dor\"\n[router.x]", "deadlock = \"recovery\""]
+    {
         let (routing, vcs) = match routing.split_once("\n[router.x]") {
             Some((r, _)) => (r, 4),
             None => (routing, 3),
         };
-        let toml = net("[4, 4]", routing, "load = 1.0\npacket_size = 16\npackets_per_source = 40", "check = true\nwarmup = 0\nmeasure = 4000\ndrain_limit = 200000")
-            .replace("type = \"central\"", &format!("type = \"central\"\nvcs = {vcs}"));
+        let toml = net(
+            "[4, 4]",
+            routing,
+            "load = 1.0\npacket_size = 16\npackets_per_source = 40",
+            "check = true\nwarmup = 0\nmeasure = 4000\ndrain_limit = 200000",
+        )
+        .replace("type = \"central\"", &format!("type = \"central\"\nvcs = {vcs}"));
         let r = run(&toml).unwrap_or_else(|e| panic!("{routing}: {e}"));
         assert_eq!(r.counters.packets_created, 16 * 40, "{routing}");
         assert_eq!(r.counters.packets_delivered, r.counters.packets_created, "{routing}: {:?}", r.counters);
@@ -68,7 +81,10 @@ fn heavy_load_drains_completely_with_avoidance_and_recovery() {
         let c = r.central.expect("central counters");
         if routing.contains("recovery") {
             assert!(c.recoveries > 0 && c.escape_allocations == 0, "{c:?}");
-            assert!(c.deadlock_buffer_flits >= 16 * c.recoveries, "every recovering packet crosses at least one router on the deadlock buffers: {c:?}");
+            assert!(
+                c.deadlock_buffer_flits >= 16 * c.recoveries,
+                "every recovering packet crosses at least one router on the deadlock buffers: {c:?}"
+            );
         } else {
             assert!(c.escape_allocations > 0 && c.recoveries == 0, "{c:?}");
         }
@@ -81,8 +97,13 @@ fn heavy_load_drains_completely_with_avoidance_and_recovery() {
 #[test]
 fn fully_adaptive_deadlocks_without_recovery_and_drains_with_disha() {
     let toml = |timeout: u32, traffic: &str| {
-        net("[8, 8]", &format!("deadlock = \"recovery\"\ntimeout = {timeout}"), traffic, "warmup = 0\nmeasure = 3000\ndrain_limit = 400000\nwatchdog = 2000")
-            .replace("type = \"central\"", "type = \"central\"\nvcs = 1")
+        net(
+            "[8, 8]",
+            &format!("deadlock = \"recovery\"\ntimeout = {timeout}"),
+            traffic,
+            "warmup = 0\nmeasure = 3000\ndrain_limit = 400000\nwatchdog = 2000",
+        )
+        .replace("type = \"central\"", "type = \"central\"\nvcs = 1")
     };
     match run(&toml(65535, "load = 1.0\npacket_size = 16")) {
         Err(Error::Deadlock { .. }) => {}
@@ -101,7 +122,10 @@ fn fully_adaptive_deadlocks_without_recovery_and_drains_with_disha() {
 fn escape_networks_are_acyclic() {
     use flitsim_core::routing::cdg;
     for (escape, vcs) in [("mesh_dor", 3), ("dateline_dor", 4)] {
-        let s = spec(&net("[16, 16]", &format!("escape = \"{escape}\""), "load = 0.1\npacket_size = 16", "").replace("type = \"central\"", &format!("type = \"central\"\nvcs = {vcs}")));
+        let s = spec(
+            &net("[16, 16]", &format!("escape = \"{escape}\""), "load = 0.1\npacket_size = 16", "")
+                .replace("type = \"central\"", &format!("type = \"central\"\nvcs = {vcs}")),
+        );
         let rep = cdg::check(&s.routing, &s.topology, vcs + 1);
         assert!(rep.acyclic && rep.unreachable_pairs == 0, "{escape}: {:?}", rep.cycle);
     }
@@ -184,7 +208,12 @@ fn alo_under_recovery_collapses_when_vcs_are_free_at_the_tail() {
     let (u, d, b) = (unassigned.stats.accepted.mean, drained.stats.accepted.mean, base.stats.accepted.mean);
     assert!(b < 0.05 && u < 0.05, "Base {b} and ALO (unassigned) {u} collapse beyond saturation");
     assert!(d > 0.25, "ALO (drained) holds throughput: {d}");
-    let e = Config::from_toml("[congestion]\npolicy = \"tune\"\nalo_free = \"drained\"\n", &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    let e = Config::from_toml("[congestion]\npolicy = \"tune\"\nalo_free = \"drained\"\n", &[])
+        .unwrap()
+        .validate()
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("congestion.alo_free"), "{e}");
 }
 
@@ -195,7 +224,12 @@ fn alo_under_recovery_collapses_when_vcs_are_free_at_the_tail() {
 fn tune_holds_throughput_beyond_saturation() {
     let hi = ["traffic.load=0.8", "routing.deadlock=\"recovery\""];
     let (none, tune) = (tpds(&hi), tpds(&[hi[0], hi[1], "congestion.policy=\"tune\""]));
-    assert!(tune.stats.accepted.mean > 2.0 * none.stats.accepted.mean, "tune {} base {}", tune.stats.accepted.mean, none.stats.accepted.mean);
+    assert!(
+        tune.stats.accepted.mean > 2.0 * none.stats.accepted.mean,
+        "tune {} base {}",
+        tune.stats.accepted.mean,
+        none.stats.accepted.mean
+    );
     let c = tune.congestion.unwrap();
     assert_eq!((c.increment, c.decrement, c.gather, c.tuning_period), (30, 122, 32, 96));
     assert_eq!(c.trace.len() as u64, tune.cycles / 96);

@@ -41,7 +41,9 @@ fn clos_summary_matches_the_closed_forms_from_16_to_512_nodes() {
         assert_eq!(s.uniform_bisection_bound, 1.0);
     }
     // The paper's network from the config table: 32 line cards and 16 spines.
-    let cfg = Config::from_toml("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 1\n", &[]).unwrap();
+    let cfg =
+        Config::from_toml("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 1\n", &[])
+            .unwrap();
     let s = cfg.validate().unwrap().topology.summary();
     assert_eq!((s.nodes, s.routers, s.diameter), (512, 48, 2));
     assert!((s.avg_hops - 1.9375).abs() < 1e-12);
@@ -90,7 +92,11 @@ fn engine_mapping_keeps_the_wiring() {
 /// source builds for static destination-mod-k selection, symbol by symbol.
 #[test]
 fn up_down_routes_are_deadlock_free_on_one_vc() {
-    for cfg in [TopologyConfig::Clos { radix: 8, stages: 3, nodes: None }, TopologyConfig::Clos { radix: 4, stages: 5, nodes: None }, TopologyConfig::KAryNTree { k: 3, n: 3 }] {
+    for cfg in [
+        TopologyConfig::Clos { radix: 8, stages: 3, nodes: None },
+        TopologyConfig::Clos { radix: 4, stages: 5, nodes: None },
+        TopologyConfig::KAryNTree { k: 3, n: 3 },
+    ] {
         let t = Topology::build(&cfg, "topology").unwrap();
         let v = up_down_cdg(t.fat_tree.as_ref().unwrap());
         assert!(v.acyclic, "{cfg:?}: {:?}", v.cycle);
@@ -156,7 +162,14 @@ fn zero_load_latency_on_a_clos() {
         assert!(s.packets_delivered > 2000 && s.packets_delivered == s.packets_measured, "{selection}");
         let lat = &s.network_latency;
         assert_eq!(lat.min, 6, "{selection}");
-        let on: u64 = lat.histogram.counts.iter().enumerate().filter(|(i, _)| [6, 16].contains(&(lat.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+        let on: u64 = lat
+            .histogram
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| [6, 16].contains(&(lat.histogram.start + *i as u64)))
+            .map(|(_, &c)| c)
+            .sum();
         assert!(on as f64 >= 0.98 * lat.count as f64, "{selection}: {on} of {} on 6, 16", lat.count);
         let closed = 6.0 + 5.0 * s.avg_hops;
         assert!(lat.mean >= closed - 1e-9 && lat.mean < closed * 1.005, "{selection}: {} vs {closed}", lat.mean);
@@ -237,9 +250,22 @@ fn config_errors_name_the_field_and_the_fix() {
         (format!("[topology]\ntype = \"clos\"\nradix = 64\nstages = 3\n{ud}"), "topology", "at most 64"),
         ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n".into(), "routing.type", "updown"),
         (ud.into(), "routing.type", "clos"),
-        ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\nselection = \"dispersive\"\n".into(), "routing.selection", "probing"),
-        ("[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 3\n".into(), "router.vcs", "fewer VCs"),
-        ("[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\ntype = \"buffered_crossbar\"\n".into(), "router.type", "input_queued"),
+        (
+            "[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\nselection = \"dispersive\"\n".into(),
+            "routing.selection",
+            "probing",
+        ),
+        (
+            "[topology]\ntype = \"clos\"\nradix = 32\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\nvcs = 3\n".into(),
+            "router.vcs",
+            "fewer VCs",
+        ),
+        (
+            "[topology]\ntype = \"clos\"\nradix = 8\nstages = 3\n[routing]\ntype = \"updown\"\n[router]\ntype = \"buffered_crossbar\"\n"
+                .into(),
+            "router.type",
+            "input_queued",
+        ),
     ];
     for (toml, field, fix) in cases {
         let err = Config::from_toml(&toml, &[]).and_then(|c| c.validate().map(|_| ())).expect_err(&toml).to_string();
@@ -275,7 +301,9 @@ fn random_bisection_pattern_pairs_every_node_with_its_peer() {
     );
     let r = run(&toml);
     assert_eq!(r.counters.packets_delivered, 20 * 32);
-    let err =
-        Config::from_toml("[topology]\ntype = \"crossbar\"\nports = 5\n[traffic]\npattern = { type = \"random_bisection\" }\n", &[]).and_then(|c| c.validate().map(|_| ())).unwrap_err().to_string();
+    let err = Config::from_toml("[topology]\ntype = \"crossbar\"\nports = 5\n[traffic]\npattern = { type = \"random_bisection\" }\n", &[])
+        .and_then(|c| c.validate().map(|_| ()))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("traffic.pattern") && err.contains("even"), "{err}");
 }

@@ -65,11 +65,7 @@ fn router_and_routing_type_may_be_left_out() {
     // Single-choice families default their `type`, so an override of one field works on
     // the empty config.
     let c = Config::from_toml("", &["router.vcs=2".into(), "routing.datelines=false".into()]).unwrap();
-    let c2 = Config::from_toml(
-        "[router]\ntype = \"input_queued\"\nvcs = 2\n[routing]\ntype = \"dor\"\ndatelines = false",
-        &[],
-    )
-    .unwrap();
+    let c2 = Config::from_toml("[router]\ntype = \"input_queued\"\nvcs = 2\n[routing]\ntype = \"dor\"\ndatelines = false", &[]).unwrap();
     assert_eq!(c, c2);
     c.validate().unwrap();
 }

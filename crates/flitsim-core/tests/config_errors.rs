@@ -33,13 +33,7 @@ struct Case {
     has: &'static [&'static str],
 }
 
-const fn case(
-    name: &'static str,
-    toml: &'static str,
-    kind: Kind,
-    path: &'static str,
-    has: &'static [&'static str],
-) -> Case {
+const fn case(name: &'static str, toml: &'static str, kind: Kind, path: &'static str, has: &'static [&'static str]) -> Case {
     Case { name, toml, set: &[], kind, path, has }
 }
 

@@ -88,7 +88,8 @@ fn dispersion_is_deterministic_and_checked() {
 /// reply, and neither is traffic: they are counted in no packet total.
 #[test]
 fn probes_are_one_flit_packets_outside_the_traffic() {
-    let toml = clos(64, "probing", "{ type = \"random_bisection\", index = 1 }").replace("until_done = true\n", "until_done = true\ncheck = true\n");
+    let toml = clos(64, "probing", "{ type = \"random_bisection\", index = 1 }")
+        .replace("until_done = true\n", "until_done = true\ncheck = true\n");
     let r = run(&toml);
     let d = r.dispersion.unwrap();
     assert!(d.probes > 0);

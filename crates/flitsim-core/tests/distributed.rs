@@ -206,7 +206,10 @@ fn dateline_drops_across_processes() {
     let base = "seed = 23\n[topology]\ntype = \"cube\"\ndims = [4, 4]\nwrap = [true, true]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\n\
                 [traffic]\nload = 0.3\npacket_size = 3\npackets_per_source = 40\n[sim]\nwarmup = 0\nmeasure = 4000\n";
     common::write_upper_vc_tables(base, &file);
-    let dropping = base.replace("vc_policy = \"v3\"\n", &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()));
+    let dropping = base.replace(
+        "vc_policy = \"v3\"\n",
+        &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()),
+    );
     let seastar = dropping.replace("[router]\n", "[router]\ntype = \"buffered_crossbar\"\n");
     for (name, toml) in [("input-queued drops", &dropping), ("SeaStar drops", &seastar)] {
         let (one, _) = report(toml, 1);

@@ -17,10 +17,11 @@ fn config(a: u32, p: u32, h: u32, groups: Option<u32>, extra: &str) -> String {
     format!("[topology]\ntype = \"dragonfly\"\ngroup_routers = {a}\nconcentration = {p}\nglobal_ports = {h}\n{g}[routing]\ntype = \"dragonfly\"\n{extra}")
 }
 
-
 #[test]
 fn every_pair_of_groups_gets_its_share_of_global_links_and_every_channel_its_reverse() {
-    for (a, p, h, g) in [(4, 2, 2, None), (4, 2, 2, Some(5)), (4, 2, 2, Some(3)), (2, 1, 1, None), (6, 3, 3, Some(10)), (1, 1, 3, None), (3, 1, 2, Some(2))] {
+    for (a, p, h, g) in
+        [(4, 2, 2, None), (4, 2, 2, Some(5)), (4, 2, 2, Some(3)), (2, 1, 1, None), (6, 3, 3, Some(10)), (1, 1, 3, None), (3, 1, 2, Some(2))]
+    {
         let (t, _) = routes(&config(a, p, h, g, ""));
         let g = g.unwrap_or(a * h + 1);
         assert_eq!((t.num_routers, t.num_nodes, t.ports), (a * g, a * g * p, a - 1 + h + p));
@@ -127,7 +128,8 @@ fn valiant_routes_go_through_their_intermediate_group_in_at_most_five_hops() {
     for src in 0..t.num_nodes {
         for dst in 0..t.num_nodes {
             let path = r.path(&t, src, dst, 0).unwrap();
-            let globals: Vec<usize> = path.iter().enumerate().filter(|(_, x)| x.port >= a - 1 && x.port < a - 1 + h).map(|(i, _)| i).collect();
+            let globals: Vec<usize> =
+                path.iter().enumerate().filter(|(_, x)| x.port >= a - 1 && x.port < a - 1 + h).map(|(i, _)| i).collect();
             assert!(globals.len() <= 2 && path.len() <= 6, "{src}->{dst}: {path:?}");
             // The VC class counts the global hops behind the packet.
             for (i, x) in path.iter().enumerate() {
@@ -191,7 +193,14 @@ fn zero_load_latency_with_long_global_wires_matches_the_closed_form() {
     assert!(net.max >= longest && net.max <= longest + 8, "max {} vs {lattice:?}", net.max);
     // Sampled pairs: the mean within 1.5% of the all-pairs mean.
     assert!((net.mean - expect).abs() < 0.015 * expect, "mean {} vs closed form {expect}", net.mean);
-    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| lattice.contains(&(net.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+    let on: u64 = net
+        .histogram
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| lattice.contains(&(net.histogram.start + *i as u64)))
+        .map(|(_, &c)| c)
+        .sum();
     assert!(on as f64 >= 0.98 * net.count as f64, "{on} of {} on the lattice {lattice:?}", net.count);
 }
 
@@ -238,7 +247,12 @@ fn adversarial_traffic_holds_minimal_routing_to_one_global_link_per_group_and_va
     let val = run(&config(a, p, h, None, &format!("mode = \"valiant\"\n[router]\nvcs = 6\n{uniform}")));
     let ugal = run(&config(a, p, h, None, &format!("mode = \"ugal\"\n[router]\nvcs = 6\n{uniform}")));
     assert!(!ugal.stats.saturated && (ugal.stats.accepted.mean - 0.5).abs() < 0.01, "ugal {}", ugal.stats.accepted.mean);
-    assert!(val.stats.accepted.mean < ugal.stats.accepted.mean - 0.02, "valiant {} vs ugal {}", val.stats.accepted.mean, ugal.stats.accepted.mean);
+    assert!(
+        val.stats.accepted.mean < ugal.stats.accepted.mean - 0.02,
+        "valiant {} vs ugal {}",
+        val.stats.accepted.mean,
+        ugal.stats.accepted.mean
+    );
 }
 
 /// Queues given per port, for UGAL's choice.
@@ -287,8 +301,18 @@ fn bad_dragonfly_configs_name_the_field_and_the_fix() {
         (config(40, 2, 30, None, ""), "topology.group_routers", "64"),
         (config(4, 2, 2, None, "[router]\ntype = \"buffered_crossbar\"\n"), "router.type", "input_queued"),
         // (STOP/GO needs one VC, which no dragonfly route set can live with.)
-        (config(4, 2, 2, None, "mode = \"ugal\"\n[router]\nvcs = 3\nstop_go = { stop = 6, go = 2 }\nbuffer_depth = 8\n"), "router.stop_go", "vcs = 1"),
-        (config(4, 2, 2, None, "").replace("type = \"dragonfly\"\n[router]", "").replace("[routing]\ntype = \"dragonfly\"", "[routing]\ntype = \"dor\""), "routing.type", "dragonfly"),
+        (
+            config(4, 2, 2, None, "mode = \"ugal\"\n[router]\nvcs = 3\nstop_go = { stop = 6, go = 2 }\nbuffer_depth = 8\n"),
+            "router.stop_go",
+            "vcs = 1",
+        ),
+        (
+            config(4, 2, 2, None, "")
+                .replace("type = \"dragonfly\"\n[router]", "")
+                .replace("[routing]\ntype = \"dragonfly\"", "[routing]\ntype = \"dor\""),
+            "routing.type",
+            "dragonfly",
+        ),
     ];
     for (toml, field, fix) in cases {
         let e = Config::from_toml(&toml, &[]).and_then(|c| c.validate()).unwrap_err().to_string();

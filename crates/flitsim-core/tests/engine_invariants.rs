@@ -8,8 +8,8 @@
 use flitsim_core::config::{Config, Spec};
 use flitsim_core::report::Report;
 use flitsim_core::sim::Simulation;
-use flitsim_core::Error;
 use flitsim_core::stats;
+use flitsim_core::Error;
 
 fn spec(toml: &str) -> Spec {
     let cfg = Config::from_toml(toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
@@ -46,10 +46,7 @@ fn assert_consistent(r: &Report, what: &str) {
 /// latency setting so that credits and flits spend different times in flight.
 const NETWORKS: &[(&str, &str)] = &[
     ("torus 4x4", "[topology]\ntype = \"torus\"\ndims = [4, 4]\n"),
-    (
-        "torus 3x5 (odd radix)",
-        "[topology]\ntype = \"torus\"\ndims = [3, 5]\n[channel]\nlatency = 2\n[router.extra]\n",
-    ),
+    ("torus 3x5 (odd radix)", "[topology]\ntype = \"torus\"\ndims = [3, 5]\n[channel]\nlatency = 2\n[router.extra]\n"),
     (
         "mesh 4x3, concentration 2",
         "[topology]\ntype = \"mesh\"\ndims = [4, 3]\nconcentration = 2\n[router.extra]\nrouting_delay = 0\nvc_alloc_delay = 0\n",
@@ -98,12 +95,8 @@ fn check_mode_holds_on_every_topology_near_saturation() {
         let load = near_saturation(net);
         for &(router_name, router) in ROUTERS {
             let what = format!("{net_name}, {router_name}, load {load}");
-            let toml = grid_config(
-                net,
-                router,
-                load,
-                "[sim]\ncheck = true\nwarmup = 200\nmeasure = 600\ndrain_limit = 1500\nwatchdog = 1000\n",
-            );
+            let toml =
+                grid_config(net, router, load, "[sim]\ncheck = true\nwarmup = 200\nmeasure = 600\ndrain_limit = 1500\nwatchdog = 1000\n");
             let r = run(&toml).unwrap_or_else(|e| panic!("{what}: {e}\n{toml}"));
             assert_consistent(&r, &what);
             assert!(r.stats.packets_delivered > 0, "{what}: nothing delivered");
@@ -119,12 +112,8 @@ fn check_mode_holds_past_saturation() {
     for &(net_name, net) in NETWORKS {
         for &(router_name, router) in ROUTERS {
             let what = format!("{net_name}, {router_name}, load 1");
-            let toml = grid_config(
-                net,
-                router,
-                1.0,
-                "[sim]\ncheck = true\nwarmup = 100\nmeasure = 300\ndrain_limit = 200\nwatchdog = 1000\n",
-            );
+            let toml =
+                grid_config(net, router, 1.0, "[sim]\ncheck = true\nwarmup = 100\nmeasure = 300\ndrain_limit = 200\nwatchdog = 1000\n");
             let r = run(&toml).unwrap_or_else(|e| panic!("{what}: {e}\n{toml}"));
             assert_consistent(&r, &what);
             if net_name != "crossbar 8" {
@@ -189,9 +178,7 @@ fn low_load_permutations_deliver_everything_over_the_exact_hop_count() {
     ];
     for &(topo, pattern, hops) in cases {
         for size in [1, 4] {
-            let toml = format!(
-                "{topo}\n[traffic]\nload = 0.05\npacket_size = {size}\npattern = {{ type = \"{pattern}\" }}\n{LOW}"
-            );
+            let toml = format!("{topo}\n[traffic]\nload = 0.05\npacket_size = {size}\npattern = {{ type = \"{pattern}\" }}\n{LOW}");
             let r = run_ok(&toml);
             let s = &r.stats;
             assert!(s.packets_measured > 50, "{toml}: only {} packets", s.packets_measured);
@@ -360,7 +347,12 @@ fn a_deadlock_the_run_ends_before_the_watchdog_sees_is_reported_as_a_stall() {
     // network is stuck instead of calling it merely saturated.
     let toml = ring(8, false, 1, "tornado", 1, 2000).replace("drain_limit = 500\nwatchdog = 200", "drain_limit = 0\nwatchdog = 100000");
     let r = run(&toml).expect("the watchdog does not run out");
-    let stall = r.stats.saturation_reasons.iter().find(|s| s.starts_with("stalled, likely deadlocked")).unwrap_or_else(|| panic!("{:?}", r.stats.saturation_reasons));
+    let stall = r
+        .stats
+        .saturation_reasons
+        .iter()
+        .find(|s| s.starts_with("stalled, likely deadlocked"))
+        .unwrap_or_else(|| panic!("{:?}", r.stats.saturation_reasons));
     assert!(stall.contains("sim.watchdog = 100000"), "{stall}");
     // A healthy run of the same ring with datelines reports no stall.
     let ok = run(&ring(8, true, 2, "tornado", 1, 2000)).unwrap();
@@ -407,11 +399,7 @@ fn watchdog_at_its_minimum_never_fires_on_a_deadlock_free_network() {
         ("", "[channel]\nlatency = 1000\n", 1004),
         ("routing_delay = 16\nvc_alloc_delay = 16\nsw_alloc_delay = 0\nst_delay = 0\n", "", 33),
         ("sw_alloc_delay = 16\nst_delay = 16\n", "[channel]\nendpoint_latency = 50\n", 84),
-        (
-            "routing_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\ncredit_delay = 64\nbuffer_depth = 1\n",
-            "",
-            64,
-        ),
+        ("routing_delay = 0\nvc_alloc_delay = 0\nsw_alloc_delay = 0\nst_delay = 0\ncredit_delay = 64\nbuffer_depth = 1\n", "", 64),
     ];
     for &(router, channel, quiet) in cases {
         let lone = format!(

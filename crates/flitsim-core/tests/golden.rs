@@ -395,7 +395,9 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
             }
             y.keys().find(|k| !x.contains_key(*k)).map(|k| format!("{path}.{k}: new in report"))
         }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]"))),
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]")))
+        }
         _ if a == b => None,
         _ => Some(format!("{path}: golden {a} != new {b}")),
     }
@@ -420,7 +422,10 @@ fn golden_reports_are_unchanged() {
             continue;
         }
         if !path.exists() {
-            failures.push(format!("{name}: no golden file {} (a new case: bless it once with FLITSIM_BLESS=1 and commit the file)", path.display()));
+            failures.push(format!(
+                "{name}: no golden file {} (a new case: bless it once with FLITSIM_BLESS=1 and commit the file)",
+                path.display()
+            ));
             continue;
         }
         let golden = std::fs::read_to_string(&path).unwrap();
@@ -430,7 +435,11 @@ fn golden_reports_are_unchanged() {
             failures.push(format!("{name}: {why}"));
         }
     }
-    assert!(failures.is_empty(), "simulated results changed (re-bless with FLITSIM_BLESS=1 only if the change is intended):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "simulated results changed (re-bless with FLITSIM_BLESS=1 only if the change is intended):\n{}",
+        failures.join("\n")
+    );
 }
 
 /// The same config gives the same report twice in one process (no hidden global state).

@@ -14,7 +14,6 @@ fn config<L: std::fmt::Debug>(links: &[L], t: u32, mode: &str, vcs: u32, extra: 
     format!("[topology]\ntype = \"graph\"\nlinks = {links:?}\nconcentration = {t}\n[routing]\ntype = \"graph\"\nmode = \"{mode}\"\n[router]\nvcs = {vcs}\n{extra}")
 }
 
-
 /// The links of a k x k torus (router x + k y), each once.
 fn torus_links(k: u32) -> Vec<[u32; 2]> {
     let mut l = Vec::new();
@@ -130,11 +129,16 @@ fn bad_graphs_name_the_field_and_the_fix() {
     std::fs::write(&short, "# ok\n0 1\n\n2\n").unwrap();
     let bad_latency = dir.join("latency.links");
     std::fs::write(&bad_latency, "0 1 5\n1 2 x\n").unwrap();
-    let with_file = |f: &std::path::Path| format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n", f.display());
+    let with_file =
+        |f: &std::path::Path| format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n", f.display());
     let cases = [
         (config(&[[0, 1], [1, 1]], 1, "minimal", 2, ""), "topology.links[1]", "itself"),
         (config(&[[0, 1], [2, 3]], 1, "minimal", 2, ""), "topology.links", "not connected"),
-        (config(&[[0, 1], [1, 5]], 1, "minimal", 2, "").replace("concentration = 1", "concentration = 1\nrouters = 4"), "topology.links[1]", "routers"),
+        (
+            config(&[[0, 1], [1, 5]], 1, "minimal", 2, "").replace("concentration = 1", "concentration = 1\nrouters = 4"),
+            "topology.links[1]",
+            "routers",
+        ),
         (config(&ring(6), 1, "minimal", 2, ""), "router.vcs", "updown"),
         (config(&ring(6), 1, "minimal", 4, "").replace("links = ", "file = \"x\"\nlinks = "), "topology.links", "not both"),
         (config(&(1..64).map(|i| [0, i]).collect::<Vec<_>>(), 2, "updown", 1, ""), "topology.concentration", "at most 64"),
@@ -142,7 +146,11 @@ fn bad_graphs_name_the_field_and_the_fix() {
         (with_file(&short), "line 4", "two router ids"),
         (with_file(&bad_latency), "line 2", "not a latency"),
         (with_file(&dir.join("missing.links")), "topology.file", "cannot read"),
-        (config(&ring(4), 1, "minimal", 2, "[router]\ntype = \"buffered_crossbar\"\n").replace("[router]\nvcs = 2\n", ""), "router.type", "input_queued"),
+        (
+            config(&ring(4), 1, "minimal", 2, "[router]\ntype = \"buffered_crossbar\"\n").replace("[router]\nvcs = 2\n", ""),
+            "router.type",
+            "input_queued",
+        ),
         (config(&ring(4), 1, "minimal", 2, "").replace("type = \"graph\"\nmode = \"minimal\"", "type = \"dor\""), "routing.type", "graph"),
         (config(&[vec![0, 1, 0]], 1, "minimal", 2, ""), "topology.links[0]", "1..=1000"),
         (config(&[vec![0, 1], vec![1, 2, 3, 4]], 1, "minimal", 2, ""), "topology.links[1]", "[a, b, latency]"),
@@ -160,7 +168,13 @@ fn runs_deliver_every_packet_over_the_routes_hops() {
     // Uniform traffic on a torus written as links, both route sets, check mode on: every
     // packet delivered, and the mean hops those of the routes over all pairs.
     for (mode, vcs) in [("minimal", 4), ("updown", 2)] {
-        let toml = config(&torus_links(4), 2, mode, vcs, "[traffic]\nload = 0.2\npacket_size = 4\n[sim]\ncheck = true\nwarmup = 500\nmeasure = 4000\n");
+        let toml = config(
+            &torus_links(4),
+            2,
+            mode,
+            vcs,
+            "[traffic]\nload = 0.2\npacket_size = 4\n[sim]\ncheck = true\nwarmup = 500\nmeasure = 4000\n",
+        );
         let rep = run(&toml);
         let s = &rep.stats;
         assert!(!s.saturated && (s.accepted.mean - 0.2).abs() < 0.01, "{mode}: {}", s.accepted.mean);
@@ -201,7 +215,8 @@ fn links_with_their_own_latencies_time_the_packets_as_the_closed_form_says() {
     let file = dir.join("line.links");
     std::fs::write(&file, "0 1 3  # short\n1 2 7\n").unwrap();
     let sim = "[traffic]\nload = 0.002\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 60000\ndrain_limit = 1000\n";
-    let from_file = format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n[router]\nvcs = 2\n{sim}", file.display());
+    let from_file =
+        format!("[topology]\ntype = \"graph\"\nfile = \"{}\"\n[routing]\ntype = \"graph\"\n[router]\nvcs = 2\n{sim}", file.display());
     let inline = config(&[vec![0, 1, 3], vec![1, 2, 7]], 1, "minimal", 2, sim);
     let time = |a: u32, b: u32| {
         let (lo, hi) = (a.min(b), a.max(b));
@@ -216,7 +231,14 @@ fn links_with_their_own_latencies_time_the_packets_as_the_closed_form_says() {
     assert_eq!((net.min, net.max), (time(0, 0), time(0, 2)));
     // Every packet on its pair's closed form: only these four values occur.
     let lattice = [time(0, 0), time(0, 1), time(1, 2), time(0, 2)];
-    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| lattice.contains(&(net.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+    let on: u64 = net
+        .histogram
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| lattice.contains(&(net.histogram.start + *i as u64)))
+        .map(|(_, &c)| c)
+        .sum();
     assert_eq!(on, net.count);
     assert!((net.mean - expect).abs() < 0.05 * expect, "mean {} vs {expect}", net.mean);
     std::fs::remove_dir_all(&dir).ok();

@@ -42,7 +42,8 @@ fn minimal_graph_routes_take_each_familys_own_distances() {
         let report = cdg::check(&r, &topo, diameter);
         assert!(report.acyclic && report.routable_pairs == report.pairs, "{topology}: {:?}", report.cycle);
         // One VC fewer than the diameter is refused, naming the fix.
-        let e = Config::from_toml(&graph(topology, "minimal", diameter - 1, ""), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+        let e =
+            Config::from_toml(&graph(topology, "minimal", diameter - 1, ""), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
         assert!(e.contains("router.vcs") && e.contains(&format!("vcs >= {diameter}")) && e.contains("updown"), "{e}");
         // Up*/down* on one VC: deadlock-free, every pair connected, never shorter.
         let (topo, ud) = routes(&graph(topology, "updown", 1, ""));
@@ -69,7 +70,13 @@ fn failed_links_lengthen_routes_by_the_detour() {
     assert!(f.check.acyclic && f.check.unreachable_pairs == 0);
     for (src, dst) in (0..4).flat_map(|s| (0..4).map(move |d| (s, d))) {
         let hops = r.path(&topo, src, dst, 0).unwrap().len() - 1;
-        let want = if src == dst { 0 } else if src + dst == 1 { 2 } else { 1 };
+        let want = if src == dst {
+            0
+        } else if src + dst == 1 {
+            2
+        } else {
+            1
+        };
         assert_eq!(hops, want, "{src} -> {dst}");
     }
 }
@@ -81,7 +88,12 @@ fn routers_cut_off_by_failures_are_refused_or_skipped() {
     let e = Config::from_toml(&graph(TORUS, "updown", 1, cut), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("do not connect") && e.contains("faults.unroutable"), "{e}");
     // Skipped: the other 36 endpoints exchange traffic, none of it to or from router 5's.
-    let toml = graph(TORUS, "updown", 1, &format!("{cut}unroutable = \"skip\"\n[traffic]\nload = 0.2\n[sim]\nwarmup = 200\nmeasure = 1000\ncheck = true\n"));
+    let toml = graph(
+        TORUS,
+        "updown",
+        1,
+        &format!("{cut}unroutable = \"skip\"\n[traffic]\nload = 0.2\n[sim]\nwarmup = 200\nmeasure = 1000\ncheck = true\n"),
+    );
     let (topo, _, f) = Config::from_toml(&toml, &[]).unwrap().routes().unwrap();
     let f = f.unwrap();
     // 40 endpoints, 2 on router 5: 2 x 38 x 2 ordered pairs lost (and none other).

@@ -19,7 +19,6 @@ fn config(dims: &[u32], links: Option<&[u32]>, t: u32, extra: &str) -> String {
     format!("[topology]\ntype = \"hyperx\"\ndims = {dims:?}\n{links}concentration = {t}\n[routing]\ntype = \"hyperx\"\n{extra}")
 }
 
-
 /// The dimension a network port's channel runs in.
 fn dim(t: &Topology, router: u32, port: u32) -> u32 {
     t.channels[t.out_channel[(router * t.ports + port) as usize] as usize].dim
@@ -56,7 +55,12 @@ fn dimension_order_corrects_each_differing_coordinate_once_in_order_on_the_sourc
 /// evenly: `K_k` divides `T S_0 .. S_{k-1}` in these shapes).
 #[test]
 fn the_closed_form_summary_is_what_every_route_walked_gives() {
-    for (dims, links, conc) in [(vec![4u32, 4], vec![1u32, 1], 1), (vec![4, 3], vec![2, 1], 2), (vec![3, 2, 4], vec![1, 3, 2], 2), (vec![2, 2, 2, 2], vec![1, 1, 1, 1], 3)] {
+    for (dims, links, conc) in [
+        (vec![4u32, 4], vec![1u32, 1], 1),
+        (vec![4, 3], vec![2, 1], 2),
+        (vec![3, 2, 4], vec![1, 3, 2], 2),
+        (vec![2, 2, 2, 2], vec![1, 1, 1, 1], 3),
+    ] {
         let (t, r) = routes(&config(&dims, Some(&links), conc, ""));
         let s = t.summary();
         let mut load = vec![0u64; t.channels.len()];
@@ -98,7 +102,10 @@ fn valiant_routes_pass_their_intermediate_router_and_change_class_there() {
                 Some(via) => {
                     // Class 0 up to the intermediate, class 1 from it.
                     let at = path.iter().position(|x| x.router == via).expect("the route passes its intermediate");
-                    assert!(path[..at].iter().all(|x| x.vc < 2) && path[at..].iter().all(|x| x.vc >= 2), "{src}->{dst} via {via}: {path:?}");
+                    assert!(
+                        path[..at].iter().all(|x| x.vc < 2) && path[at..].iter().all(|x| x.vc >= 2),
+                        "{src}->{dst} via {via}: {path:?}"
+                    );
                     assert_eq!(path.len() as u32 - 1, t.router_distance(t.router_of(src), via) + t.router_distance(via, t.router_of(dst)));
                     longer += usize::from(path.len() as u32 - 1 > t.node_distance(src, dst));
                 }
@@ -112,7 +119,13 @@ fn valiant_routes_pass_their_intermediate_router_and_change_class_there() {
 
 #[test]
 fn every_mode_is_deadlock_free_with_its_classes_and_refused_without() {
-    for (mode, vcs, links) in [("dor", 1, None), ("dor", 3, Some([2u32, 1, 2])), ("valiant", 2, None), ("ugal", 2, Some([1, 2, 1])), ("valiant", 4, Some([2, 2, 2]))] {
+    for (mode, vcs, links) in [
+        ("dor", 1, None),
+        ("dor", 3, Some([2u32, 1, 2])),
+        ("valiant", 2, None),
+        ("ugal", 2, Some([1, 2, 1])),
+        ("valiant", 4, Some([2, 2, 2])),
+    ] {
         let (t, r) = routes(&config(&[3, 4, 2], links.as_ref().map(|l| &l[..]), 2, &format!("mode = \"{mode}\"\n[router]\nvcs = {vcs}\n")));
         let report = cdg::check(&r, &t, vcs);
         assert!(report.acyclic, "{mode} on {vcs} VCs: {:?}", report.cycle);
@@ -126,7 +139,10 @@ fn every_mode_is_deadlock_free_with_its_classes_and_refused_without() {
     // Other routing functions are refused on a HyperX, and HyperX routing elsewhere.
     let e = Config::from_toml("[topology]\ntype = \"hyperx\"\ndims = [4, 4]\n", &[]).and_then(|c| c.validate()).unwrap_err().to_string();
     assert!(e.contains("routing.type") && e.contains("hyperx"), "{e}");
-    let e = Config::from_toml("[topology]\ntype = \"torus\"\ndims = [4, 4]\n[routing]\ntype = \"hyperx\"\n", &[]).and_then(|c| c.validate()).unwrap_err().to_string();
+    let e = Config::from_toml("[topology]\ntype = \"torus\"\ndims = [4, 4]\n[routing]\ntype = \"hyperx\"\n", &[])
+        .and_then(|c| c.validate())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("routing.type") && e.contains("HyperX topology"), "{e}");
 }
 
@@ -183,7 +199,8 @@ fn zero_load_latency_matches_the_pipeline_closed_form() {
         2 + 4 * (x + y + 1) + x + 5 * y
     };
     let n = t.num_nodes;
-    let expect = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| time(t.router_of(a), t.router_of(b)) as f64).sum::<f64>() / f64::from(n * n);
+    let expect = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| time(t.router_of(a), t.router_of(b)) as f64).sum::<f64>()
+        / f64::from(n * n);
     let net = &s.network_latency;
     assert_eq!(net.min, 6);
     assert!(net.max >= 2 + 12 + 6 && net.max <= 20 + 8, "max {}", net.max);

@@ -88,7 +88,14 @@ fn zero_load_latency_on_kautz() {
     let net = &s.network_latency;
     assert_eq!(net.min, 6);
     assert!(net.max >= 16);
-    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| [6, 11, 16].contains(&(net.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+    let on: u64 = net
+        .histogram
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| [6, 11, 16].contains(&(net.histogram.start + *i as u64)))
+        .map(|(_, &c)| c)
+        .sum();
     assert!(on as f64 >= 0.98 * net.count as f64, "{on} of {} on 6, 11, 16", net.count);
     let closed = 6.0 + 5.0 * s.avg_hops;
     assert!(s.network_latency.mean >= closed - 1e-9 && s.network_latency.mean < closed * 1.005, "{} vs {closed}", s.network_latency.mean);
@@ -120,7 +127,11 @@ fn config_errors_name_the_field_and_the_fix() {
         ("[routing]\ntype = \"source\"\n", "routing.type", "kautz"),
         ("[topology]\ntype = \"kautz\"\ndegree = 1\ndiameter = 2\n[routing]\ntype = \"source\"\n", "topology.degree", "2..="),
         ("[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 0\n[routing]\ntype = \"source\"\n", "topology.diameter", "1 or more"),
-        ("[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 6\n[routing]\ntype = \"source\"\n[router]\nvcs = 3\n", "router.vcs", "vcs >= 4"),
+        (
+            "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 6\n[routing]\ntype = \"source\"\n[router]\nvcs = 3\n",
+            "router.vcs",
+            "vcs >= 4",
+        ),
     ];
     for (toml, field, fix) in cases {
         let err = Config::from_toml(toml, &[]).and_then(|c| c.validate().map(|_| ())).expect_err(toml).to_string();
@@ -128,7 +139,8 @@ fn config_errors_name_the_field_and_the_fix() {
     }
 }
 
-const XP: &str = "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 2\n[routing]\ntype = \"source\"\n[router]\ntype = \"crosspoint\"\nvcs = 2\n";
+const XP: &str =
+    "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 2\n[routing]\ntype = \"source\"\n[router]\ntype = \"crosspoint\"\nvcs = 2\n";
 
 /// The crosspoint switch at zero load: a head enters the DMA queue from the injection
 /// channel (1 cycle) and moves into the local crosspoint buffer in its arrival cycle; in
@@ -138,13 +150,21 @@ const XP: &str = "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 2\n[routi
 /// packets 7, 10, 13 on K(3, 2). Nearly every packet sits on those values.
 #[test]
 fn crosspoint_switch_zero_load_latency() {
-    let toml = format!("{XP}[traffic]\nload = 0.004\npacket_size = 4\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 60000\ndrain_limit = 1000\n");
+    let toml =
+        format!("{XP}[traffic]\nload = 0.004\npacket_size = 4\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 60000\ndrain_limit = 1000\n");
     let r = run(&toml);
     let s = &r.stats;
     assert!(s.packets_delivered > 150 && s.packets_delivered == s.packets_measured, "{} of {}", s.packets_delivered, s.packets_measured);
     let net = &s.network_latency;
     assert_eq!(net.min, 7, "T(0)");
-    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| [7, 10, 13].contains(&(net.histogram.start + *i as u64))).map(|(_, &c)| c).sum();
+    let on: u64 = net
+        .histogram
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| [7, 10, 13].contains(&(net.histogram.start + *i as u64)))
+        .map(|(_, &c)| c)
+        .sum();
     assert!(on as f64 >= 0.98 * net.count as f64, "{on} of {} on 7, 10, 13", net.count);
     let closed = 4.0 + 3.0 * s.avg_hops + 3.0;
     assert!(net.mean >= closed - 1e-9 && net.mean < closed * 1.01, "{} vs {closed}", net.mean);
@@ -208,7 +228,10 @@ fn multi_rail_spreads_packets_over_disjoint_routes() {
 #[test]
 fn multi_rail_config_errors() {
     let base = "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[router]\ntype = \"crosspoint\"\n";
-    for (extra, field, fix) in [("[routing]\ntype = \"source\"\nrails = 4\n", "routing.rails", "1..=3"), ("[routing]\ntype = \"source\"\nrails = 3\n", "router.vcs", "vcs >= 3")] {
+    for (extra, field, fix) in [
+        ("[routing]\ntype = \"source\"\nrails = 4\n", "routing.rails", "1..=3"),
+        ("[routing]\ntype = \"source\"\nrails = 3\n", "router.vcs", "vcs >= 3"),
+    ] {
         let toml = format!("{base}vcs = 2\n{extra}");
         let err = Config::from_toml(&toml, &[]).and_then(|c| c.validate().map(|_| ())).expect_err(&toml).to_string();
         assert!(err.contains(field) && err.contains(fix), "{toml}\n-> {err}");

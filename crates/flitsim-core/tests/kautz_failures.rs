@@ -201,14 +201,26 @@ fn bad_failure_schedules_name_the_field() {
         ("[[faults.at]]\ncycle = 0\nlinks = [[1, 0]]\n", "faults.at[0].cycle", "faults.links"),
         ("[[faults.at]]\ncycle = 10\nlinks = []\n", "faults.at[0].links", "at least one"),
         ("[[faults.at]]\ncycle = 10\nlinks = [[36, 0]]\n", "faults.at[0].links[0]", "routers 0..35"),
-        ("[[faults.at]]\ncycle = 10\nlinks = [[1, 0]]\n[[faults.at]]\ncycle = 20\nlinks = [[2, 1], [1, 0]]\n", "faults.at[1].links[1]", "faults.at[0].links[0]"),
+        (
+            "[[faults.at]]\ncycle = 10\nlinks = [[1, 0]]\n[[faults.at]]\ncycle = 20\nlinks = [[2, 1], [1, 0]]\n",
+            "faults.at[1].links[1]",
+            "faults.at[0].links[0]",
+        ),
         ("[faults]\nlinks = [[1, 0]]\n[[faults.at]]\ncycle = 10\nlinks = [[1, 0]]\n", "faults.at[0].links[0]", "before the run"),
         // Every link out of node 4 fails: nothing leaves it.
         ("[[faults.at]]\ncycle = 10\nlinks = [[4, 0], [4, 1], [4, 2]]\n", "faults.at[0]", "no route"),
         ("[[faults.at]]\ncycle = 10\nnodes = [36]\n", "faults.at[0].nodes[0]", "nodes 0..35"),
-        ("[[faults.at]]\ncycle = 10\nnodes = [3]\n[[faults.at]]\ncycle = 20\nnodes = [3]\n", "faults.at[1].nodes[0]", "faults.at[0].nodes[0]"),
+        (
+            "[[faults.at]]\ncycle = 10\nnodes = [3]\n[[faults.at]]\ncycle = 20\nnodes = [3]\n",
+            "faults.at[1].nodes[0]",
+            "faults.at[0].nodes[0]",
+        ),
         ("[faults]\nnodes = [3]\n[[faults.at]]\ncycle = 10\nnodes = [3]\n", "faults.at[0].nodes[0]", "before the run"),
-        ("[[faults.at]]\ncycle = 10\nnodes = [4]\n[[faults.at]]\ncycle = 20\nlinks = [[4, 0]]\n", "faults.at[1].links[0]", "already failed"),
+        (
+            "[[faults.at]]\ncycle = 10\nnodes = [4]\n[[faults.at]]\ncycle = 20\nlinks = [[4, 0]]\n",
+            "faults.at[1].links[0]",
+            "already failed",
+        ),
     ];
     for (faults, path, fix) in cases {
         let e = refused(faults, 3);
@@ -247,7 +259,10 @@ fn too_few_vcs_for_the_new_routes_are_refused() {
 #[test]
 fn multi_rail_routes_around_a_link_failing_mid_run() {
     let (t, link) = (400u64, (5u32, 1u32));
-    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nlinks = [[{}, {}]]\n", link.0, link.1), 4).replace("type = \"source\"\n", "type = \"source\"\nrails = 3\n").replace("packets_per_source = 150", "packets_per_source = 400").replace("measure = 3000", "measure = 9000");
+    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nlinks = [[{}, {}]]\n", link.0, link.1), 4)
+        .replace("type = \"source\"\n", "type = \"source\"\nrails = 3\n")
+        .replace("packets_per_source = 150", "packets_per_source = 400")
+        .replace("measure = 3000", "measure = 9000");
     let mut s = sim(&toml);
     let topo = s.spec().topology.clone();
     let channel = topo.out_channel[(link.0 * topo.ports + link.1) as usize];
@@ -299,10 +314,16 @@ fn multi_rail_around_links_failed_before_the_run_delivers_everything() {
 #[test]
 fn a_node_failing_mid_run_delivers_or_counts_every_packet() {
     let (t, node) = (400u64, 7u32);
-    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nnodes = [{node}]\n"), 3).replace("packets_per_source = 150", "packets_per_source = 400").replace("load = 0.5", "load = 0.9").replace("measure = 3000", "measure = 9000").replace("warmup = 0", "warmup = 430");
+    let toml = config(&format!("[[faults.at]]\ncycle = {t}\nnodes = [{node}]\n"), 3)
+        .replace("packets_per_source = 150", "packets_per_source = 400")
+        .replace("load = 0.5", "load = 0.9")
+        .replace("measure = 3000", "measure = 9000")
+        .replace("warmup = 0", "warmup = 430");
     let mut s = sim(&toml);
     let topo = s.spec().topology.clone();
-    let links: Vec<u32> = (0..3).flat_map(|p| [topo.out_channel[(node * topo.ports + p) as usize], topo.in_channel[(node * topo.ports + p) as usize]]).collect();
+    let links: Vec<u32> = (0..3)
+        .flat_map(|p| [topo.out_channel[(node * topo.ports + p) as usize], topo.in_channel[(node * topo.ports + p) as usize]])
+        .collect();
     assert_eq!(links.len(), 6);
     let carried = |s: &Simulation| -> Vec<u64> {
         match &s.routers {

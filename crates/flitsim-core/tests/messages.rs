@@ -131,7 +131,8 @@ fn rail_threshold_chooses_multi_rail_by_message_size() {
     assert!(three.stats.avg_hops > one.stats.avg_hops + 0.1, "disjoint routes are longer");
     assert_eq!(hops(&run(&net(3, Some(256), 128))), hops(&one));
     assert_eq!(hops(&run(&net(3, Some(512), 512))), hops(&three));
-    assert!(err(&net(3, Some(512), 512).replace("message = { bytes = 512, mtu = 64, per_source = 20 }", "packet_size = 4")).contains("routing.rail_threshold"));
+    assert!(err(&net(3, Some(512), 512).replace("message = { bytes = 512, mtu = 64, per_source = 20 }", "packet_size = 4"))
+        .contains("routing.rail_threshold"));
 }
 
 #[test]

@@ -97,7 +97,12 @@ fn metapackets_take_link_bandwidth_from_data() {
     let load = "traffic.load=0.16";
     let (base, no_tune) = (tpds(&[load]), tpds(&[load, META]));
     assert!(no_tune.congestion.is_none());
-    assert!(no_tune.stats.packet_latency.mean > base.stats.packet_latency.mean, "{} vs {}", no_tune.stats.packet_latency.mean, base.stats.packet_latency.mean);
+    assert!(
+        no_tune.stats.packet_latency.mean > base.stats.packet_latency.mean,
+        "{} vs {}",
+        no_tune.stats.packet_latency.mean,
+        base.stats.packet_latency.mean
+    );
     let (a, b) = (base.stats.accepted.mean, no_tune.stats.accepted.mean);
     assert!((a - b).abs() < 0.01 * a, "{a} vs {b}");
 }
@@ -113,7 +118,12 @@ fn per_router_tuning_throttles_beyond_saturation() {
     let c = tune.congestion.as_ref().unwrap();
     assert!(c.cycles_throttled > 256 * 1000, "router-cycles throttled: {}", c.cycles_throttled);
     assert_eq!(c.trace.len() as u64, tune.cycles / 96);
-    assert!(tune.stats.accepted.mean > 1.5 * base.stats.accepted.mean, "tune {} base {}", tune.stats.accepted.mean, base.stats.accepted.mean);
+    assert!(
+        tune.stats.accepted.mean > 1.5 * base.stats.accepted.mean,
+        "tune {} base {}",
+        tune.stats.accepted.mean,
+        base.stats.accepted.mean
+    );
 }
 
 #[test]

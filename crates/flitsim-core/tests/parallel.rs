@@ -36,7 +36,6 @@ fn report_tracked(toml: &str, threads: usize, track: bool) -> (serde_json::Value
     (v, used)
 }
 
-
 fn same_on_any_thread_count(name: &str, toml: &str) {
     let (one, used) = report(toml, 1);
     assert_eq!(used, 1);
@@ -301,7 +300,11 @@ fn sicortex_retry_links_with_bursts_and_store_and_forward() {
 fn sicortex_retry_links_and_nodes_failing_during_the_run() {
     // A link and a node fail mid-run: stranded packets counted lost by the partition of
     // the link's transmitter, copies voided at the receiver's.
-    let toml = sicortex_retry("ber = 1e-4", true, "[[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n[[faults.at]]\ncycle = 1100\nnodes = [40]\n");
+    let toml = sicortex_retry(
+        "ber = 1e-4",
+        true,
+        "[[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n[[faults.at]]\ncycle = 1100\nnodes = [40]\n",
+    );
     let (one, _) = report(&toml, 1);
     assert!(one["counters"]["packets_lost"].as_u64().unwrap() > 0, "nothing lost to the failures: {}", one["counters"]);
     same_on_any_thread_count("retry + failures", &toml);
@@ -312,13 +315,9 @@ fn sicortex_retry_finite_workload_with_failures_stops_at_the_same_cycle() {
     // The run ends once every packet record in every partition is gone: a copy a
     // partition kept after a crossing link delivered, stranded or poisoned it would keep
     // this run going past the cycle one thread stops at.
-    let toml = sicortex_retry(
-        "ber = 3e-4",
-        true,
-        "until_done = true\n[[faults.at]]\ncycle = 400\nlinks = [[20, 1], [75, 0], [101, 2]]\n",
-    )
-    .replace("load = 0.35", "load = 0.5\npackets_per_source = 30")
-    .replace("measure = 1500", "measure = 100000");
+    let toml = sicortex_retry("ber = 3e-4", true, "until_done = true\n[[faults.at]]\ncycle = 400\nlinks = [[20, 1], [75, 0], [101, 2]]\n")
+        .replace("load = 0.35", "load = 0.5\npackets_per_source = 30")
+        .replace("measure = 1500", "measure = 100000");
     let (one, _) = report(&toml, 1);
     assert!(one["cycles"].as_u64().unwrap() < 20_000, "the finite workload did not finish: {}", one["cycles"]);
     assert!(one["retry"]["packets_lost"].as_u64().unwrap() > 0, "no packet stranded: {}", one["retry"]);
@@ -356,7 +355,9 @@ fn clos_messages_with_adaptive_dispersion() {
 /// hand-overs while probes and replies cross between them.
 #[test]
 fn clos_probing_in_lookahead_windows() {
-    let toml = clos_messages("probing").replace("measure = 1000000\nuntil_done = true\n", "measure = 4000\ndrain_limit = 0\n").replace("[channel]\n", "[channel]\nlatency = 4\n");
+    let toml = clos_messages("probing")
+        .replace("measure = 1000000\nuntil_done = true\n", "measure = 4000\ndrain_limit = 0\n")
+        .replace("[channel]\n", "[channel]\nlatency = 4\n");
     let (one, _) = report(&toml, 1);
     assert!(one["dispersion"]["replies"].as_u64().unwrap() > 10, "too few replies: {}", one["dispersion"]);
     same_on_any_thread_count("clos + probing, windows", &toml);
@@ -369,7 +370,8 @@ fn clos_probing_in_lookahead_windows() {
 /// of 4) and at the partial-deadlock search.
 #[test]
 fn long_channels_synchronise_once_per_lookahead_window() {
-    let toml = "seed = 5\n[topology]\ntype = \"torus\"\ndims = [6, 5]\nconcentration = 2\n[router]\ncredit_delay = 4\n[channel]\nlatency = 3\n\
+    let toml =
+        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [6, 5]\nconcentration = 2\n[router]\ncredit_delay = 4\n[channel]\nlatency = 3\n\
                 [traffic]\nload = 0.4\npacket_size = 3\n[sim]\nwarmup = 301\nmeasure = 1503\nwatchdog = 499\n";
     let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
     let mut sim = Simulation::new(spec).unwrap();
@@ -388,7 +390,8 @@ fn long_channels_synchronise_once_per_lookahead_window() {
 
 #[test]
 fn networks_that_are_not_partitioned_say_why() {
-    let spec = |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
+    let spec =
+        |extra: &str| Config::from_toml(&format!("[topology]\ntype = \"torus\"\ndims = [4, 4]\n{extra}"), &[]).unwrap().validate().unwrap();
     let mut check = Simulation::new(spec("[sim]\ncheck = true\n")).unwrap();
     assert_eq!(check.set_threads(2).unwrap(), 1);
     assert!(check.serial_reason(2).unwrap().contains("check mode"));
@@ -412,7 +415,18 @@ fn error_on(toml: &str, threads: usize) -> String {
     assert_eq!(sim.set_threads(threads).unwrap(), threads);
     let e = sim.run(&mut |_| {}).map(|_| ()).expect_err("the run should deadlock").to_string();
     // Packet ids are private to a partition's arena: the report's "packet N" differs.
-    e.split("packet ").enumerate().map(|(i, part)| if i == 0 { part.to_string() } else { format!("packet #{}", part.trim_start_matches(|c: char| c.is_ascii_digit())) }).collect()
+    e.split("packet ")
+        .enumerate()
+        .map(
+            |(i, part)| {
+                if i == 0 {
+                    part.to_string()
+                } else {
+                    format!("packet #{}", part.trim_start_matches(|c: char| c.is_ascii_digit()))
+                }
+            },
+        )
+        .collect()
 }
 
 /// Deadlocks are reported the same, cycle and blocked channels (but for the packets'

@@ -54,7 +54,11 @@ fn cut_through_saves_the_serialization_at_every_switch_on_the_way() {
 #[test]
 fn poisoned_copies_are_dropped_and_every_packet_arrives_once_in_order() {
     for errors in ["ber = 3e-4", "burst = { mean_gap = 2000.0, mean_len = 30.0, ber = 0.02 }"] {
-        let r = run("", "load = 0.5\npackets_per_source = 100\npacket_size = { sizes = [2, 10, 19], weights = [1, 1, 1] }", &format!("measure = 4000\ndrain_limit = 400000\n[channel.retry.errors]\n{errors}\n"));
+        let r = run(
+            "",
+            "load = 0.5\npackets_per_source = 100\npacket_size = { sizes = [2, 10, 19], weights = [1, 1, 1] }",
+            &format!("measure = 4000\ndrain_limit = 400000\n[channel.retry.errors]\n{errors}\n"),
+        );
         let c = &r.counters;
         assert_eq!(c.packets_created, 100 * 36, "{errors}");
         assert_eq!((c.packets_delivered, c.packets_lost, c.packets_reordered), (c.packets_created, 0, 0), "{errors}: {c:?}");

@@ -57,7 +57,12 @@ fn every_error_model_delivers_exactly_once_in_order() {
         assert!(t.crc_errors > 0 && t.replays > 0 && t.flits_replayed > 0, "{what}: errors must have happened: {t:?}");
         assert!(r.retry.as_ref().unwrap().wire_overhead > 1.0, "{what}");
         // Errors cost time, never packets.
-        assert!(r.stats.packet_latency.mean > base.stats.packet_latency.mean, "{what}: {} vs {}", r.stats.packet_latency.mean, base.stats.packet_latency.mean);
+        assert!(
+            r.stats.packet_latency.mean > base.stats.packet_latency.mean,
+            "{what}: {} vs {}",
+            r.stats.packet_latency.mean,
+            base.stats.packet_latency.mean
+        );
         assert!(r.counters.last_delivery >= base.counters.last_delivery, "{what}");
     }
 }
@@ -144,7 +149,11 @@ fn routes_around_failed_links_deliver_everything() {
     let k = Kautz::new(3, 3).unwrap();
     let mut f = Faults::new(&k);
     f.fail_link(5, 1).unwrap();
-    let growth = (0..36).flat_map(|s| f.distances_from(s).into_iter().enumerate().map(move |(d, h)| (s, d as u32, h))).map(|(s, d, h)| h - k.distance(s, d)).max().unwrap();
+    let growth = (0..36)
+        .flat_map(|s| f.distances_from(s).into_iter().enumerate().map(move |(d, h)| (s, d as u32, h)))
+        .map(|(s, d, h)| h - k.distance(s, d))
+        .max()
+        .unwrap();
     let one = run_faults("links = [[5, 1]]", 3);
     assert_eq!(one.faults.as_ref().unwrap().routes.max_extra_hops, growth);
     assert_eq!(f.diameter(), Some(4), "the diameter grows by one");

@@ -283,7 +283,12 @@ fn tables_written_to_a_file_load_and_simulate_bit_for_bit() {
     assert!(e.contains("routing.tables"), "{e}");
     // Tables for another network are refused with both shapes named.
     std::fs::write(&file, t.to_bytes(&spec.topology)).unwrap();
-    let e = Config::from_toml(&loaded.replace("dims = [6, 4, 4]", "dims = [6, 4, 5]"), &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
+    let e = Config::from_toml(&loaded.replace("dims = [6, 4, 4]", "dims = [6, 4, 5]"), &[])
+        .unwrap()
+        .validate()
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("routing.tables") && e.contains("[6, 4, 4]") && e.contains("[6, 4, 5]"), "{e}");
     // Tables whose routes can deadlock: DOR tables without datelines on the torus rings
     // load, but the check refuses them with the cycle.
@@ -371,7 +376,11 @@ fn shared_table_walks_give_every_pair_what_its_own_walk_gives() {
     use flitsim_core::routing::table::DatelineErrors;
     use flitsim_core::routing::RoutingFunction;
     let (mut cases, mut unconnected, mut with_dead) = (0, 0, 0);
-    for (dims, wrap, c, dateline) in [("[5, 4, 3]", "[true, true, true]", 1, "[4, 3, 2]"), ("[4, 3, 4]", "[true, false, true]", 2, "[1, 0, 2]"), ("[6, 5]", "[true, true]", 1, "[5, 4]")] {
+    for (dims, wrap, c, dateline) in [
+        ("[5, 4, 3]", "[true, true, true]", 1, "[4, 3, 2]"),
+        ("[4, 3, 4]", "[true, false, true]", 2, "[1, 0, 2]"),
+        ("[6, 5]", "[true, true]", 1, "[5, 4]"),
+    ] {
         for seed in 1..=4 {
             for (links, nodes) in [(0.05, 0.0), (0.12, 0.06)] {
                 let toml = format!(
@@ -389,7 +398,10 @@ fn shared_table_walks_give_every_pair_what_its_own_walk_gives() {
             }
         }
     }
-    assert!(unconnected >= cases / 4 && with_dead >= cases / 4, "the sets exercise failures: {unconnected} with unconnected pairs, {with_dead} with failed routers, of {cases}");
+    assert!(
+        unconnected >= cases / 4 && with_dead >= cases / 4,
+        "the sets exercise failures: {unconnected} with unconnected pairs, {with_dead} with failed routers, of {cases}"
+    );
     // Tables that drop at dateline nodes, refused (drops listed as unreachable) and run.
     let dir = std::env::temp_dir().join(format!("flitsim-shared-walks-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

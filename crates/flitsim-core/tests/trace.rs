@@ -97,7 +97,11 @@ fn a_trace_file_replays_like_the_same_messages_inline() {
     let dir = std::env::temp_dir().join(format!("flitsim-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("pingpong.trace");
-    std::fs::write(&file, "# src dst flits options\n0 7 20\n7 0 20 after=0 delay=25   # answer\n\n0 7 20 after=1 delay=25\n7 0 20 after=2 delay=25\n").unwrap();
+    std::fs::write(
+        &file,
+        "# src dst flits options\n0 7 20\n7 0 20 after=0 delay=25   # answer\n\n0 7 20 after=1 delay=25\n7 0 20 after=2 delay=25\n",
+    )
+    .unwrap();
     let from_file = run(&line(&format!("packet_flits = 8\nfile = {:?}", file.display().to_string())));
     let inline = ping_pong(2, 20, 25);
     assert_eq!(from_file.trace, inline.trace);

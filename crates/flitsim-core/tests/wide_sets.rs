@@ -111,7 +111,10 @@ fn wide_sets_drop_at_datelines_and_run_on_threads_like_narrow_ones() {
                 [traffic]\nload = 0.2\npacket_size = 3\npackets_per_source = 6\n[traffic.pattern]\ntype = \"merge_to_one\"\ndest = 0\n\
                 [sim]\nwarmup = 0\nmeasure = 2000\ncheck = true\n";
     common::write_upper_vc_tables(base, &file);
-    let dropping = base.replace("vc_policy = \"v3\"\n", &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()));
+    let dropping = base.replace(
+        "vc_policy = \"v3\"\n",
+        &format!("vc_policy = \"v3\"\ndateline_errors = \"drop\"\ntables = {:?}\n", file.to_str().unwrap()),
+    );
     let narrow = report(&dropping, false, 1);
     assert!(narrow["counters"]["packets_lost"].as_u64().unwrap() > 0, "no packet dropped: {}", narrow["counters"]);
     if let Some(d) = first_difference(&narrow, &report(&dropping, true, 1), "") {
@@ -154,7 +157,14 @@ fn wide_routers_meet_the_zero_load_closed_form() {
     // Uniform over 64 endpoints, 8 per router: E[h] = E|i - j| over routers i, j of the
     // line = (8^2 - 1) / (3 * 8) = 2.625.
     assert!((s.avg_hops - 2.625).abs() < 0.1, "average hops {}", s.avg_hops);
-    let on: u64 = net.histogram.counts.iter().enumerate().filter(|(i, _)| (net.histogram.start + *i as u64).checked_sub(6).is_some_and(|d| d.is_multiple_of(5))).map(|(_, &c)| c).sum();
+    let on: u64 = net
+        .histogram
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (net.histogram.start + *i as u64).checked_sub(6).is_some_and(|d| d.is_multiple_of(5)))
+        .map(|(_, &c)| c)
+        .sum();
     assert!(on as f64 >= 0.98 * net.count as f64, "{on} of {} on the lattice 6 + 5h", net.count);
 }
 
@@ -165,7 +175,8 @@ fn a_saturated_wide_network_conserves_flits_and_respects_its_bound() {
     // change their first coordinate, spread over its 3 links in that dimension: 2 L per
     // link, at most 1, so L <= 0.5 (the HyperX channel bound S K / T = 4 / 8). Offered
     // 0.9; check mode verifies conservation every cycle.
-    let toml = "seed = 7\n[topology]\ntype = \"hyperx\"\ndims = [4, 4]\nconcentration = 8\n[routing]\ntype = \"hyperx\"\n[router]\nvcs = 8\n\
+    let toml =
+        "seed = 7\n[topology]\ntype = \"hyperx\"\ndims = [4, 4]\nconcentration = 8\n[routing]\ntype = \"hyperx\"\n[router]\nvcs = 8\n\
                 [traffic]\nload = 0.9\npacket_size = 2\n[sim]\nwarmup = 500\nmeasure = 1500\ndrain_limit = 0\ncheck = true\n";
     let r = wide(toml).run(&mut |_| {}).unwrap();
     let acc = r.stats.accepted.mean;
@@ -178,4 +189,3 @@ fn a_saturated_wide_network_conserves_flits_and_respects_its_bound() {
         panic!("a wide network on two threads differs at {d}");
     }
 }
-

@@ -27,14 +27,20 @@ pub fn to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<toml::Value, Error
 
 fn to_value_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<toml::Value, Error> {
     if depth > MAX_DEPTH {
-        return Err(parse_error(path, format!("nests lists and dicts more than {MAX_DEPTH} deep (or contains itself): no config is that deep")));
+        return Err(parse_error(
+            path,
+            format!("nests lists and dicts more than {MAX_DEPTH} deep (or contains itself): no config is that deep"),
+        ));
     }
     // bool before int: Python's bool is an int.
     if let Ok(b) = obj.cast::<PyBool>() {
         return Ok(toml::Value::Boolean(b.is_true()));
     }
     if obj.is_instance_of::<PyInt>() {
-        return obj.extract::<i64>().map(toml::Value::Integer).map_err(|_| parse_error(path, format!("{obj} is out of range: TOML integers are 64-bit")));
+        return obj
+            .extract::<i64>()
+            .map(toml::Value::Integer)
+            .map_err(|_| parse_error(path, format!("{obj} is out of range: TOML integers are 64-bit")));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Ok(toml::Value::Float(f.value()));
@@ -67,7 +73,12 @@ fn to_value_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Result<toml:
     // NumPy scalars (numpy.int64, numpy.float32, numpy.bool_) and other objects with a
     // plain-Python `.item()`.
     if let Ok(item) = obj.call_method0("item") {
-        if !item.is(obj) && (item.is_instance_of::<PyBool>() || item.is_instance_of::<PyInt>() || item.is_instance_of::<PyFloat>() || item.is_instance_of::<PyString>()) {
+        if !item.is(obj)
+            && (item.is_instance_of::<PyBool>()
+                || item.is_instance_of::<PyInt>()
+                || item.is_instance_of::<PyFloat>()
+                || item.is_instance_of::<PyString>())
+        {
             return to_value_at(&item, path, depth + 1);
         }
     }

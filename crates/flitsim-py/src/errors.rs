@@ -9,13 +9,48 @@ use pyo3::IntoPyObjectExt;
 
 // The classes are named in the `flitsim` namespace, where the package re-exports them,
 // so that pickle finds them (exceptions cross process boundaries in sweeps).
-pyo3::create_exception!(flitsim, FlitsimError, PyException, "Base class of every error flitsim raises. `path` names the config field at fault, or is None.");
-pyo3::create_exception!(flitsim, ConfigError, FlitsimError, "A config was refused before anything ran; `path` names the field (dotted), `message` says what is wrong and how to fix it.");
-pyo3::create_exception!(flitsim, ParseError, ConfigError, "The config is not valid TOML, a value has the wrong type, or a key is unknown or missing.");
-pyo3::create_exception!(flitsim, InvalidConfigError, ConfigError, "The config parsed but a value is impossible: out of range, inconsistent with another field, or unsupported by the topology.");
-pyo3::create_exception!(flitsim, DeadlockError, FlitsimError, "The watchdog saw no flit move for `idle` cycles while `buffered` flits were buffered; `blocked` lists the blocked VCs.");
-pyo3::create_exception!(flitsim, PartialDeadlockError, DeadlockError, "A cycle of waiting input VCs did not move for a watchdog `period` while other flits still moved.");
-pyo3::create_exception!(flitsim, InvariantError, FlitsimError, "Check mode found a flit or credit conservation or buffer bound violation (a simulator bug).");
+pyo3::create_exception!(
+    flitsim,
+    FlitsimError,
+    PyException,
+    "Base class of every error flitsim raises. `path` names the config field at fault, or is None."
+);
+pyo3::create_exception!(
+    flitsim,
+    ConfigError,
+    FlitsimError,
+    "A config was refused before anything ran; `path` names the field (dotted), `message` says what is wrong and how to fix it."
+);
+pyo3::create_exception!(
+    flitsim,
+    ParseError,
+    ConfigError,
+    "The config is not valid TOML, a value has the wrong type, or a key is unknown or missing."
+);
+pyo3::create_exception!(
+    flitsim,
+    InvalidConfigError,
+    ConfigError,
+    "The config parsed but a value is impossible: out of range, inconsistent with another field, or unsupported by the topology."
+);
+pyo3::create_exception!(
+    flitsim,
+    DeadlockError,
+    FlitsimError,
+    "The watchdog saw no flit move for `idle` cycles while `buffered` flits were buffered; `blocked` lists the blocked VCs."
+);
+pyo3::create_exception!(
+    flitsim,
+    PartialDeadlockError,
+    DeadlockError,
+    "A cycle of waiting input VCs did not move for a watchdog `period` while other flits still moved."
+);
+pyo3::create_exception!(
+    flitsim,
+    InvariantError,
+    FlitsimError,
+    "Check mode found a flit or credit conservation or buffer bound violation (a simulator bug)."
+);
 
 /// Register the classes in the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -38,15 +73,24 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         // Exhaustive on purpose: a new core error kind must get its own class here.
         Error::Parse { message, .. } => (ParseError::new_err(text), vec![("message", obj(py, message))]),
         Error::Config { message, .. } => (InvalidConfigError::new_err(text), vec![("message", obj(py, message))]),
-        Error::Deadlock { cycle, idle, buffered, blocked } => {
-            (DeadlockError::new_err(text), vec![("cycle", obj(py, cycle)), ("idle", obj(py, idle)), ("buffered", obj(py, buffered)), ("blocked", obj(py, blocked))])
-        }
+        Error::Deadlock { cycle, idle, buffered, blocked } => (
+            DeadlockError::new_err(text),
+            vec![("cycle", obj(py, cycle)), ("idle", obj(py, idle)), ("buffered", obj(py, buffered)), ("blocked", obj(py, blocked))],
+        ),
         Error::PartialDeadlock { cycle, period, buffered, blocked } => (
             PartialDeadlockError::new_err(text),
             // `idle` as for a whole-network deadlock: the cycles the blocked VCs have not moved.
-            vec![("cycle", obj(py, cycle)), ("idle", obj(py, period)), ("period", obj(py, period)), ("buffered", obj(py, buffered)), ("blocked", obj(py, blocked))],
+            vec![
+                ("cycle", obj(py, cycle)),
+                ("idle", obj(py, period)),
+                ("period", obj(py, period)),
+                ("buffered", obj(py, buffered)),
+                ("blocked", obj(py, blocked)),
+            ],
         ),
-        Error::Invariant { cycle, message } => (InvariantError::new_err(text), vec![("cycle", obj(py, cycle)), ("message", obj(py, message))]),
+        Error::Invariant { cycle, message } => {
+            (InvariantError::new_err(text), vec![("cycle", obj(py, cycle)), ("message", obj(py, message))])
+        }
     };
     let value = err.value(py);
     let set = value.setattr("path", path).and_then(|()| attrs.into_iter().try_for_each(|(name, v)| value.setattr(name, v)));

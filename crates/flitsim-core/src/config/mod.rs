@@ -8,12 +8,18 @@
 //! that `flitsim list` prints in [`registry`].
 
 pub mod booksim;
+mod data_files;
 pub(crate) mod parse;
 pub mod registry;
 
+pub(crate) use data_files::cannot_read;
+use data_files::rebase_data_files;
+pub use data_files::DATA_FILE_KEYS;
 pub use parse::apply_override;
 pub(crate) use parse::deserialize_tagged;
-use parse::{humanize, join_path, line_col, path_string, remove_key, split_marked, tables_where_tables_belong, the_names_here, without_context};
+use parse::{
+    humanize, join_path, line_col, path_string, remove_key, split_marked, tables_where_tables_belong, the_names_here, without_context,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -134,7 +140,15 @@ impl ChannelConfig {
 
 impl Default for ChannelConfig {
     fn default() -> Self {
-        ChannelConfig { latency: 1, dim_latency: None, endpoint_latency: 1, injection_latency: None, retry: None, flit_bytes: None, link_gbps: None }
+        ChannelConfig {
+            latency: 1,
+            dim_latency: None,
+            endpoint_latency: 1,
+            injection_latency: None,
+            retry: None,
+            flit_bytes: None,
+            link_gbps: None,
+        }
     }
 }
 
@@ -275,7 +289,10 @@ impl Config {
             let inputs: serde_json::Map<String, serde_json::Value> = files
                 .into_iter()
                 .map(|(key, f)| {
-                    let digest = std::fs::read(f).map_or_else(|_| "unreadable".to_string(), |b| sha2::Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect());
+                    let digest = std::fs::read(f).map_or_else(
+                        |_| "unreadable".to_string(),
+                        |b| sha2::Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect(),
+                    );
                     (key.to_string(), serde_json::Value::String(digest))
                 })
                 .collect();
@@ -403,7 +420,13 @@ impl Config {
     }
 
     /// Routes around the failures `failed` already applied to `topology`, checked.
-    fn route_around(&self, topology: &Topology, vcs: u32, failed: crate::link::faults::Failed, on_progress: &dyn Fn(SearchProgress)) -> Result<(RoutingFunction, FaultRoutes)> {
+    fn route_around(
+        &self,
+        topology: &Topology,
+        vcs: u32,
+        failed: crate::link::faults::Failed,
+        on_progress: &dyn Fn(SearchProgress),
+    ) -> Result<(RoutingFunction, FaultRoutes)> {
         let mut down = vec![false; topology.num_routers as usize];
         for &r in &failed.routers {
             down[r as usize] = true;
@@ -416,7 +439,12 @@ impl Config {
     /// The VC buffers the congestion estimate counts: the VCs of every connected network
     /// input port (3,072 in the paper's 16-ary 2-cube with 3 VCs).
     pub fn congestion_buffers(&self, topology: &Topology) -> u32 {
-        let connected = topology.in_channel.iter().enumerate().filter(|&(i, &c)| (i as u32 % topology.ports) < topology.network_ports() && c != crate::topology::NONE).count();
+        let connected = topology
+            .in_channel
+            .iter()
+            .enumerate()
+            .filter(|&(i, &c)| (i as u32 % topology.ports) < topology.network_ports() && c != crate::topology::NONE)
+            .count();
         let vcs = match &self.router {
             RouterConfig::Central(c) => c.vcs,
             other => other.vcs(),
@@ -427,7 +455,9 @@ impl Config {
     /// The side-band gather duration g: `congestion.gather`, or the dimension-wise
     /// aggregation time of the topology.
     pub fn gather(&self, topology: &Topology) -> u32 {
-        self.congestion.gather.unwrap_or_else(|| crate::congestion::gather_cycles(&topology.dims, &topology.wrap, self.congestion.hop_delay))
+        self.congestion
+            .gather
+            .unwrap_or_else(|| crate::congestion::gather_cycles(&topology.dims, &topology.wrap, self.congestion.hop_delay))
     }
 
     /// The longest channel latency (router-to-router or endpoint).
@@ -465,7 +495,9 @@ impl Config {
         let mut topology = Topology::build(&self.topology, "topology")?;
         let space = match topology.shape {
             // No coordinates: patterns see the nodes as one group, as on a crossbar.
-            crate::topology::Shape::Kautz | crate::topology::Shape::FatTree | crate::topology::Shape::Graph => NodeSpace::crossbar(topology.num_nodes),
+            crate::topology::Shape::Kautz | crate::topology::Shape::FatTree | crate::topology::Shape::Graph => {
+                NodeSpace::crossbar(topology.num_nodes)
+            }
             _ => NodeSpace { num_nodes: topology.num_nodes, dims: topology.dims.clone(), concentration: topology.concentration },
         };
         if self.stats.vc_balance && topology.shape != crate::topology::Shape::Cube {
@@ -490,26 +522,41 @@ impl Config {
         match (&self.router, &self.routing) {
             (RouterConfig::Crosspoint(_), RoutingConfig::Source { .. }) => {}
             (RouterConfig::Crosspoint(_), _) => {
-                return Err(Error::config("routing.type", "the crosspoint switch reads source routes; use routing.type = \"source\" on a Kautz topology (or another router.type)"));
+                return Err(Error::config(
+                    "routing.type",
+                    "the crosspoint switch reads source routes; use routing.type = \"source\" on a Kautz topology (or another router.type)",
+                ));
             }
             (RouterConfig::Central(_), RoutingConfig::Adaptive { .. }) => {}
             (RouterConfig::Central(_), _) => {
-                return Err(Error::config("routing.type", "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)"));
+                return Err(Error::config(
+                    "routing.type",
+                    "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)",
+                ));
             }
             (_, RoutingConfig::Adaptive { .. }) => {
-                return Err(Error::config("router.type", "adaptive routing needs the central-arbiter router; use router.type = \"central\""));
+                return Err(Error::config(
+                    "router.type",
+                    "adaptive routing needs the central-arbiter router; use router.type = \"central\"",
+                ));
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Dragonfly { .. }) => {
                 return Err(Error::config("router.type", "dragonfly routes change VC class at every global hop, which the input-queued router models; use router.type = \"input_queued\""));
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Graph { .. }) => {
-                return Err(Error::config("router.type", "graph routes change VC class hop by hop, which the input-queued router models; use router.type = \"input_queued\""));
+                return Err(Error::config(
+                    "router.type",
+                    "graph routes change VC class hop by hop, which the input-queued router models; use router.type = \"input_queued\"",
+                ));
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Hyperx { .. }) => {
                 return Err(Error::config("router.type", "HyperX routes change VC class at the intermediate router, which the input-queued router models; use router.type = \"input_queued\""));
             }
             (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
-                return Err(Error::config("router.type", "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\""));
+                return Err(Error::config(
+                    "router.type",
+                    "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\"",
+                ));
             }
             _ => {}
         }
@@ -547,7 +594,12 @@ impl Config {
                 ));
             }
             // The controller's own checks (threshold range, tuning period, ...).
-            crate::congestion::Controller::new(&self.congestion, self.congestion_buffers(&topology), self.gather(&topology), topology.num_nodes)?;
+            crate::congestion::Controller::new(
+                &self.congestion,
+                self.congestion_buffers(&topology),
+                self.gather(&topology),
+                topology.num_nodes,
+            )?;
         }
         // Input VCs per router: the input-queued router's sets have 128 bits, the other
         // routers' 64.
@@ -573,7 +625,9 @@ impl Config {
         }
         let (mut routing, faults) = self.routes_on(&mut topology, on_progress)?;
         let mut timed_failures = Vec::new();
-        if let (RoutingFunction::Source(s), RoutingConfig::Source { vc_start, .. }, false) = (&routing, &self.routing, self.faults.at.is_empty()) {
+        if let (RoutingFunction::Source(s), RoutingConfig::Source { vc_start, .. }, false) =
+            (&routing, &self.routing, self.faults.at.is_empty())
+        {
             let dead = faults.as_ref().map(|f| f.failed.routers.clone()).unwrap_or_default();
             let (failures, switches) = crate::link::faults::timed::schedule(&self.faults.at, &topology, vcs, *vc_start, &dead, "faults")?;
             routing = RoutingFunction::Source(s.clone().with_switches(switches));
@@ -581,7 +635,10 @@ impl Config {
         }
         if let RoutingConfig::Source { rail_threshold: Some(t), .. } = &self.routing {
             let Some(m) = workload.message() else {
-                return Err(Error::config("routing.rail_threshold", "the threshold compares message sizes: give `traffic.message`, or remove the threshold (every packet multi-rail)"));
+                return Err(Error::config(
+                    "routing.rail_threshold",
+                    "the threshold compares message sizes: give `traffic.message`, or remove the threshold (every packet multi-rail)",
+                ));
             };
             if let (RoutingFunction::Source(s), true) = (&mut routing, m.bytes < *t) {
                 s.single_rail();
@@ -593,11 +650,19 @@ impl Config {
             if check.unreachable_pairs > 0 || !check.acyclic {
                 let why = if check.acyclic {
                     let drops = if check.dropped_pairs > 0 && !routing.runs_drops() {
-                        format!(" ({} of them dropped at a dateline node; routing.dateline_errors = \"drop\" simulates the drops)", check.dropped_pairs)
+                        format!(
+                            " ({} of them dropped at a dateline node; routing.dateline_errors = \"drop\" simulates the drops)",
+                            check.dropped_pairs
+                        )
                     } else {
                         String::new()
                     };
-                    format!("do not connect {} of {} node pairs{drops}, e.g. {}", check.unreachable_pairs, check.pairs, check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; "))
+                    format!(
+                        "do not connect {} of {} node pairs{drops}, e.g. {}",
+                        check.unreachable_pairs,
+                        check.pairs,
+                        check.unreachable.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                    )
                 } else {
                     format!("can deadlock: channel dependency cycle {}", check.cycle.join(" -> "))
                 };
@@ -659,17 +724,33 @@ impl Config {
         let ch = &self.channel;
         let lat_ok = |v: u32| (1..=1000).contains(&v);
         if !lat_ok(ch.latency) {
-            return Err(Error::config("channel.latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.latency)));
+            return Err(Error::config(
+                "channel.latency",
+                format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.latency),
+            ));
         }
         if !lat_ok(ch.endpoint_latency) {
-            return Err(Error::config("channel.endpoint_latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.endpoint_latency)));
+            return Err(Error::config(
+                "channel.endpoint_latency",
+                format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.endpoint_latency),
+            ));
         }
         if !lat_ok(ch.injection_latency()) {
-            return Err(Error::config("channel.injection_latency", format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.injection_latency())));
+            return Err(Error::config(
+                "channel.injection_latency",
+                format!("{} is out of range: a channel latency must be 1..=1000 cycles", ch.injection_latency()),
+            ));
         }
         if let Some(dl) = &ch.dim_latency {
             if dl.len() != topology.ndims() {
-                return Err(Error::config("channel.dim_latency", format!("has {} entries but the topology has {} dimensions; give one latency per dimension", dl.len(), topology.ndims())));
+                return Err(Error::config(
+                    "channel.dim_latency",
+                    format!(
+                        "has {} entries but the topology has {} dimensions; give one latency per dimension",
+                        dl.len(),
+                        topology.ndims()
+                    ),
+                ));
             }
             for (i, &v) in dl.iter().enumerate() {
                 if !lat_ok(v) {
@@ -690,7 +771,10 @@ impl Config {
             ));
         }
         if s.watchdog == 0 {
-            return Err(Error::config("sim.watchdog", "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)"));
+            return Err(Error::config(
+                "sim.watchdog",
+                "is 0: give the number of idle cycles after which a deadlock is reported (e.g. 5000)",
+            ));
         }
         let rc = &self.router;
         let (pipeline, wire) = (rc.pipeline(), self.longest_wire().max(topology.longest_link()));
@@ -710,7 +794,10 @@ impl Config {
         if s.warmup.checked_add(s.measure).and_then(|x| x.checked_add(s.drain_limit)).is_none_or(|t| t > 1 << 50) {
             return Err(Error::config(
                 "sim.measure",
-                format!("warmup {} + measure {} + drain_limit {} is too large: the run may last at most 2^50 cycles; shorten them", s.warmup, s.measure, s.drain_limit),
+                format!(
+                    "warmup {} + measure {} + drain_limit {} is too large: the run may last at most 2^50 cycles; shorten them",
+                    s.warmup, s.measure, s.drain_limit
+                ),
             ));
         }
         self.stats.validate("stats")?;
@@ -728,21 +815,6 @@ pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str
     }
 }
 
-/// The key paths of the data files a config can name: routing tables, a graph's link
-/// list, a trace. In a config file they are relative to the file's folder
-/// ([`Config::load_in`]).
-pub const DATA_FILE_KEYS: [&str; 3] = ["routing.tables", "topology.file", "traffic.trace.file"];
-
-/// The message for a data file that cannot be read; when it is missing, where a relative
-/// path is looked for.
-pub(crate) fn cannot_read(file: &str, e: &std::io::Error) -> String {
-    let mut m = format!("cannot read {file}: {e}");
-    if e.kind() == std::io::ErrorKind::NotFound && std::path::Path::new(file).is_relative() {
-        m += " (a relative path in a config file is read from that file's folder, one given with --set from the working directory)";
-    }
-    m
-}
-
 /// TOML text as a table, or a parse error naming the line and column.
 fn parse_toml(text: &str) -> Result<toml::Table> {
     text.parse::<toml::Table>().map_err(|e| {
@@ -753,68 +825,4 @@ fn parse_toml(text: &str) -> Result<toml::Table> {
         }
         Error::Parse { path: "<root>".into(), message }
     })
-}
-
-/// Join `dir` before each relative data-file path in `table` ([`DATA_FILE_KEYS`]). A
-/// value that is not a string is left for the parser to refuse with its key path; a
-/// folder that is empty or `.` changes nothing, so a config in the working directory
-/// keeps its paths as written.
-fn rebase_data_files(table: &mut toml::Table, dir: &std::path::Path) {
-    if dir.as_os_str().is_empty() || dir == std::path::Path::new(".") {
-        return;
-    }
-    for key in DATA_FILE_KEYS {
-        let mut parts: Vec<&str> = key.split('.').collect();
-        let last = parts.pop().expect("a key path has a last part");
-        let mut at = Some(&mut *table);
-        for part in parts {
-            at = at.and_then(|t| t.get_mut(part)).and_then(toml::Value::as_table_mut);
-        }
-        if let Some(toml::Value::String(file)) = at.and_then(|t| t.get_mut(last)) {
-            if std::path::Path::new(file.as_str()).is_relative() {
-                if let Some(joined) = dir.join(file.as_str()).to_str() {
-                    *file = joined.to_string();
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod data_file_tests {
-    use super::*;
-    use std::path::Path;
-
-    const TRACED: &str = "[traffic.trace]\nfile = \"halo.trace\"\n";
-
-    fn trace_file(c: &Config) -> String {
-        c.traffic.trace.as_ref().and_then(|t| t.file.clone()).unwrap()
-    }
-
-    #[test]
-    fn a_file_named_in_a_config_is_found_beside_it() {
-        let c = Config::load_in(Some(TRACED), Some(Path::new("presets")), &[]).unwrap();
-        assert_eq!(trace_file(&c), Path::new("presets").join("halo.trace").to_str().unwrap());
-        let graph = "[topology]\ntype = \"graph\"\nfile = \"p.links\"\n[routing]\ntype = \"graph\"\n";
-        let c = Config::load_in(Some(graph), Some(Path::new("/nets")), &[]).unwrap();
-        assert_eq!(c.input_files(), vec![("topology.file", "/nets/p.links")]);
-    }
-
-    #[test]
-    fn absolute_paths_overrides_and_the_working_directory_stay_as_written() {
-        let abs = "[traffic.trace]\nfile = \"/data/halo.trace\"\n";
-        assert_eq!(trace_file(&Config::load_in(Some(abs), Some(Path::new("presets")), &[]).unwrap()), "/data/halo.trace");
-        for dir in [None, Some(Path::new("")), Some(Path::new("."))] {
-            assert_eq!(trace_file(&Config::load_in(Some(TRACED), dir, &[]).unwrap()), "halo.trace");
-        }
-        let typed = ["traffic.trace.file=\"mine.trace\"".to_string()];
-        assert_eq!(trace_file(&Config::load_in(Some(TRACED), Some(Path::new("presets")), &typed).unwrap()), "mine.trace");
-    }
-
-    #[test]
-    fn a_data_file_of_the_wrong_type_is_still_refused_by_its_key_path() {
-        let bad = "[traffic.trace]\nfile = 3\n";
-        let e = Config::load_in(Some(bad), Some(Path::new("presets")), &[]).unwrap_err().to_string();
-        assert!(e.contains("traffic.trace.file"), "{e}");
-    }
 }

@@ -61,12 +61,18 @@ pub(super) fn remove_key(table: &mut toml::Table, path: &str) -> bool {
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<()> {
     let Some((key, raw)) = spec.split_once('=') else {
         let path = if spec.trim().is_empty() { "<override>".to_string() } else { spec.trim().to_string() };
-        return Err(Error::Parse { path, message: format!("`{spec}` has no `=`; an override must look like key.path=value, e.g. traffic.load=0.4") });
+        return Err(Error::Parse {
+            path,
+            message: format!("`{spec}` has no `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
+        });
     };
     let key = key.trim();
     let raw = raw.trim();
     if key.is_empty() {
-        return Err(Error::Parse { path: "<override>".into(), message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4") });
+        return Err(Error::Parse {
+            path: "<override>".into(),
+            message: format!("`{spec}` has no key before `=`; an override must look like key.path=value, e.g. traffic.load=0.4"),
+        });
     }
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
@@ -161,7 +167,8 @@ pub(super) fn split_marked(msg: &str) -> (String, String) {
 
 /// The message on one line, without the "in `key`" context lines toml appends.
 pub(super) fn without_context(msg: &str) -> String {
-    let lines: Vec<&str> = msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("in `") && !l.trim_start().starts_with('|')).collect();
+    let lines: Vec<&str> =
+        msg.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("in `") && !l.trim_start().starts_with('|')).collect();
     lines.join(" ").trim().to_string()
 }
 
@@ -188,7 +195,10 @@ pub(super) fn tables_where_tables_belong(default: &toml::Table, given: &toml::Ta
             toml::Value::Array(a) => {
                 return Err(Error::Parse {
                     path: at.clone(),
-                    message: format!("expected a table of named fields ([{at}] or {{ key = value, ... }}), got the array {}", toml::Value::Array(a.clone())),
+                    message: format!(
+                        "expected a table of named fields ([{at}] or {{ key = value, ... }}), got the array {}",
+                        toml::Value::Array(a.clone())
+                    ),
                 })
             }
             _ => {}
@@ -271,13 +281,28 @@ where
     let names = || variant_names::<R>();
     let first = || names().split('`').nth(1).unwrap_or("").to_string();
     let toml::Value::Table(mut table) = value else {
-        return Err(D::Error::custom(format!("invalid type: {}, expected a {family} table such as `{{ type = \"{}\" }}` (types: {})", describe(&value), first(), names())));
+        return Err(D::Error::custom(format!(
+            "invalid type: {}, expected a {family} table such as `{{ type = \"{}\" }}` (types: {})",
+            describe(&value),
+            first(),
+            names()
+        )));
     };
     let tag = match table.remove("type") {
         Some(toml::Value::String(s)) => s,
         None if default_type.is_some() => default_type.unwrap_or_default().to_string(),
-        None => return Err(D::Error::custom(mark_path("type", &format!("missing field `type`; say which {family} this is, e.g. `type = \"{}\"` (types: {})", first(), names())))),
-        Some(other) => return Err(D::Error::custom(mark_path("type", &format!("invalid type: {}, expected the name of a {family} as a string: {}", describe(&other), names())))),
+        None => {
+            return Err(D::Error::custom(mark_path(
+                "type",
+                &format!("missing field `type`; say which {family} this is, e.g. `type = \"{}\"` (types: {})", first(), names()),
+            )))
+        }
+        Some(other) => {
+            return Err(D::Error::custom(mark_path(
+                "type",
+                &format!("invalid type: {}, expected the name of a {family} as a string: {}", describe(&other), names()),
+            )))
+        }
     };
     let mut external = toml::Table::new();
     external.insert(tag.clone(), toml::Value::Table(table));

@@ -219,7 +219,12 @@ mod tests {
         let v = toml::Value::try_from(Config::default()).unwrap();
         for e in TABLES {
             for (p, _, _) in e.params {
-                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig { seed: Some(0), at: vec![crate::link::faults::timed::FailAt { cycle: 1, links: vec![], nodes: vec![] }], ..Default::default() }).unwrap();
+                let faults = toml::Value::try_from(crate::link::faults::FaultsConfig {
+                    seed: Some(0),
+                    at: vec![crate::link::faults::timed::FailAt { cycle: 1, links: vec![], nodes: vec![] }],
+                    ..Default::default()
+                })
+                .unwrap();
                 let ok = if e.name == "seed" {
                     v.get("seed").is_some()
                 } else if e.name == "faults" {
@@ -227,14 +232,32 @@ mod tests {
                 } else if e.name == "channel.retry" {
                     toml::Value::try_from(crate::link::retry::RetryParams::default()).unwrap().get(*p).is_some()
                 } else if e.name == "traffic.trace" {
-                    let t = crate::traffic::TraceConfig { file: Some("f".into()), messages: vec![crate::traffic::trace::MessageSpec { src: 0, dst: 0, flits: 1, at: 0, after: vec![], delay: 0 }], packet_flits: 1 };
+                    let t = crate::traffic::TraceConfig {
+                        file: Some("f".into()),
+                        messages: vec![crate::traffic::trace::MessageSpec { src: 0, dst: 0, flits: 1, at: 0, after: vec![], delay: 0 }],
+                        packet_flits: 1,
+                    };
                     toml::Value::try_from(t).unwrap().get(*p).is_some()
                 } else if e.name == "stats" {
                     // (timeline is written only when on)
                     toml::Value::try_from(crate::stats::StatsConfig { timeline: 1, ..Default::default() }).unwrap().get(*p).is_some()
                 } else if *p == "retry" {
                     e.name == "channel"
-                } else { v.get(e.name).and_then(|t| t.get(*p)).is_some() || ["dim_latency", "injection_latency", "packets_per_source", "source_queue", "message", "trace", "flit_bytes", "link_gbps", "until_done"].contains(p) };
+                } else {
+                    v.get(e.name).and_then(|t| t.get(*p)).is_some()
+                        || [
+                            "dim_latency",
+                            "injection_latency",
+                            "packets_per_source",
+                            "source_queue",
+                            "message",
+                            "trace",
+                            "flit_bytes",
+                            "link_gbps",
+                            "until_done",
+                        ]
+                        .contains(p)
+                };
                 assert!(ok, "[{}] {} is documented but not in Config", e.name, p);
             }
         }

@@ -94,7 +94,8 @@ struct Round {
     arrived: [[Option<Agg>; 2]; MAX_DIMS],
 }
 
-const EMPTY_ROUND: Round = Round { id: EMPTY, launch: 0, phase: 0, touched: false, contrib: Agg { full: 0, delivered: 0 }, arrived: [[None; 2]; MAX_DIMS] };
+const EMPTY_ROUND: Round =
+    Round { id: EMPTY, launch: 0, phase: 0, touched: false, contrib: Agg { full: 0, delivered: 0 }, arrived: [[None; 2]; MAX_DIMS] };
 
 /// A round finished at a router: the network-wide sums and when they are usable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

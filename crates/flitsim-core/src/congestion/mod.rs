@@ -317,11 +317,19 @@ impl CongestionConfig {
         check_range(path, "max_resets", self.max_resets, 1, u32::MAX, "the consecutive resets before the maximum is forgotten")?;
         let d = self.drop_fraction;
         if !(d > 0.0 && d < 1.0) {
-            return Err(Error::config(field("drop_fraction"), format!("{d} is not a fraction in (0, 1); the paper uses 0.75 (a drop is a period below 75% of the previous one)")));
+            return Err(Error::config(
+                field("drop_fraction"),
+                format!("{d} is not a fraction in (0, 1); the paper uses 0.75 (a drop is a period below 75% of the previous one)"),
+            ));
         }
-        for (name, v, example) in [("increment", self.increment, "0.01 (1% of all buffers)"), ("decrement", self.decrement, "0.04 (4% of all buffers)")] {
+        for (name, v, example) in
+            [("increment", self.increment, "0.01 (1% of all buffers)"), ("decrement", self.decrement, "0.04 (4% of all buffers)")]
+        {
             if !(v > 0.0 && v <= 1.0) {
-                return Err(Error::config(field(name), format!("{v} is not a fraction in (0, 1] of all buffers; the paper uses {example}")));
+                return Err(Error::config(
+                    field(name),
+                    format!("{v} is not a fraction in (0, 1] of all buffers; the paper uses {example}"),
+                ));
             }
         }
         if let Some(i) = self.metapacket_interval {
@@ -334,7 +342,10 @@ impl CongestionConfig {
         }
         if matches!(self.policy, Policy::None | Policy::Alo) && self.threshold.is_some() {
             // (Refused rather than ignored: a study sweeping it would see no effect.)
-            return Err(Error::config(field("threshold"), "only policies \"static\" and \"tune\" throttle against a threshold; set one of them, or remove the threshold"));
+            return Err(Error::config(
+                field("threshold"),
+                "only policies \"static\" and \"tune\" throttle against a threshold; set one of them, or remove the threshold",
+            ));
         }
         if self.policy == Policy::Static && self.threshold.is_none() {
             return Err(Error::config(
@@ -351,7 +362,8 @@ impl CongestionConfig {
 /// (ring) dimension of radix `k` takes `floor(k/2)` hops, a mesh (line) dimension `k - 1`.
 /// At least 1 cycle. 32 for a 16x16 torus with `h = 2` (the paper's).
 pub fn gather_cycles(dims: &[u32], wrap: &[bool], hop_delay: u32) -> u32 {
-    let hops: u32 = dims.iter().enumerate().map(|(d, &k)| if wrap.get(d).copied().unwrap_or(true) { k / 2 } else { k.saturating_sub(1) }).sum();
+    let hops: u32 =
+        dims.iter().enumerate().map(|(d, &k)| if wrap.get(d).copied().unwrap_or(true) { k / 2 } else { k.saturating_sub(1) }).sum();
     hops.saturating_mul(hop_delay).max(1)
 }
 
@@ -490,7 +502,11 @@ impl Controller {
         if cfg.policy == Policy::Tune && cfg.distribution == Distribution::Sideband && !p.is_multiple_of(gather) {
             let below = p / gather * gather;
             let suggest = if below == 0 { format!("{gather}") } else { format!("{below} or {}", below + gather) };
-            let source = if cfg.gather.is_some() { "congestion.gather".to_string() } else { format!("the topology's side-band (hop_delay {})", cfg.hop_delay) };
+            let source = if cfg.gather.is_some() {
+                "congestion.gather".to_string()
+            } else {
+                format!("the topology's side-band (hop_delay {})", cfg.hop_delay)
+            };
             return Err(Error::config(
                 "congestion.tuning_period",
                 format!("{p} cycles is not a multiple of the gather duration g = {gather} cycles (from {source}); the tuner needs whole snapshots per period: use tuning_period = {suggest}"),
@@ -527,7 +543,14 @@ impl Controller {
     /// every router runs the estimate and the tuner on the rounds it completes
     /// ([`Controller::on_gathered`], [`Controller::throttled_each`]).
     pub fn per_router(mut self, routers: u32) -> Self {
-        let view = RouterView { latest: None, before: None, tuner: self.tuner.clone(), last_delivered: 0, period_delivered: 0, period_throttled: 0 };
+        let view = RouterView {
+            latest: None,
+            before: None,
+            tuner: self.tuner.clone(),
+            last_delivered: 0,
+            period_delivered: 0,
+            period_throttled: 0,
+        };
         self.views = vec![view; routers as usize];
         self.bits = vec![false; routers as usize];
         self

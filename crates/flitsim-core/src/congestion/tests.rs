@@ -42,7 +42,14 @@ fn registry_matches_parser() {
         assert!(names.contains(&c), "parser accepts `{c}` but the registry does not list it");
     }
     // Every documented parameter is a field of the table.
-    let v = toml::Value::try_from(CongestionConfig { threshold: Some(1), gather: Some(1), metapacket_interval: Some(1), alo_free: Some(super::AloFree::Unassigned), ..CongestionConfig::default() }).unwrap();
+    let v = toml::Value::try_from(CongestionConfig {
+        threshold: Some(1),
+        gather: Some(1),
+        metapacket_interval: Some(1),
+        alo_free: Some(super::AloFree::Unassigned),
+        ..CongestionConfig::default()
+    })
+    .unwrap();
     for e in REGISTRY {
         for (p, _, _) in e.params {
             assert!(v.get(*p).is_some(), "{}: {p} is documented but not a field", e.name);
@@ -103,7 +110,9 @@ fn config_errors_name_the_field() {
     let err = Controller::new(&CongestionConfig { gather: Some(40), ..tune() }, PAPER_BUFFERS, 40, PAPER_NODES).map(|_| ()).unwrap_err();
     assert!(err.to_string().contains("from congestion.gather") && err.to_string().contains("80 or 120"), "{err}");
     // The tuning period is only checked where it drives tuning.
-    assert!(Controller::new(&CongestionConfig { tuning_period: 100, ..static_cfg(50, Estimate::Last) }, PAPER_BUFFERS, 32, PAPER_NODES).is_ok());
+    assert!(
+        Controller::new(&CongestionConfig { tuning_period: 100, ..static_cfg(50, Estimate::Last) }, PAPER_BUFFERS, 32, PAPER_NODES).is_ok()
+    );
     assert!(Controller::new(&CongestionConfig { tuning_period: 100, ..cfg(Policy::None) }, PAPER_BUFFERS, 32, PAPER_NODES).is_ok());
 }
 

@@ -109,7 +109,19 @@ impl Tuner {
     /// `local_max`, resetting towards the best-known conditions and forgetting them after
     /// `max_resets` (>= 1) consecutive resets.
     pub fn new(threshold: u32, increment: u32, decrement: u32, drop: DropFraction, local_max: bool, max_resets: u32) -> Self {
-        Tuner { threshold, increment, decrement, drop, local_max, max_resets: max_resets.max(1), previous: 0, max: 0, n_max: 0, t_max: 0, resets: 0 }
+        Tuner {
+            threshold,
+            increment,
+            decrement,
+            drop,
+            local_max,
+            max_resets: max_resets.max(1),
+            previous: 0,
+            max: 0,
+            n_max: 0,
+            t_max: 0,
+            resets: 0,
+        }
     }
 
     /// The current threshold in buffers.

@@ -90,7 +90,12 @@ impl DispersionParams {
         if cfg.probe_limit == Some(0) {
             return Err(Error::config(format!("{path}.probe_limit"), "a limit of 0 failed probes would never probe; give at least 1"));
         }
-        Ok(DispersionParams { probing, threshold: cfg.threshold.unwrap_or(if probing { 16 } else { 4 }), change: threshold(p), probe_limit: cfg.probe_limit.unwrap_or(0) })
+        Ok(DispersionParams {
+            probing,
+            threshold: cfg.threshold.unwrap_or(if probing { 16 } else { 4 }),
+            change: threshold(p),
+            probe_limit: cfg.probe_limit.unwrap_or(0),
+        })
     }
 }
 
@@ -197,7 +202,16 @@ impl NicRoutes {
         let i = match self.pairs.iter().position(|p| p.dst == dst) {
             Some(i) => i,
             None => {
-                self.pairs.push(Pair { dst, route: initial, blocked: 0, failed_probes: 0, failed_once: RouteSet::default(), failed_twice: RouteSet::default(), elevated: false, probe: None });
+                self.pairs.push(Pair {
+                    dst,
+                    route: initial,
+                    blocked: 0,
+                    failed_probes: 0,
+                    failed_once: RouteSet::default(),
+                    failed_twice: RouteSet::default(),
+                    elevated: false,
+                    probe: None,
+                });
                 self.pairs.len() - 1
             }
         };
@@ -208,7 +222,16 @@ impl NicRoutes {
     /// a destination not seen before). Takes a probe's answer that has arrived by `now`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn route(&mut self, dst: u32, initial: u32, now: u64, p: &DispersionParams, count: u32, rng: &mut SimRng, c: &mut DispersionCounters) -> u32 {
+    pub fn route(
+        &mut self,
+        dst: u32,
+        initial: u32,
+        now: u64,
+        p: &DispersionParams,
+        count: u32,
+        rng: &mut SimRng,
+        c: &mut DispersionCounters,
+    ) -> u32 {
         let pair = self.pair(dst, initial);
         if let Some(probe) = pair.probe.filter(|q| q.answer_at <= now) {
             pair.probe = None;
@@ -262,7 +285,16 @@ impl NicRoutes {
     /// control stopped it.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn sent(&mut self, dst: u32, blocked: bool, now: u64, p: &DispersionParams, count: u32, rng: &mut SimRng, c: &mut DispersionCounters) -> Action {
+    pub fn sent(
+        &mut self,
+        dst: u32,
+        blocked: bool,
+        now: u64,
+        p: &DispersionParams,
+        count: u32,
+        rng: &mut SimRng,
+        c: &mut DispersionCounters,
+    ) -> Action {
         if !blocked || count < 2 {
             return Action::Keep;
         }
@@ -323,7 +355,12 @@ mod tests {
     use crate::sim::rng::stream;
 
     fn params(probing: bool, threshold: u32, p: f64, limit: u32) -> DispersionParams {
-        DispersionParams::build(&DispersionConfig { threshold: Some(threshold), probability: Some(p), probe_limit: Some(limit) }, probing, "routing").unwrap()
+        DispersionParams::build(
+            &DispersionConfig { threshold: Some(threshold), probability: Some(p), probe_limit: Some(limit) },
+            probing,
+            "routing",
+        )
+        .unwrap()
     }
 
     #[test]
@@ -400,7 +437,9 @@ mod tests {
     /// order, and a third failure of one route does not stand in for another's second.
     #[test]
     fn probing_forces_once_every_other_route_failed_twice() {
-        let p = DispersionParams::build(&DispersionConfig { threshold: Some(0), probability: Some(1.0), probe_limit: None }, true, "routing").unwrap();
+        let p =
+            DispersionParams::build(&DispersionConfig { threshold: Some(0), probability: Some(1.0), probe_limit: None }, true, "routing")
+                .unwrap();
         let (mut nic, mut rng, mut c) = (NicRoutes::default(), stream(4, 0, 0), DispersionCounters::default());
         nic.route(9, 0, 0, &p, 4, &mut rng, &mut c);
         // Failed probes of these routes in turn; the last completes the second round.

@@ -11,8 +11,8 @@
 //! and the receiver reassembles them ([`reassembly`]).
 
 pub mod dispersion;
-mod wake;
 pub mod reassembly;
+mod wake;
 
 use std::collections::VecDeque;
 
@@ -161,7 +161,16 @@ impl Endpoints {
     /// Build endpoints for `topo`; `depth` is the router input buffer depth (the initial
     /// credits: [`crate::flow::GO_CREDITS`] with STOP/GO).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(topo: &Topology, ch: &Channels, workload: &Workload, vcs: u32, inj_range: (u8, u8), depth: u32, flow: FlowControl, seed: u64) -> Self {
+    pub fn new(
+        topo: &Topology,
+        ch: &Channels,
+        workload: &Workload,
+        vcs: u32,
+        inj_range: (u8, u8),
+        depth: u32,
+        flow: FlowControl,
+        seed: u64,
+    ) -> Self {
         let n = topo.num_nodes;
         let rp = topo.num_routers * topo.ports;
         let nics = (0..n)
@@ -263,7 +272,6 @@ impl Endpoints {
         &self.nics[self.own.0 as usize..self.own.1 as usize]
     }
 
-
     /// Message reassembly and dispersion totals of this partition's endpoints (at the
     /// end of a partitioned run).
     pub fn nic_totals(&self) -> NicTotals {
@@ -340,7 +348,19 @@ impl Endpoints {
             ($e:expr, $nic:expr, $credits:expr) => {{
                 let (e, nic) = ($e as u32, $nic);
                 let ctx = (now, phase, workload, sending, throttle);
-                Self::step(e, nic, $credits, phase_flits, (order, n, reassembly.as_mut(), &mut *probe_arrivals, &mut *trace), ctx, ch, packets, stats, ctr, routers);
+                Self::step(
+                    e,
+                    nic,
+                    $credits,
+                    phase_flits,
+                    (order, n, reassembly.as_mut(), &mut *probe_arrivals, &mut *trace),
+                    ctx,
+                    ch,
+                    packets,
+                    stats,
+                    ctr,
+                    routers,
+                );
                 if let Some(d) = &disp {
                     d.after_step(e, nic, now, packets, dispersion);
                 }
@@ -389,7 +409,20 @@ impl Endpoints {
                 let nic = &mut nics[a.dst as usize];
                 let r = nic.routes.current(a.src).unwrap_or_else(|| d.routing.route_index(a.dst, a.src, 0) as u32);
                 let route = d.routing.route_string_at(a.dst, a.src, r as u64);
-                let reply = packets.alloc(Packet { src: a.dst, dst: a.src, size: 1, hops: 0, create: a.now, inject: 0, measured: false, phase: dispersion::PROBE_REPLY_PHASE, seq: free as u32, age: 0, hop_start: a.route, route });
+                let reply = packets.alloc(Packet {
+                    src: a.dst,
+                    dst: a.src,
+                    size: 1,
+                    hops: 0,
+                    create: a.now,
+                    inject: 0,
+                    measured: false,
+                    phase: dispersion::PROBE_REPLY_PHASE,
+                    seq: free as u32,
+                    age: 0,
+                    hop_start: a.route,
+                    route,
+                });
                 nic.queue.insert(usize::from(nic.sent > 0).min(nic.queue.len()), reply);
                 if let Routers::Iq(iq) = routers {
                     if iq.tracks_endpoints() {
@@ -428,7 +461,15 @@ impl Endpoints {
             debug_assert_eq!(pk.dst, e, "packet delivered to the wrong endpoint");
             if pk.measured {
                 ctr.measured_delivered += 1;
-                stats.on_measured_delivered(&Delivered { src: pk.src, dst: pk.dst, size: pk.size, create: pk.create, inject: pk.inject, arrive: now, hops: pk.hops });
+                stats.on_measured_delivered(&Delivered {
+                    src: pk.src,
+                    dst: pk.dst,
+                    size: pk.size,
+                    create: pk.create,
+                    inject: pk.inject,
+                    arrive: now,
+                    hops: pk.hops,
+                });
             }
             ctr.packets_delivered += 1;
             ctr.last_delivery = now;
@@ -455,7 +496,18 @@ impl Endpoints {
     /// failures left its destination unreachable.
     #[allow(clippy::too_many_arguments)]
     #[cold]
-    fn create_message(e: u32, nic: &mut Nic, c: crate::traffic::trace::Creation, now: u64, ph: usize, workload: &Workload, trace: &mut Totals, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+    fn create_message(
+        e: u32,
+        nic: &mut Nic,
+        c: crate::traffic::trace::Creation,
+        now: u64,
+        ph: usize,
+        workload: &Workload,
+        trace: &mut Totals,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         if !workload.routable(now, e, c.dst) {
             trace.skipped += 1;
             nic.src_state.unroutable += c.packets as u64;
@@ -468,7 +520,20 @@ impl Endpoints {
         let measured = stats.in_window(now);
         for k in 0..c.packets {
             let size = c.flits_of(k);
-            let pid = packets.alloc(Packet { src: e, dst: c.dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: c.first_seq + k, age: 0, hop_start: 0, route: 0 });
+            let pid = packets.alloc(Packet {
+                src: e,
+                dst: c.dst,
+                size,
+                hops: 0,
+                create: now,
+                inject: 0,
+                measured,
+                phase: ph as u32,
+                seq: c.first_seq + k,
+                age: 0,
+                hop_start: 0,
+                route: 0,
+            });
             stats.on_created(e, size, now);
             nic.queue.push_back(pid);
         }
@@ -484,7 +549,13 @@ impl Endpoints {
         nic: &mut Nic,
         credits: &mut [u32],
         phase_flits: &mut [u64],
-        (order, n, reassembly, probes, trace): (&mut [u32], usize, Option<&mut reassembly::Reassembly>, &mut Vec<ProbeArrival>, &mut Totals),
+        (order, n, reassembly, probes, trace): (
+            &mut [u32],
+            usize,
+            Option<&mut reassembly::Reassembly>,
+            &mut Vec<ProbeArrival>,
+            &mut Totals,
+        ),
         (now, phase, workload, sending, throttle): (u64, Option<usize>, &Workload, Sending, Throttle),
         ch: &mut Channels,
         packets: &mut PacketArena,
@@ -532,7 +603,8 @@ impl Endpoints {
             // Room for a whole packet (message)?
             let full = (nic.queue.len() as u64 - nic.control as u64) + count as u64 > workload.source_queue() as u64;
             // A backlogged source only creates when there is room (it suppresses nothing).
-            let generated = if full && workload.backlogged() { None } else { workload.generate(now, ph, e, &mut nic.src_state, &mut nic.rng) };
+            let generated =
+                if full && workload.backlogged() { None } else { workload.generate(now, ph, e, &mut nic.src_state, &mut nic.rng) };
             if full && generated.is_some() {
                 ctr.packets_suppressed += count as u64;
             } else if let Some((dst, size)) = generated {
@@ -540,7 +612,20 @@ impl Endpoints {
                 let first = nic.src_state.created() - count as u64;
                 for k in 0..count {
                     let size = message.map_or(size, |m| m.flits_of(k));
-                    let pid = packets.alloc(Packet { src: e, dst, size, hops: 0, create: now, inject: 0, measured, phase: ph as u32, seq: (first + k as u64) as u32, age: 0, hop_start: 0, route: 0 });
+                    let pid = packets.alloc(Packet {
+                        src: e,
+                        dst,
+                        size,
+                        hops: 0,
+                        create: now,
+                        inject: 0,
+                        measured,
+                        phase: ph as u32,
+                        seq: (first + k as u64) as u32,
+                        age: 0,
+                        hop_start: 0,
+                        route: 0,
+                    });
                     stats.on_created(e, size, now);
                     nic.queue.push_back(pid);
                 }
@@ -655,7 +740,20 @@ impl Disperse<'_> {
                 // One flit on route r, sent before the next data packet; `hop_start`
                 // carries the route's number back to the source.
                 let route = self.routing.route_string_at(e, pk.dst, r as u64);
-                let probe = packets.alloc(Packet { src: e, dst: pk.dst, size: 1, hops: 0, create: now, inject: 0, measured: false, phase: dispersion::PROBE_PHASE, seq: 0, age: 0, hop_start: r, route });
+                let probe = packets.alloc(Packet {
+                    src: e,
+                    dst: pk.dst,
+                    size: 1,
+                    hops: 0,
+                    create: now,
+                    inject: 0,
+                    measured: false,
+                    phase: dispersion::PROBE_PHASE,
+                    seq: 0,
+                    age: 0,
+                    hop_start: r,
+                    route,
+                });
                 nic.queue.push_front(probe);
                 nic.control += 1;
                 nic.routes.probe_sent(pk.dst, r, now, c);

@@ -63,7 +63,15 @@ pub struct Reassembly {
 impl Reassembly {
     /// Empty state for `nodes` endpoints and messages of `shape`.
     pub fn new(nodes: u32, shape: Message) -> Self {
-        Reassembly { shape, open: vec![Vec::new(); nodes as usize], flows: BTreeMap::new(), delivered: 0, latency_sum: 0, latency_min: u64::MAX, latency_max: 0 }
+        Reassembly {
+            shape,
+            open: vec![Vec::new(); nodes as usize],
+            flows: BTreeMap::new(),
+            delivered: 0,
+            latency_sum: 0,
+            latency_min: u64::MAX,
+            latency_max: 0,
+        }
     }
 
     /// The tail of packet `seq` from `src`, created at `create`, reached `dst` at `now`.
@@ -136,7 +144,8 @@ impl Reassembly {
     /// to bytes/s when the channel's rate is known.
     pub fn report(&self, created: u64, bytes_per_s: Option<f64>) -> MessageReport {
         let bytes = self.shape.bytes;
-        let bw: Vec<f64> = self.flows.values().map(|f| (f.messages * bytes) as f64 / (f.last_done - f.first_create).max(1) as f64).collect();
+        let bw: Vec<f64> =
+            self.flows.values().map(|f| (f.messages * bytes) as f64 / (f.last_done - f.first_create).max(1) as f64).collect();
         let n = bw.len();
         let mean = if n == 0 { 0.0 } else { bw.iter().sum::<f64>() / n as f64 };
         let min = bw.iter().copied().fold(f64::INFINITY, f64::min);
@@ -155,7 +164,12 @@ impl Reassembly {
             latency_max: self.latency_max,
             completion: self.flows.values().map(|f| f.last_done).max().unwrap_or(0),
             flow_bandwidth,
-            flow_mib_per_s: mib(1.0).map(|_| FlowBandwidth { flows: n as u64, mean: mib(mean).unwrap(), min: mib(flow_bandwidth.min).unwrap(), max: mib(max).unwrap() }),
+            flow_mib_per_s: mib(1.0).map(|_| FlowBandwidth {
+                flows: n as u64,
+                mean: mib(mean).unwrap(),
+                min: mib(flow_bandwidth.min).unwrap(),
+                max: mib(max).unwrap(),
+            }),
         }
     }
 }

@@ -63,7 +63,12 @@ impl DueSet for crate::router::iq::IqRouters {
 impl Wakes {
     /// Wakes for `n` endpoints, none pending.
     pub(super) fn new(n: u32) -> Self {
-        Wakes { at: vec![u64::MAX; n as usize], later: BinaryHeap::with_capacity(n as usize), due: Vec::with_capacity(n as usize), phase: None }
+        Wakes {
+            at: vec![u64::MAX; n as usize],
+            later: BinaryHeap::with_capacity(n as usize),
+            due: Vec::with_capacity(n as usize),
+            phase: None,
+        }
     }
 
     /// Forget every wake: the next cycle steps every endpoint (after the endpoints'

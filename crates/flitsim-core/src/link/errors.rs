@@ -164,7 +164,10 @@ impl ErrorParams {
     pub fn validate(&self, path: &str) -> Result<()> {
         for (field, v) in [("flit_bits", self.flit_bits), ("ctrl_bits", self.ctrl_bits)] {
             if !(1..=65_536).contains(&v) {
-                return Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: bits per event must be 1..=65536 (64 for an 8-byte flit)")));
+                return Err(Error::config(
+                    format!("{path}.{field}"),
+                    format!("{v} is out of range: bits per event must be 1..=65536 (64 for an 8-byte flit)"),
+                ));
             }
         }
         check_rate(path, "ber", self.ber, "a bit error rate")?;
@@ -176,10 +179,16 @@ impl ErrorParams {
         }
         for (i, s) in self.sync_loss.iter().enumerate() {
             if s.duration == 0 {
-                return Err(Error::config(format!("{path}.sync_loss[{i}].duration"), "0 cycles loses nothing: give at least 1 cycle or remove the entry"));
+                return Err(Error::config(
+                    format!("{path}.sync_loss[{i}].duration"),
+                    "0 cycles loses nothing: give at least 1 cycle or remove the entry",
+                ));
             }
             if s.start.checked_add(s.duration).is_none() {
-                return Err(Error::config(format!("{path}.sync_loss[{i}]"), format!("start {} + duration {} overflows the cycle counter; give a shorter interval", s.start, s.duration)));
+                return Err(Error::config(
+                    format!("{path}.sync_loss[{i}]"),
+                    format!("start {} + duration {} overflows the cycle counter; give a shorter interval", s.start, s.duration),
+                ));
             }
         }
         Ok(())
@@ -285,7 +294,15 @@ impl Bursts {
     fn new(b: &BurstParams, bits: u32, schedule: SimRng, hits: SimRng) -> Self {
         // A geometric length on {1, 2, ...} with mean m ends each cycle with p = 1/m.
         let ln_stay = |m: f64| if m <= 1.0 { f64::NEG_INFINITY } else { ln1p(-1.0 / m) };
-        let mut s = Bursts { ln_stay_good: ln_stay(b.mean_gap), ln_stay_bad: ln_stay(b.mean_len), start: 0, end: 0, schedule, hit: threshold(complement_pow(b.ber, bits)), hits };
+        let mut s = Bursts {
+            ln_stay_good: ln_stay(b.mean_gap),
+            ln_stay_bad: ln_stay(b.mean_len),
+            start: 0,
+            end: 0,
+            schedule,
+            hit: threshold(complement_pow(b.ber, bits)),
+            hits,
+        };
         s.start = s.length(s.ln_stay_good);
         s.end = s.start.saturating_add(s.length(s.ln_stay_bad));
         s
@@ -407,7 +424,11 @@ impl LinkErrors {
     /// The model for link `link` under the run `seed` (parameters must be valid:
     /// [`ErrorParams::validate`]).
     pub fn new(p: &ErrorParams, link: u32, seed: u64) -> Self {
-        LinkErrors { data: Lane::new(p, p.flit_bits, false, seed, link), ctrl: Lane::new(p, p.ctrl_bits, true, seed, link), fail_at: p.fail_at }
+        LinkErrors {
+            data: Lane::new(p, p.flit_bits, false, seed, link),
+            ctrl: Lane::new(p, p.ctrl_bits, true, seed, link),
+            fail_at: p.fail_at,
+        }
     }
 
     /// Is the flit sent on the data lanes in cycle `now` corrupted? (Call once per flit,
@@ -511,7 +532,9 @@ mod tests {
     #[test]
     fn portable_logarithms_match_libm() {
         use std::f64::consts::{FRAC_1_SQRT_2, SQRT_2};
-        for &x in &[1e-300, 1e-20, 0.001, 0.3, 0.5, FRAC_1_SQRT_2, 1.0, SQRT_2, SQRT_2 * (1.0 + f64::EPSILON), 2.0, 3.7, 1e10, 1e300, 5e-324] {
+        for &x in
+            &[1e-300, 1e-20, 0.001, 0.3, 0.5, FRAC_1_SQRT_2, 1.0, SQRT_2, SQRT_2 * (1.0 + f64::EPSILON), 2.0, 3.7, 1e10, 1e300, 5e-324]
+        {
             let (a, b) = (ln(x), x.ln());
             assert!((a - b).abs() <= 4e-16 * b.abs().max(1.0), "ln({x}) = {a}, libm {b}");
         }
@@ -607,9 +630,18 @@ mod tests {
         bad(ErrorParams { ber: f64::NAN, ..ErrorParams::default() }, "ber");
         bad(ErrorParams { ctrl_loss: 1.5, ..ErrorParams::default() }, "ctrl_loss");
         bad(ErrorParams { flit_bits: 0, ..ErrorParams::default() }, "flit_bits");
-        bad(ErrorParams { burst: Some(BurstParams { mean_gap: 0.5, mean_len: 3.0, ber: 0.1 }), ..ErrorParams::default() }, "burst.mean_gap");
-        bad(ErrorParams { burst: Some(BurstParams { mean_gap: 10.0, mean_len: f64::INFINITY, ber: 0.1 }), ..ErrorParams::default() }, "burst.mean_len");
-        bad(ErrorParams { sync_loss: vec![SyncLoss { start: 1, duration: 0, lanes: Lanes::Both }], ..ErrorParams::default() }, "sync_loss[0].duration");
+        bad(
+            ErrorParams { burst: Some(BurstParams { mean_gap: 0.5, mean_len: 3.0, ber: 0.1 }), ..ErrorParams::default() },
+            "burst.mean_gap",
+        );
+        bad(
+            ErrorParams { burst: Some(BurstParams { mean_gap: 10.0, mean_len: f64::INFINITY, ber: 0.1 }), ..ErrorParams::default() },
+            "burst.mean_len",
+        );
+        bad(
+            ErrorParams { sync_loss: vec![SyncLoss { start: 1, duration: 0, lanes: Lanes::Both }], ..ErrorParams::default() },
+            "sync_loss[0].duration",
+        );
         assert!(ErrorParams::default().validate("errors").is_ok());
         let msg = ErrorParams { ber: 2.0, ..ErrorParams::default() }.validate("errors").unwrap_err().to_string();
         assert!(msg.contains("[0, 1)"), "{msg}");

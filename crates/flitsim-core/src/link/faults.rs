@@ -125,11 +125,17 @@ impl FaultsConfig {
     pub fn apply(&self, topo: &mut Topology, run_seed: u64, path: &str) -> Result<Failed> {
         let f = self.random_link_fraction;
         if !(0.0..1.0).contains(&f) {
-            return Err(Error::config(format!("{path}.random_link_fraction"), format!("{f} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the links")));
+            return Err(Error::config(
+                format!("{path}.random_link_fraction"),
+                format!("{f} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the links"),
+            ));
         }
         let fnode = self.random_node_fraction;
         if !(0.0..1.0).contains(&fnode) {
-            return Err(Error::config(format!("{path}.random_node_fraction"), format!("{fnode} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the routers")));
+            return Err(Error::config(
+                format!("{path}.random_node_fraction"),
+                format!("{fnode} is not a fraction in [0, 1); e.g. 0.01 fails 1% of the routers"),
+            ));
         }
         let p_n = topo.ports;
         // A Kautz link is one unidirectional channel; elsewhere a link is a pair.
@@ -149,11 +155,17 @@ impl FaultsConfig {
             }
             let c = topo.out_channel[(r * p_n + p) as usize];
             if c == NONE {
-                return Err(Error::config(format!("{path}.links[{i}]"), format!("router {r} port {p} has no link to fail (an unconnected port, as at a mesh edge)")));
+                return Err(Error::config(
+                    format!("{path}.links[{i}]"),
+                    format!("router {r} port {p} has no link to fail (an unconnected port, as at a mesh edge)"),
+                ));
             }
             let link = c.min(reverse(c));
             if let Some(j) = failed.iter().position(|&x| x == link) {
-                return Err(Error::config(format!("{path}.links[{i}]"), format!("[{r}, {p}] fails the same link as {path}.links[{j}]; list each link once")));
+                return Err(Error::config(
+                    format!("{path}.links[{i}]"),
+                    format!("[{r}, {p}] fails the same link as {path}.links[{j}]; list each link once"),
+                ));
             }
             failed.push(link);
         }
@@ -167,10 +179,16 @@ impl FaultsConfig {
         let mut routers: Vec<u32> = Vec::new();
         for (i, &r) in self.nodes.iter().enumerate() {
             if r >= topo.num_routers {
-                return Err(Error::config(format!("{path}.nodes[{i}]"), format!("router {r} does not exist (routers 0..{})", topo.num_routers - 1)));
+                return Err(Error::config(
+                    format!("{path}.nodes[{i}]"),
+                    format!("router {r} does not exist (routers 0..{})", topo.num_routers - 1),
+                ));
             }
             if let Some(j) = routers.iter().position(|&x| x == r) {
-                return Err(Error::config(format!("{path}.nodes[{i}]"), format!("router {r} is listed already at {path}.nodes[{j}]; list each node once")));
+                return Err(Error::config(
+                    format!("{path}.nodes[{i}]"),
+                    format!("router {r} is listed already at {path}.nodes[{j}]; list each node once"),
+                ));
             }
             routers.push(r);
         }

@@ -532,7 +532,10 @@ impl RetryLink {
         let s = &self.stats;
         let bad = |m: String| Err(Error::Invariant { cycle: now, message: format!("retry link: {m}") });
         if s.wire_flits != s.flits_original + s.flits_replayed + s.ack_flits {
-            return bad(format!("wire flits {} != original {} + replayed {} + error-ack {}", s.wire_flits, s.flits_original, s.flits_replayed, s.ack_flits));
+            return bad(format!(
+                "wire flits {} != original {} + replayed {} + error-ack {}",
+                s.wire_flits, s.flits_original, s.flits_replayed, s.ack_flits
+            ));
         }
         if s.flits_original > s.flits_pushed || s.sent > s.pushed {
             return bad(format!("sent {} packets / {} flits of {} / {} pushed", s.sent, s.flits_original, s.pushed, s.flits_pushed));
@@ -544,10 +547,19 @@ impl RetryLink {
             return bad(format!("pushed {} != acknowledged {} + in the replay buffer {}", s.pushed, s.acked, self.tx.len()));
         }
         if s.sequence_errors + s.aliased + s.ctrl_inconsistent != 0 {
-            return bad(format!("protocol violations: {} sequence errors, {} aliased, {} inconsistent control packets", s.sequence_errors, s.aliased, s.ctrl_inconsistent));
+            return bad(format!(
+                "protocol violations: {} sequence errors, {} aliased, {} inconsistent control packets",
+                s.sequence_errors, s.aliased, s.ctrl_inconsistent
+            ));
         }
         if s.ctrl_sent != s.ctrl_received + s.ctrl_lost + self.rev.len() as u64 && !self.failed {
-            return bad(format!("control packets sent {} != received {} + lost {} + in flight {}", s.ctrl_sent, s.ctrl_received, s.ctrl_lost, self.rev.len()));
+            return bad(format!(
+                "control packets sent {} != received {} + lost {} + in flight {}",
+                s.ctrl_sent,
+                s.ctrl_received,
+                s.ctrl_lost,
+                self.rev.len()
+            ));
         }
         Ok(())
     }

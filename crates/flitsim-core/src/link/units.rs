@@ -24,7 +24,10 @@ impl Units {
     pub fn build(flit_bytes: Option<u32>, link_gbps: Option<f64>) -> Result<Option<Units>> {
         let Some(fb) = flit_bytes else {
             if link_gbps.is_some() {
-                return Err(Error::config("channel.flit_bytes", "`channel.link_gbps` converts flits to bytes/s, so it needs the flit size: set `channel.flit_bytes` (e.g. 8)"));
+                return Err(Error::config(
+                    "channel.flit_bytes",
+                    "`channel.link_gbps` converts flits to bytes/s, so it needs the flit size: set `channel.flit_bytes` (e.g. 8)",
+                ));
             }
             return Ok(None);
         };
@@ -33,7 +36,12 @@ impl Units {
         }
         if let Some(g) = link_gbps {
             if !(g.is_finite() && g > 0.0) {
-                return Err(Error::config("channel.link_gbps", format!("link rate {g} Gbit/s must be a positive finite number (e.g. 10 for Myrinet-10G, 12.8 for SiCortex's 1.6 GB/s)")));
+                return Err(Error::config(
+                    "channel.link_gbps",
+                    format!(
+                        "link rate {g} Gbit/s must be a positive finite number (e.g. 10 for Myrinet-10G, 12.8 for SiCortex's 1.6 GB/s)"
+                    ),
+                ));
             }
         }
         Ok(Some(Units { flit_bytes: fb, link_gbps, cycle_ns: link_gbps.map(|g| 8.0 * fb as f64 / g) }))

@@ -83,7 +83,11 @@ pub struct SwitchAllocator<B: VcSet = u64> {
 impl<B: VcSet> SwitchAllocator<B> {
     /// An allocator of the given kind; `iterations` is used by iSLIP only.
     pub fn new(kind: AllocatorKind, iterations: u32, ports: u32, vcs: u32) -> Self {
-        assert!(ports as usize <= N && (ports * vcs) as usize <= B::BITS && vcs >= 1, "at most 64 ports and {} input VCs per router", B::BITS);
+        assert!(
+            ports as usize <= N && (ports * vcs) as usize <= B::BITS && vcs >= 1,
+            "at most 64 ports and {} input VCs per router",
+            B::BITS
+        );
         let mut port_of_vc = [0u8; NV];
         for (i, p) in port_of_vc.iter_mut().enumerate().take((ports * vcs) as usize) {
             *p = (i as u32 / vcs) as u8;

@@ -110,7 +110,11 @@ impl Crossings {
     /// Flits this outbox hands to other partitions: crossing flits, and the packets
     /// handed to retry links into other partitions.
     pub fn flits_crossing(&self) -> u64 {
-        let pushed: u64 = self.retry.iter().map(|e| if let crate::router::crosspoint::RetryEvent::Push { flits, .. } = e { u64::from(*flits) } else { 0 }).sum();
+        let pushed: u64 = self
+            .retry
+            .iter()
+            .map(|e| if let crate::router::crosspoint::RetryEvent::Push { flits, .. } = e { u64::from(*flits) } else { 0 })
+            .sum();
         self.flits.len() as u64 + pushed
     }
 
@@ -140,8 +144,16 @@ impl Crossings {
     pub fn prefetch(&self, write: bool) {
         const MAX: usize = 2048;
         let bytes = |cap: usize, len: usize, size: usize| if write { (cap * size).min(MAX) } else { len * size };
-        super::prefetch_bytes(self.flits.as_ptr() as *const u8, bytes(self.flits.capacity(), self.flits.len(), std::mem::size_of::<CrossFlit>()), write);
-        super::prefetch_bytes(self.credits.as_ptr() as *const u8, bytes(self.credits.capacity(), self.credits.len(), std::mem::size_of::<CrossCredit>()), write);
+        super::prefetch_bytes(
+            self.flits.as_ptr() as *const u8,
+            bytes(self.flits.capacity(), self.flits.len(), std::mem::size_of::<CrossFlit>()),
+            write,
+        );
+        super::prefetch_bytes(
+            self.credits.as_ptr() as *const u8,
+            bytes(self.credits.capacity(), self.credits.len(), std::mem::size_of::<CrossCredit>()),
+            write,
+        );
     }
 
     /// Take this cycle's outbox, leaving `spare` (emptied, keeping its capacity) in its
@@ -162,7 +174,15 @@ impl Crossings {
     /// arrival reported to `arrived(router)`. For routers that address a receiver by its
     /// id (`row`); a head's header is stored in `packets` ([`Crossings::receive_id`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn receive_at(&mut self, from: &Crossings, (lo, hi): (u32, u32), (ports, vcs): (u32, u32), ch: &mut crate::link::Channels, packets: &mut PacketArena, mut arrived: impl FnMut(u32)) {
+    pub fn receive_at(
+        &mut self,
+        from: &Crossings,
+        (lo, hi): (u32, u32),
+        (ports, vcs): (u32, u32),
+        ch: &mut crate::link::Channels,
+        packets: &mut PacketArena,
+        mut arrived: impl FnMut(u32),
+    ) {
         for x in &from.flits {
             if !(lo..hi).contains(&x.row) {
                 continue;

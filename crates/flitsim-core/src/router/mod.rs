@@ -9,13 +9,13 @@
 //! `docs/architecture.md` walks through one cycle of it.
 
 pub mod aging;
+pub mod allocator;
+pub mod arbiter;
 pub mod buffered;
-pub mod drops;
 pub mod central;
 pub mod crossing;
 pub mod crosspoint;
-pub mod allocator;
-pub mod arbiter;
+pub mod drops;
 pub mod iq;
 pub mod vcset;
 mod wiring;
@@ -380,7 +380,13 @@ impl IqConfig {
                 return Err(Error::config(field, "STOP/GO stops a whole link, as Myrinet's does: it needs vcs = 1 and flow_control = \"wormhole\"; set them, or remove stop_go (credits)"));
             }
             if sg.stop == 0 || sg.go >= sg.stop {
-                return Err(Error::config(field, format!("stop = {} and go = {}: GO is sent when the buffer has drained below the STOP mark, so use 1 <= stop and go < stop", sg.stop, sg.go)));
+                return Err(Error::config(
+                    field,
+                    format!(
+                        "stop = {} and go = {}: GO is sent when the buffer has drained below the STOP mark, so use 1 <= stop and go < stop",
+                        sg.stop, sg.go
+                    ),
+                ));
             }
         }
         if self.flow_control == FlowControl::VirtualCutThrough && self.buffer_depth < max_packet {

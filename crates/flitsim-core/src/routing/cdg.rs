@@ -205,7 +205,16 @@ pub fn pair_routes_by_walks(routing: &RoutingFunction, topo: &Topology, dead: &[
             row
         })
         .collect();
-    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, dropped: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
+    let mut out = PairRoutes {
+        mask: PairMask::none(n),
+        pairs: 0,
+        routable: 0,
+        dropped: 0,
+        unreachable: Vec::new(),
+        hops: 0,
+        minimal: 0,
+        max_extra: 0,
+    };
     for (s, row) in rows.into_iter().enumerate() {
         for d in row.connected {
             out.mask.set(s as u32, d);
@@ -267,7 +276,8 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
         .map_init(
             || Memo { outcome: vec![0; states], tag: vec![0; states], path: Vec::new() },
             |memo, &d| {
-                let mut col = Column { dest: d, connected: vec![0; (n as usize).div_ceil(64)], tally: Tally::default(), unreachable: Vec::new() };
+                let mut col =
+                    Column { dest: d, connected: vec![0; (n as usize).div_ceil(64)], tally: Tally::default(), unreachable: Vec::new() };
                 let tag = d + 1;
                 for s in (0..n).filter(|&s| alive(s)) {
                     // Walk until a state whose outcome is known, or an end.
@@ -337,7 +347,16 @@ fn table_pair_routes(routing: &RoutingFunction, t: &super::table::TableRouting, 
             },
         )
         .collect();
-    let mut out = PairRoutes { mask: PairMask::none(n), pairs: 0, routable: 0, dropped: 0, unreachable: Vec::new(), hops: 0, minimal: 0, max_extra: 0 };
+    let mut out = PairRoutes {
+        mask: PairMask::none(n),
+        pairs: 0,
+        routable: 0,
+        dropped: 0,
+        unreachable: Vec::new(),
+        hops: 0,
+        minimal: 0,
+        max_extra: 0,
+    };
     let mut listed: Vec<(u32, u32)> = Vec::new();
     for col in columns {
         for (w, &bits) in col.connected.iter().enumerate() {
@@ -698,7 +717,9 @@ mod tests {
 
     #[test]
     fn xt_tables_are_acyclic_under_every_policy() {
-        for (policy, dateline) in [("initial", "[2, 0, 3]"), ("v1", "[2, 0, 3]"), ("v2", "[2, 0, 3]"), ("v3", "[2, 0, 3]"), ("v3", "\"auto\"")] {
+        for (policy, dateline) in
+            [("initial", "[2, 0, 3]"), ("v1", "[2, 0, 3]"), ("v2", "[2, 0, 3]"), ("v3", "[2, 0, 3]"), ("v3", "\"auto\"")]
+        {
             let r = check_of(&format!(
                 "[topology]\ntype = \"cube\"\ndims = [6, 4, 4]\nwrap = [true, false, true]\n[router]\nvcs = 4\n\
                  [routing]\ntype = \"table\"\nclasses = 2\nregion_size = 32\nvc_policy = \"{policy}\"\ndateline = {dateline}\n"

@@ -529,7 +529,11 @@ mod tests {
                     for in_vc in 0..vcs {
                         for dest in 0..t.num_nodes {
                             let want = r.route_computed(&t, router, in_port, in_vc, dest, 0);
-                            assert_eq!(r.route(&t, router, in_port, in_vc, dest, 0), want, "router {router} port {in_port} vc {in_vc} dest {dest}");
+                            assert_eq!(
+                                r.route(&t, router, in_port, in_vc, dest, 0),
+                                want,
+                                "router {router} port {in_port} vc {in_vc} dest {dest}"
+                            );
                         }
                     }
                 }
@@ -585,7 +589,10 @@ mod tests {
         let t = topo(&[8], true);
         let way = |ties, s: u32, d: u32, key| dor(&t, 2, ties, DatelineClass::AtWrap).route(&t, s, t.local_port_of(s), 0, d, key).port;
         // From 1 to 5: source 1 is odd (-), destination 5 is odd (-).
-        assert_eq!((way(TiePolicy::Plus, 1, 5, 0), way(TiePolicy::SourceParity, 1, 5, 0), way(TiePolicy::DestinationParity, 1, 5, 0)), (0, 1, 1));
+        assert_eq!(
+            (way(TiePolicy::Plus, 1, 5, 0), way(TiePolicy::SourceParity, 1, 5, 0), way(TiePolicy::DestinationParity, 1, 5, 0)),
+            (0, 1, 1)
+        );
         // From 2 to 6: both even (+).
         assert_eq!((way(TiePolicy::SourceParity, 2, 6, 0), way(TiePolicy::DestinationParity, 2, 6, 0)), (0, 0));
         // On a 6-ring the tie is 3 away: source and destination parities differ.
@@ -618,7 +625,8 @@ mod tests {
     #[test]
     fn dateline_class_at_entry_holds_the_upper_class_for_the_whole_dimension() {
         let t = topo(&[8], true);
-        let classes = |class, s, d| walk(&t, &dor(&t, 4, TiePolicy::Plus, class), s, d).iter().map(|(_, c)| (c.vc_lo, c.vc_hi)).collect::<Vec<_>>();
+        let classes =
+            |class, s, d| walk(&t, &dor(&t, 4, TiePolicy::Plus, class), s, d).iter().map(|(_, c)| (c.vc_lo, c.vc_hi)).collect::<Vec<_>>();
         assert_eq!(classes(DatelineClass::AtWrap, 6, 1), vec![(0, 2), (2, 4), (2, 4), (0, 4)]);
         assert_eq!(classes(DatelineClass::AtEntry, 6, 1), vec![(2, 4), (2, 4), (2, 4), (0, 4)]);
         // The - way from 1 to 6 crosses between 0 and 7.
@@ -647,7 +655,10 @@ mod tests {
                             for in_vc in 0..2 {
                                 for dest in 0..t.num_nodes {
                                     let key = packet_key(dest, router);
-                                    assert_eq!(r.route(&t, router, in_port, in_vc, dest, key), r.route_computed(&t, router, in_port, in_vc, dest, key));
+                                    assert_eq!(
+                                        r.route(&t, router, in_port, in_vc, dest, key),
+                                        r.route_computed(&t, router, in_port, in_vc, dest, key)
+                                    );
                                 }
                             }
                         }

@@ -30,8 +30,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::{NoQueues, PortQueues};
 use super::Candidate;
+pub use super::{NoQueues, PortQueues};
 use crate::error::{Error, Result};
 use crate::sim::packet::Packet;
 use crate::sim::rng::mix64;
@@ -80,7 +80,10 @@ impl DragonflyRouting {
     /// Routing on `topo` (a dragonfly) with `vcs` VCs per port; `path` is the config key.
     pub fn new(topo: &Topology, path_kind: DragonflyPath, vcs: u32, seed: u64, path: &str) -> Result<Self> {
         let Some(df) = topo.dragonfly else {
-            return Err(Error::config(format!("{path}.type"), "dragonfly routing needs a dragonfly topology (topology.type = \"dragonfly\")"));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "dragonfly routing needs a dragonfly topology (topology.type = \"dragonfly\")",
+            ));
         };
         let classes = path_kind.classes();
         if vcs < classes {
@@ -146,12 +149,21 @@ impl DragonflyRouting {
     /// ([`DragonflyRouting::ugal_prefers_valiant`]); arriving in that group ends the
     /// first phase.
     #[inline]
-    pub fn route_header<Q: PortQueues>(&self, r: u32, in_port: u32, in_vc: u32, from_nic: bool, header: &mut Packet, queues: &Q) -> Candidate {
+    pub fn route_header<Q: PortQueues>(
+        &self,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        from_nic: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate {
         let df = &self.df;
         if self.path != DragonflyPath::Minimal {
             if from_nic {
                 let via = self.intermediate(header.src, header.dst, header.seq);
-                let via = via.filter(|&i| self.path == DragonflyPath::Valiant || self.ugal_prefers_valiant(r, header.dst / df.p, i, queues));
+                let via =
+                    via.filter(|&i| self.path == DragonflyPath::Valiant || self.ugal_prefers_valiant(r, header.dst / df.p, i, queues));
                 header.route = via.map_or(0, |i| u64::from(i) + 1);
             } else if header.route != 0 && u64::from(df.group(r)) + 1 == header.route {
                 header.route = 0;

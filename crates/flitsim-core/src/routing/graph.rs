@@ -119,7 +119,8 @@ impl GraphRouting {
         match self.path {
             GraphPath::Minimal => {
                 let class = if from_nic { 0 } else { u32::from(self.class_of[in_vc as usize & 63]) + 1 };
-                let (port, class) = if r == t { (g.net_ports + dst % g.t, class.min(self.range.len() as u32 - 1)) } else { (g.next_port(r, t), class) };
+                let (port, class) =
+                    if r == t { (g.net_ports + dst % g.t, class.min(self.range.len() as u32 - 1)) } else { (g.next_port(r, t), class) };
                 let (lo, hi) = self.class_range(class);
                 Candidate { port: port as u8, vc_lo: lo, vc_hi: hi }
             }

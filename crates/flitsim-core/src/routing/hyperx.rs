@@ -156,7 +156,8 @@ impl HyperXRouting {
         }
         let key = src;
         let (h_min, h_val) = (hx.distance(r, t), hx.distance(r, via) + hx.distance(via, t));
-        u64::from(queues.used(self.dor_port(r, t, key))) * u64::from(h_min) > u64::from(queues.used(self.dor_port(r, via, key))) * u64::from(h_val)
+        u64::from(queues.used(self.dor_port(r, t, key))) * u64::from(h_min)
+            > u64::from(queues.used(self.dor_port(r, via, key))) * u64::from(h_val)
     }
 
     /// Route computation for a head at router `r` arrived on `in_port`/`in_vc`, reading
@@ -164,12 +165,21 @@ impl HyperXRouting {
     /// or 0). At the source (`from_nic`) Valiant and UGAL packets draw their
     /// intermediate; reaching it moves the packet to class 1.
     #[inline]
-    pub fn route_header<Q: PortQueues>(&self, r: u32, in_port: u32, in_vc: u32, from_nic: bool, header: &mut Packet, queues: &Q) -> Candidate {
+    pub fn route_header<Q: PortQueues>(
+        &self,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        from_nic: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate {
         let mut class = self.class(in_port, in_vc);
         if self.path != HyperXPath::Dor {
             if from_nic {
                 let via = self.intermediate(header.src, header.dst, header.seq);
-                let via = via.filter(|&i| self.path == HyperXPath::Valiant || self.ugal_prefers_valiant(r, header.src, header.dst, i, queues));
+                let via =
+                    via.filter(|&i| self.path == HyperXPath::Valiant || self.ugal_prefers_valiant(r, header.src, header.dst, i, queues));
                 header.route = via.map_or(0, |i| u64::from(i) + 1);
             }
             if header.route != 0 {

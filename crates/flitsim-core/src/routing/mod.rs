@@ -3,6 +3,7 @@
 //! function never mutates the packet; the router's allocators pick among candidates.
 
 pub mod adaptive;
+pub mod cdg;
 pub mod dor;
 pub mod dragonfly;
 pub mod graph;
@@ -10,10 +11,9 @@ pub mod hyperx;
 mod registry;
 pub mod source;
 pub mod table;
-pub mod vc_balance;
-pub mod cdg;
 pub mod updown;
 pub mod updown_net;
+pub mod vc_balance;
 
 pub use registry::REGISTRY;
 use serde::{Deserialize, Serialize};
@@ -321,13 +321,37 @@ enum RawRouting {
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
-            RawRouting::Dor { order, datelines, classes, ties, dateline_class } => RoutingConfig::Dor { order, datelines, classes, ties, dateline_class },
-            RawRouting::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } => {
-                RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors }
+            RawRouting::Dor { order, datelines, classes, ties, dateline_class } => {
+                RoutingConfig::Dor { order, datelines, classes, ties, dateline_class }
             }
+            RawRouting::Table {
+                order,
+                datelines,
+                classes,
+                ties,
+                dateline_class,
+                region_size,
+                vc_policy,
+                dateline,
+                tables,
+                dateline_errors,
+            } => RoutingConfig::Table {
+                order,
+                datelines,
+                classes,
+                ties,
+                dateline_class,
+                region_size,
+                vc_policy,
+                dateline,
+                tables,
+                dateline_errors,
+            },
             RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
             RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
-            RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit },
+            RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => {
+                RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit }
+            }
             RawRouting::Dragonfly { mode } => RoutingConfig::Dragonfly { mode },
             RawRouting::Hyperx { mode } => RoutingConfig::Hyperx { mode },
             RawRouting::Graph { mode } => RoutingConfig::Graph { mode },
@@ -337,10 +361,15 @@ impl<'de> Deserialize<'de> for RoutingConfig {
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig::Dor { order: None, datelines: true, classes: 1, ties: dor::TiePolicy::default(), dateline_class: dor::DatelineClass::default() }
+        RoutingConfig::Dor {
+            order: None,
+            datelines: true,
+            classes: 1,
+            ties: dor::TiePolicy::default(),
+            dateline_class: dor::DatelineClass::default(),
+        }
     }
 }
-
 
 /// What adaptive choices at a router (UGAL's) read: the flits waiting downstream of each output
 /// port, as the router's credit counters know them (sent and not yet credited back,
@@ -406,7 +435,10 @@ impl RoutingFunction {
             return Err(Error::config(format!("{path}.type"), "a Kautz network is source routed; use routing.type = \"source\""));
         }
         if topo.shape == Shape::FatTree && !matches!(cfg, RoutingConfig::Updown { .. }) {
-            return Err(Error::config(format!("{path}.type"), "a fat tree (Clos, k-ary n-tree) is routed up*/down*; use routing.type = \"updown\""));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "a fat tree (Clos, k-ary n-tree) is routed up*/down*; use routing.type = \"updown\"",
+            ));
         }
         if topo.shape == Shape::Dragonfly && !matches!(cfg, RoutingConfig::Dragonfly { .. } | RoutingConfig::Graph { .. }) {
             return Err(Error::config(format!("{path}.type"), "a dragonfly is routed by its groups; use routing.type = \"dragonfly\" (mode = \"minimal\" or \"valiant\"), or \"graph\" (as any graph, around failures too)"));
@@ -415,7 +447,10 @@ impl RoutingFunction {
             return Err(Error::config(format!("{path}.type"), "a HyperX is routed by its own dimension order; use routing.type = \"hyperx\" (mode = \"dor\", \"valiant\" or \"ugal\"), or \"graph\" (as any graph, around failures too)"));
         }
         if topo.shape == Shape::Graph && !matches!(cfg, RoutingConfig::Graph { .. }) {
-            return Err(Error::config(format!("{path}.type"), "a graph topology has no dimensions or groups to route by; use routing.type = \"graph\" (mode = \"minimal\" or \"updown\")"));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "a graph topology has no dimensions or groups to route by; use routing.type = \"graph\" (mode = \"minimal\" or \"updown\")",
+            ));
         }
         if matches!(cfg, RoutingConfig::Graph { .. }) && matches!(topo.shape, Shape::Kautz | Shape::FatTree) {
             return Err(Error::config(format!("{path}.type"), "graph routing runs on graphs, k-ary n-cubes, HyperX and dragonfly networks; a Kautz network is source routed and a fat tree up*/down*"));
@@ -515,11 +550,30 @@ impl RoutingFunction {
     /// deadlock-free first, then the most pairs connected. Returns the routes, the pairs
     /// they connect and the verdict; the caller decides what to refuse.
     /// `on_progress` hears of each candidate placement as the search tries it.
-    pub fn build_around(cfg: &RoutingConfig, topo: &Topology, vcs: u32, dead: &[bool], path: &str, on_progress: &dyn Fn(SearchProgress)) -> Result<(Self, cdg::PairRoutes, cdg::CdgReport)> {
+    pub fn build_around(
+        cfg: &RoutingConfig,
+        topo: &Topology,
+        vcs: u32,
+        dead: &[bool],
+        path: &str,
+        on_progress: &dyn Fn(SearchProgress),
+    ) -> Result<(Self, cdg::PairRoutes, cdg::CdgReport)> {
         let built = Self::build(cfg, topo, vcs, true, path)?;
         let pairs = cdg::pair_routes(&built, topo, dead);
         let report = cdg::check_pairs(&built, topo, vcs, &pairs);
-        let RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } = cfg else {
+        let RoutingConfig::Table {
+            order,
+            datelines,
+            classes,
+            ties,
+            dateline_class,
+            region_size,
+            vc_policy,
+            dateline,
+            tables,
+            dateline_errors,
+        } = cfg
+        else {
             return Ok((built, pairs, report));
         };
         let perfect = |c: &cdg::CdgReport| c.acyclic && c.unreachable_pairs == 0;
@@ -601,7 +655,6 @@ impl RoutingFunction {
             cdg::add_witnesses(&mut best.2, &best.0, topo, vcs, &best.1);
         }
         Ok(best)
-
     }
 
     /// Route a packet at `router` that arrived on `in_port`/`in_vc` and is bound for
@@ -722,7 +775,15 @@ impl RoutingFunction {
                 _ => self.route_packet(topo, r, p, v, &header),
             };
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
-            hops.push(table::Hop { router: r, in_port: p, table: None, port: c.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
+            hops.push(table::Hop {
+                router: r,
+                in_port: p,
+                table: None,
+                port: c.port as u32,
+                vc_lo: c.vc_lo as u32,
+                vc_hi: c.vc_hi as u32,
+                vc: out_vc,
+            });
             if topo.is_local_port(c.port as u32) {
                 if r != topo.router_of(dst) {
                     return Err(Error::config("routing", format!("no route from {src} to {dst}: it ends at router {r}")));

@@ -90,14 +90,32 @@ impl SourceRouting {
     /// Source routing on `topo` (a Kautz graph) with `vcs` VCs; `path` is "routing".
     pub fn new(topo: &Topology, vcs: u32, start: VcStart, path: &str) -> Result<Self> {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
-            return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type"));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\", or another routing type",
+            ));
         };
-        let r = SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0, failed: Arc::new([]) };
+        let r = SourceRouting {
+            kautz: k.clone(),
+            start,
+            vcs,
+            table: None,
+            half_start: k.diameter() / 2,
+            rails: 1,
+            switches: Arc::new([]),
+            next_switch: 0,
+            failed: Arc::new([]),
+        };
         let need = r.vcs_needed();
         if vcs < need {
             return Err(Error::config(
                 "router.vcs",
-                format!("{vcs} VCs cannot hold the up to {} VC decrements of a route in K({}, {}); use vcs >= {need} (floor(D/2) + 1)", need - 1, k.degree(), k.diameter()),
+                format!(
+                    "{vcs} VCs cannot hold the up to {} VC decrements of a route in K({}, {}); use vcs >= {need} (floor(D/2) + 1)",
+                    need - 1,
+                    k.degree(),
+                    k.diameter()
+                ),
             ));
         }
         Ok(r)
@@ -106,7 +124,17 @@ impl SourceRouting {
     /// Like [`SourceRouting::new`] without the VC-count check: for showing that fewer VCs
     /// than needed make the channel dependency graph cyclic.
     pub fn unchecked(topo: &Topology, vcs: u32, start: VcStart) -> Option<Self> {
-        topo.kautz.as_ref().map(|k| SourceRouting { kautz: k.clone(), start, vcs, table: None, half_start: k.diameter() / 2, rails: 1, switches: Arc::new([]), next_switch: 0, failed: Arc::new([]) })
+        topo.kautz.as_ref().map(|k| SourceRouting {
+            kautz: k.clone(),
+            start,
+            vcs,
+            table: None,
+            half_start: k.diameter() / 2,
+            rails: 1,
+            switches: Arc::new([]),
+            next_switch: 0,
+            failed: Arc::new([]),
+        })
     }
 
     /// VCs per port.
@@ -124,7 +152,10 @@ impl SourceRouting {
     /// every packet on that number.
     pub fn around_failures(topo: &Topology, vcs: u32, start: VcStart, path: &str) -> Result<Self> {
         let (Shape::Kautz, Some(k)) = (&topo.shape, &topo.kautz) else {
-            return Err(Error::config(format!("{path}.type"), "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\""));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "source routing with VCs by node order is the Kautz fabric's; use topology.type = \"kautz\"",
+            ));
         };
         let n = k.node_count() as usize;
         let (p_n, d) = (topo.ports as usize, k.degree() as usize);
@@ -153,8 +184,21 @@ impl SourceRouting {
                 }
             }
         }
-        let failed: Arc<[(u32, u8)]> = (0..n * p_n).filter(|&i| i % p_n < d && topo.out_channel[i] == crate::topology::NONE).map(|i| ((i / p_n) as u32, (i % p_n) as u8)).collect();
-        let mut r = SourceRouting { kautz: k.clone(), start, vcs, table: Some(Arc::new(table)), half_start: 0, rails: 1, switches: Arc::new([]), next_switch: 0, failed };
+        let failed: Arc<[(u32, u8)]> = (0..n * p_n)
+            .filter(|&i| i % p_n < d && topo.out_channel[i] == crate::topology::NONE)
+            .map(|i| ((i / p_n) as u32, (i % p_n) as u8))
+            .collect();
+        let mut r = SourceRouting {
+            kautz: k.clone(),
+            start,
+            vcs,
+            table: Some(Arc::new(table)),
+            half_start: 0,
+            rails: 1,
+            switches: Arc::new([]),
+            next_switch: 0,
+            failed,
+        };
         let mut most = 0;
         for src in 0..n as u32 {
             for dst in 0..n as u32 {
@@ -167,7 +211,10 @@ impl SourceRouting {
         if vcs < most + 1 {
             return Err(Error::config(
                 "router.vcs",
-                format!("{vcs} VCs cannot hold the {most} VC decrements of the longest route around these failures; use vcs >= {}", most + 1),
+                format!(
+                    "{vcs} VCs cannot hold the {most} VC decrements of the longest route around these failures; use vcs >= {}",
+                    most + 1
+                ),
             ));
         }
         Ok(r)
@@ -179,12 +226,18 @@ impl SourceRouting {
     pub fn with_rails(mut self, rails: u32, path: &str) -> Result<Self> {
         let d = self.kautz.degree();
         if !(1..=d).contains(&rails) {
-            return Err(Error::config(format!("{path}.rails"), format!("{rails} rails: a Kautz graph of degree {d} has {d} node-disjoint routes per pair; use 1..={d}")));
+            return Err(Error::config(
+                format!("{path}.rails"),
+                format!("{rails} rails: a Kautz graph of degree {d} has {d} node-disjoint routes per pair; use 1..={d}"),
+            ));
         }
         if rails > 1 {
             let need = (self.kautz.diameter() + 2) / 2 + 1;
             if self.vcs < need {
-                return Err(Error::config("router.vcs", format!("{} VCs cannot hold the decrements of multi-rail routes (up to D + 2 hops); use vcs >= {need}", self.vcs)));
+                return Err(Error::config(
+                    "router.vcs",
+                    format!("{} VCs cannot hold the decrements of multi-rail routes (up to D + 2 hops); use vcs >= {need}", self.vcs),
+                ));
             }
         }
         self.rails = rails;

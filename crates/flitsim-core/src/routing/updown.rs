@@ -125,7 +125,8 @@ fn check_pair(tree: &FatTree, src: NodeId, dst: NodeId) -> Result<u32> {
             return Err(Error::config(format!("route.{name}"), format!("node {v} does not exist; the network has nodes 0..{n}")));
         }
     }
-    tree.common_ancestor_level(src, dst).ok_or_else(|| Error::config("route.dst", format!("is the source {src}; a node has no network route to itself")))
+    tree.common_ancestor_level(src, dst)
+        .ok_or_else(|| Error::config("route.dst", format!("is the source {src}; a node has no network route to itself")))
 }
 
 /// Number of shortest Up*/Down* routes from `src` to `dst`: the product of the up-port
@@ -221,7 +222,9 @@ fn walk_into(tree: &FatTree, src: NodeId, ports: &[u8], out: &mut Vec<u32>) -> R
         let Vertex::Switch(s) = all[ch as usize].dst else {
             return Err(Error::config(format!("route[{i}]"), "the route already reached a node; drop the remaining bytes"));
         };
-        ch = tree.out_channel(Vertex::Switch(s), p as u32).ok_or_else(|| Error::config(format!("route[{i}]"), format!("port {p} of switch {s} is not wired")))?;
+        ch = tree
+            .out_channel(Vertex::Switch(s), p as u32)
+            .ok_or_else(|| Error::config(format!("route[{i}]"), format!("port {p} of switch {s} is not wired")))?;
         out.push(ch);
     }
     match all[ch as usize].dst {
@@ -336,7 +339,9 @@ mod tests {
             }
         });
         // k-ary n-tree: u = the fewest trailing base-k digits to drop for equal prefixes; k^u routes.
-        let tree = |k: u32| -> Expect { Box::new(move |p, q| (0..).find(|&u| p / k.pow(u + 1) == q / k.pow(u + 1)).map(|u| (u, (k as u64).pow(u))).unwrap()) };
+        let tree = |k: u32| -> Expect {
+            Box::new(move |p, q| (0..).find(|&u| p / k.pow(u + 1) == q / k.pow(u + 1)).map(|u| (u, (k as u64).pow(u))).unwrap())
+        };
         vec![
             (clos(32, 3, 16), three(16)),
             (clos(32, 3, 64), three(16)),
@@ -483,7 +488,11 @@ mod tests {
                     }
                 }
             }
-            let down = t.channels().iter().filter(|c| c.dir == Dir::Down && matches!((c.src, c.dst), (Vertex::Switch(_), Vertex::Switch(_)))).count();
+            let down = t
+                .channels()
+                .iter()
+                .filter(|c| c.dir == Dir::Down && matches!((c.src, c.dst), (Vertex::Switch(_), Vertex::Switch(_))))
+                .count();
             assert_eq!(dests.len(), down, "{}: every down channel used", t.describe());
             assert!(dests.values().all(|v| v.len() == 1), "{}", t.describe());
         }
@@ -550,8 +559,9 @@ mod tests {
             assert!(v.acyclic && v.cycle.is_empty(), "{}", t.describe());
             // The same graph from the routes' channel sequences.
             let (n, t) = (t.node_count(), &t);
-            let walks =
-                (0..n).flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d))).flat_map(|(s, d)| routes(t, s, d).unwrap().into_iter().map(move |r| walk(t, s, r.ports()).unwrap().channels));
+            let walks = (0..n)
+                .flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+                .flat_map(|(s, d)| routes(t, s, d).unwrap().into_iter().map(move |r| walk(t, s, r.ports()).unwrap().channels));
             assert_eq!(cdg_of_routes(walks), v, "{}", t.describe());
         }
     }

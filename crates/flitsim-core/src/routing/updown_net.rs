@@ -92,7 +92,10 @@ impl UpDownRouting {
     /// `path` is the config table ("routing").
     pub fn new(topo: &Topology, selection: Selection, scheme: StaticSchemeConfig, vcs: u32, seed: u64, path: &str) -> Result<Self> {
         let (Shape::FatTree, Some(tree)) = (&topo.shape, &topo.fat_tree) else {
-            return Err(Error::config(format!("{path}.type"), "up*/down* routing needs a fat tree; use topology.type = \"clos\" or \"k_ary_n_tree\", or another routing type"));
+            return Err(Error::config(
+                format!("{path}.type"),
+                "up*/down* routing needs a fat tree; use topology.type = \"clos\" or \"k_ary_n_tree\", or another routing type",
+            ));
         };
         let bits = 32 - (topo.ports - 1).max(1).leading_zeros();
         let symbols = 2 * tree.levels() - 1;
@@ -117,7 +120,8 @@ impl UpDownRouting {
         let given = cfg.threshold.is_some() || cfg.probability.is_some() || cfg.probe_limit.is_some();
         match self.selection {
             Selection::Adaptive | Selection::Probing => {
-                self.dispersion = Some(crate::endpoint::dispersion::DispersionParams::build(cfg, self.selection == Selection::Probing, path)?);
+                self.dispersion =
+                    Some(crate::endpoint::dispersion::DispersionParams::build(cfg, self.selection == Selection::Probing, path)?);
             }
             _ if given => {
                 return Err(Error::config(format!("{path}.selection"), "threshold, probability and probe_limit are parameters of the dispersive schemes; use selection = \"adaptive\" or \"probing\", or remove them"));
@@ -125,7 +129,10 @@ impl UpDownRouting {
             _ => {}
         }
         if self.selection == Selection::Adaptive && cfg.probe_limit.is_some() {
-            return Err(Error::config(format!("{path}.probe_limit"), "only the probing scheme probes; use selection = \"probing\", or remove probe_limit"));
+            return Err(Error::config(
+                format!("{path}.probe_limit"),
+                "only the probing scheme probes; use selection = \"probing\", or remove probe_limit",
+            ));
         }
         Ok(self)
     }
@@ -157,7 +164,9 @@ impl UpDownRouting {
         let count: u64 = (0..u).map(|l| self.tree.up_ports(l) as u64).product();
         match self.selection {
             // The dispersive schemes start on the static route; the NIC writes the route.
-            Selection::Static | Selection::Adaptive | Selection::Probing => updown::static_index(&self.tree, src, dst, self.scheme).unwrap_or(0),
+            Selection::Static | Selection::Adaptive | Selection::Probing => {
+                updown::static_index(&self.tree, src, dst, self.scheme).unwrap_or(0)
+            }
             Selection::Random => mix64(self.key ^ mix64((src as u64) << 32 | seq as u64)) % count,
         }
     }

@@ -121,7 +121,12 @@ pub fn summarise(topo: &Topology, counts: &[[u64; 2]]) -> VcBalance {
     let dims = sums
         .iter()
         .enumerate()
-        .map(|(d, &(n, sum, histogram))| DimBalance { dim: dim_name(d), links: n, mean: if n == 0 { 0.0 } else { sum / n as f64 }, histogram })
+        .map(|(d, &(n, sum, histogram))| DimBalance {
+            dim: dim_name(d),
+            links: n,
+            mean: if n == 0 { 0.0 } else { sum / n as f64 },
+            histogram,
+        })
         .collect();
     let ring = if nd == 0 {
         Vec::new()
@@ -147,7 +152,11 @@ pub fn summarise(topo: &Topology, counts: &[[u64; 2]]) -> VcBalance {
 
 /// The VC_balance report (`stats.vc_balance`): analytic from the routes, simulated
 /// from the per-channel VC flit counts of the window.
-pub(crate) fn report(spec: &crate::config::Spec, channels: &crate::link::Channels, channel_flits: &[Vec<u64>]) -> Option<crate::report::VcBalanceReport> {
+pub(crate) fn report(
+    spec: &crate::config::Spec,
+    channels: &crate::link::Channels,
+    channel_flits: &[Vec<u64>],
+) -> Option<crate::report::VcBalanceReport> {
     if !spec.config.stats.vc_balance {
         return None;
     }
@@ -167,7 +176,12 @@ pub(crate) fn report(spec: &crate::config::Spec, channels: &crate::link::Channel
         }
     }
     let simulated = summarise(topo, &counts);
-    Some(crate::report::VcBalanceReport { analytic: analytic.dims, analytic_ring: analytic.ring, simulated: simulated.dims, simulated_ring: simulated.ring })
+    Some(crate::report::VcBalanceReport {
+        analytic: analytic.dims,
+        analytic_ring: analytic.ring,
+        simulated: simulated.dims,
+        simulated_ring: simulated.ring,
+    })
 }
 
 #[cfg(test)]

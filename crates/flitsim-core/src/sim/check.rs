@@ -24,7 +24,10 @@ pub fn verify(sim: &Simulation) -> Result<()> {
     let in_buffers: u64 = r.total_buffered();
     let ctr = &sim.counters;
     if ctr.flits_injected != ctr.flits_ejected + ctr.flits_lost + in_channels + in_buffers {
-        return bad(format!("flit conservation: injected {} != ejected {} + in channels {} + in buffers {}", ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers));
+        return bad(format!(
+            "flit conservation: injected {} != ejected {} + in channels {} + in buffers {}",
+            ctr.flits_injected, ctr.flits_ejected, in_channels, in_buffers
+        ));
     }
     // Credit conservation per (channel, vc) into a router input buffer, buffer bounds.
     let depth = r.depth();

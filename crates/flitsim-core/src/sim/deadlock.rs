@@ -10,10 +10,10 @@
 //! the credits virtual cut-through needs. A cycle in this graph is the cycle of waiting
 //! channels that the report names.
 
+use crate::link::Channels;
 use crate::link::{End, Flit};
 use crate::router::buffered::BufferedRouters;
 use crate::router::iq::{state, IqRouters, FREE};
-use crate::link::Channels;
 
 /// Input VCs (global indices) that `i` waits for.
 fn waits_for(r: &IqRouters, ch: &Channels, i: usize, out: &mut Vec<usize>) {
@@ -207,9 +207,11 @@ watchdog = 200
     }
 
     fn partial_deadlock_with(router: &str, load: f64) -> String {
-        let text = format!("[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\n{router}\n\
+        let text = format!(
+            "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\n{router}\n\
                     [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
-                    [traffic]\nload = {load}\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n");
+                    [traffic]\nload = {load}\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n"
+        );
         let faulty = format!("{text}[faults]\nlinks = [[5, 4], [30, 4]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n");
         let spec = Config::from_toml(&faulty, &[]).unwrap().validate().unwrap();
         let mut sim = crate::sim::Simulation::new(spec).unwrap();

@@ -39,11 +39,11 @@ use serde::{Deserialize, Serialize};
 use super::parallel::{partition, receive_outbox, span, take_outbox, PartMut};
 use super::peers::Peers;
 use crate::config::Spec;
-use crate::endpoint::Endpoints;
-use crate::link::Channels;
-use crate::endpoint::Throttle;
-use crate::router::central::disha::Token;
 use crate::congestion::metapacket::{Completion, MetaReport};
+use crate::endpoint::Endpoints;
+use crate::endpoint::Throttle;
+use crate::link::Channels;
+use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings, MetaCross};
 use crate::router::crosspoint::{RetryEvent, RetryPart};
 use crate::router::Routers;
@@ -189,7 +189,8 @@ impl Distributed {
         stats: &mut Collector,
         throttle: Throttle,
     ) -> (Counters, u64) {
-        let mut made = PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step_cycles(now, k, spec, throttle);
+        let mut made =
+            PartMut { routers, channels, endpoints, packets, stats, counters: &mut self.local }.step_cycles(now, k, spec, throttle);
         let mine = made;
         let outbox = take_outbox(routers, std::mem::take(&mut self.spare));
         // Rounds finished here go to every process (each controller sees them all).
@@ -229,7 +230,17 @@ impl Distributed {
             if k == rank {
                 continue;
             }
-            let wire = WireOut { flits: &b.flits, credits: &b.credits, token: outbox.token, retry: &outbox.retry, meta: &b.meta, done: &done, counts, last, made: mine };
+            let wire = WireOut {
+                flits: &b.flits,
+                credits: &b.credits,
+                token: outbox.token,
+                retry: &outbox.retry,
+                meta: &b.meta,
+                done: &done,
+                counts,
+                last,
+                made: mine,
+            };
             *out = postcard::to_extend(&wire, std::mem::take(out)).expect("an outbox serializes");
         }
         self.peers.exchange(&self.outs, &mut self.inbox);
@@ -303,7 +314,18 @@ impl Distributed {
             _ => (None, None),
         };
         let drops = routers.dateline_drops();
-        let mine = Finish { stats: stats.clone(), phase_flits: endpoints.phase_flits.clone(), unroutable: endpoints.unroutable(), perf, central, drops, crosspoint, retry, meta, nic: endpoints.nic_totals() };
+        let mine = Finish {
+            stats: stats.clone(),
+            phase_flits: endpoints.phase_flits.clone(),
+            unroutable: endpoints.unroutable(),
+            perf,
+            central,
+            drops,
+            crosspoint,
+            retry,
+            meta,
+            nic: endpoints.nic_totals(),
+        };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
         let Some(all) = self.peers.gather(&bytes) else { return };
         for (k, b) in all.iter().enumerate() {

@@ -10,11 +10,11 @@ pub mod deadlock;
 pub mod distributed;
 pub mod packet;
 pub mod parallel;
-mod pipeline;
-mod window;
 pub mod peers;
+mod pipeline;
 pub mod rng;
 mod team;
+mod window;
 
 use crate::config::Spec;
 use crate::endpoint::Endpoints;
@@ -144,7 +144,13 @@ impl Simulation {
             }
         });
         let credit_caps = (0..total).map(|c| if dst[c] == End::None { 1 } else { rc.credit_delay() + 1 });
-        let channels = Channels { flits: RingPool::new(flit_caps.collect::<Vec<_>>()), credits: RingPool::new(credit_caps.collect::<Vec<_>>()), latency, src, dst };
+        let channels = Channels {
+            flits: RingPool::new(flit_caps.collect::<Vec<_>>()),
+            credits: RingPool::new(credit_caps.collect::<Vec<_>>()),
+            latency,
+            src,
+            dst,
+        };
         let mut routers = match rc {
             RouterConfig::InputQueued(c) => Routers::Iq(IqRouters::new(c, topo, &channels)),
             RouterConfig::BufferedCrossbar(c) => {
@@ -155,10 +161,20 @@ impl Simulation {
             RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
             RouterConfig::Crosspoint(c) => Routers::Crosspoint(crate::router::crosspoint::CrosspointRouters::new(c, topo, &channels)),
         };
-        let mut endpoints = Endpoints::new(topo, &channels, &spec.workload, rc.vcs(), spec.routing.injection_vcs(), rc.initial_credits(), rc.flow_control(), cfg.seed);
+        let mut endpoints = Endpoints::new(
+            topo,
+            &channels,
+            &spec.workload,
+            rc.vcs(),
+            spec.routing.injection_vcs(),
+            rc.initial_credits(),
+            rc.flow_control(),
+            cfg.seed,
+        );
         // A probe's head crosses both endpoint channels and h + 1 router pipelines and h
         // router-to-router channels (the zero-load latency of tests/engine_invariants.rs).
-        let (el, il, lat, pipe) = (cfg.channel.endpoint_latency as u64, cfg.channel.injection_latency() as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
+        let (el, il, lat, pipe) =
+            (cfg.channel.endpoint_latency as u64, cfg.channel.injection_latency() as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
         // It is routed at the source switch `il + routing_delay` cycles after it left.
         let rd = match rc {
             RouterConfig::InputQueued(c) => c.routing_delay as u64,
@@ -203,7 +219,11 @@ impl Simulation {
                 measure_from: w,
             };
             let meta = crate::congestion::metapacket::MetaNet::new(topo.num_routers, topo.ports, topo.ndims(), coords, timing);
-            r.enable_metapackets(meta, cc.count == crate::congestion::Count::Occupied, cc.metapacket_link == crate::congestion::MetaLink::Priority);
+            r.enable_metapackets(
+                meta,
+                cc.count == crate::congestion::Count::Occupied,
+                cc.metapacket_link == crate::congestion::MetaLink::Priority,
+            );
         }
         Ok(Simulation {
             congestion,
@@ -242,7 +262,10 @@ impl Simulation {
     /// partitioned ([`Simulation::serial_reason`]).
     pub fn set_threads(&mut self, threads: usize) -> Result<usize> {
         if self.now != 0 || self.parallel.is_some() || self.distributed.is_some() {
-            return Err(Error::Config { path: "threads".into(), message: "the thread count is set before the first cycle, once, and not with processes".into() });
+            return Err(Error::Config {
+                path: "threads".into(),
+                message: "the thread count is set before the first cycle, once, and not with processes".into(),
+            });
         }
         if threads == 0 {
             return Err(Error::Config { path: "threads".into(), message: "0 threads: give at least 1".into() });
@@ -265,7 +288,10 @@ impl Simulation {
     /// 0's report is the same), or `None` if it is.
     pub fn set_peers(&mut self, peers: Box<dyn peers::Peers>) -> Result<Option<&'static str>> {
         if self.now != 0 || self.parallel.is_some() || self.distributed.is_some() {
-            return Err(Error::Config { path: "processes".into(), message: "processes are set before the first cycle, once, and not with threads".into() });
+            return Err(Error::Config {
+                path: "processes".into(),
+                message: "processes are set before the first cycle, once, and not with threads".into(),
+            });
         }
         if let Some(why) = distributed::whole_reason(&self.spec, &self.routers, peers.size()) {
             return Ok(Some(why));
@@ -383,24 +409,66 @@ impl Simulation {
                 crate::endpoint::Throttle::Global(c.throttled(now))
             }
             _ => match (&self.spec.routing, self.spec.config.congestion.policy) {
-                (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => crate::endpoint::Throttle::Alo(a, self.spec.config.congestion.alo_free.unwrap_or_default()),
+                (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => {
+                    crate::endpoint::Throttle::Alo(a, self.spec.config.congestion.alo_free.unwrap_or_default())
+                }
                 _ => crate::endpoint::Throttle::Open,
             },
         };
         if let Some(d) = &mut self.distributed {
-            let (counters, made) = d.step(now, 1, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
+            let (counters, made) = d.step(
+                now,
+                1,
+                &self.spec,
+                &mut self.routers,
+                &mut self.channels,
+                &mut self.endpoints,
+                &mut self.packets,
+                &mut self.stats,
+                throttle,
+            );
             self.counters = counters;
             self.measured_created += made;
         } else if let Some(par) = &mut self.parallel {
-            let (counters, made) = par.step(now, 1, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, throttle);
+            let (counters, made) = par.step(
+                now,
+                1,
+                &self.spec,
+                &mut self.routers,
+                &mut self.channels,
+                &mut self.endpoints,
+                &mut self.packets,
+                &mut self.stats,
+                throttle,
+            );
             self.counters = counters;
             self.measured_created += made;
         } else {
-            self.endpoints.step_all(now, phase, &self.spec.workload, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters, &mut self.routers, throttle, crate::endpoint::NicView { routing: &self.spec.routing });
+            self.endpoints.step_all(
+                now,
+                phase,
+                &self.spec.workload,
+                &mut self.channels,
+                &mut self.packets,
+                &mut self.stats,
+                &mut self.counters,
+                &mut self.routers,
+                throttle,
+                crate::endpoint::NicView { routing: &self.spec.routing },
+            );
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
             }
-            self.routers.step(crate::router::crossing::Which::All, now, &self.spec.topology, &self.spec.routing, &mut self.channels, &mut self.packets, &mut self.stats, &mut self.counters);
+            self.routers.step(
+                crate::router::crossing::Which::All,
+                now,
+                &self.spec.topology,
+                &self.spec.routing,
+                &mut self.channels,
+                &mut self.packets,
+                &mut self.stats,
+                &mut self.counters,
+            );
         }
         self.done = done;
         if self.spec.config.sim.check {
@@ -597,7 +665,13 @@ impl Simulation {
             .iter()
             .zip(&self.endpoints.phase_flits)
             .enumerate()
-            .map(|(i, (ph, &flits))| PhaseReport { index: i as u32, start: ph.start, end: ph.end.min(self.now), offered: ph.load, delivered_flits: flits })
+            .map(|(i, (ph, &flits))| PhaseReport {
+                index: i as u32,
+                start: ph.start,
+                end: ph.end.min(self.now),
+                offered: ph.load,
+                delivered_flits: flits,
+            })
             .collect();
         let wire = crate::link::units::Units::build(self.spec.config.channel.flit_bytes, self.spec.config.channel.link_gbps).ok().flatten();
         let units = wire.map(|u| {
@@ -663,11 +737,18 @@ impl Simulation {
                 _ => None,
             },
             dateline_drops: match &self.spec.routing {
-                crate::routing::RoutingFunction::Table(t) if t.policy() != crate::routing::table::VcPolicy::Dor => self.routers.dateline_drops(),
+                crate::routing::RoutingFunction::Table(t) if t.policy() != crate::routing::table::VcPolicy::Dor => {
+                    self.routers.dateline_drops()
+                }
                 _ => None,
             },
             failures_during_run: self.spec.timed_failures.clone(),
-            packets_refused_to_failed_nodes: self.spec.timed_failures.iter().any(|t| !t.nodes.is_empty()).then(|| self.endpoints.unroutable().1),
+            packets_refused_to_failed_nodes: self
+                .spec
+                .timed_failures
+                .iter()
+                .any(|t| !t.nodes.is_empty())
+                .then(|| self.endpoints.unroutable().1),
             faults: self.spec.faults.as_ref().map(|f| {
                 let (unroutable, to_failed) = self.endpoints.unroutable();
                 crate::report::FaultsReport {

@@ -117,7 +117,19 @@ impl Counters {
     /// The event counts, in a fixed order ([`Counters::from_parts`]).
     pub fn counts(&self) -> [u64; 11] {
         let c = self;
-        [c.packets_created, c.packets_suppressed, c.packets_delivered, c.flits_injected, c.flits_ejected, c.flit_traversals, c.measured_delivered, c.packets_lost, c.flits_lost, c.measured_lost, c.packets_reordered]
+        [
+            c.packets_created,
+            c.packets_suppressed,
+            c.packets_delivered,
+            c.flits_injected,
+            c.flits_ejected,
+            c.flit_traversals,
+            c.measured_delivered,
+            c.packets_lost,
+            c.flits_lost,
+            c.measured_lost,
+            c.packets_reordered,
+        ]
     }
 
     /// The last-event cycles, `[last_progress, last_delivery]`.
@@ -127,9 +139,24 @@ impl Counters {
 
     /// Counters from [`Counters::counts`] and [`Counters::last`].
     pub fn from_parts(counts: [u64; 11], last: [u64; 2]) -> Counters {
-        let [packets_created, packets_suppressed, packets_delivered, flits_injected, flits_ejected, flit_traversals, measured_delivered, packets_lost, flits_lost, measured_lost, packets_reordered] = counts;
+        let [packets_created, packets_suppressed, packets_delivered, flits_injected, flits_ejected, flit_traversals, measured_delivered, packets_lost, flits_lost, measured_lost, packets_reordered] =
+            counts;
         let [last_progress, last_delivery] = last;
-        Counters { packets_created, packets_suppressed, packets_delivered, flits_injected, flits_ejected, flit_traversals, measured_delivered, last_progress, last_delivery, packets_lost, flits_lost, measured_lost, packets_reordered }
+        Counters {
+            packets_created,
+            packets_suppressed,
+            packets_delivered,
+            flits_injected,
+            flits_ejected,
+            flit_traversals,
+            measured_delivered,
+            last_progress,
+            last_delivery,
+            packets_lost,
+            flits_lost,
+            measured_lost,
+            packets_reordered,
+        }
     }
 
     /// Add another partition's counters: event counts add, the last-event cycles take

@@ -87,8 +87,28 @@ impl PartMut<'_> {
     /// routers.
     pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec, throttle: Throttle) {
         let view = NicView { routing: &spec.routing };
-        self.endpoints.step_all(now, phase, &spec.workload, self.channels, self.packets, self.stats, self.counters, self.routers, throttle, view);
-        self.routers.step(crate::router::crossing::Which::All, now, &spec.topology, &spec.routing, self.channels, self.packets, self.stats, self.counters);
+        self.endpoints.step_all(
+            now,
+            phase,
+            &spec.workload,
+            self.channels,
+            self.packets,
+            self.stats,
+            self.counters,
+            self.routers,
+            throttle,
+            view,
+        );
+        self.routers.step(
+            crate::router::crossing::Which::All,
+            now,
+            &spec.topology,
+            &spec.routing,
+            self.channels,
+            self.packets,
+            self.stats,
+            self.counters,
+        );
     }
 
     /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]);
@@ -183,7 +203,14 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
 impl Parallel {
     /// Split the network into `threads` partitions (at cycle 0: nothing in flight).
     /// Partition 0 keeps the given state (narrowed to its range); the others get copies.
-    pub fn new(threads: usize, spec: &Spec, routers: &mut Routers, channels: &Channels, endpoints: &mut Endpoints, stats: &Collector) -> crate::error::Result<Parallel> {
+    pub fn new(
+        threads: usize,
+        spec: &Spec,
+        routers: &mut Routers,
+        channels: &Channels,
+        endpoints: &mut Endpoints,
+        stats: &Collector,
+    ) -> crate::error::Result<Parallel> {
         let span = |k: usize| span(spec, threads, k);
         let mut parts = Vec::with_capacity(threads - 1);
         for k in 1..threads {
@@ -192,7 +219,17 @@ impl Parallel {
             partition(&mut r, lo, hi);
             let mut e = endpoints.clone();
             e.partition(nlo, nhi);
-            parts.push(Part { routers: r, channels: channels.clone(), endpoints: e, packets: PacketArena::default(), stats: stats.clone(), counters: Counters::default(), made: 0, index: k, outbox: Crossings::default() });
+            parts.push(Part {
+                routers: r,
+                channels: channels.clone(),
+                endpoints: e,
+                packets: PacketArena::default(),
+                stats: stats.clone(),
+                counters: Counters::default(),
+                made: 0,
+                index: k,
+                outbox: Crossings::default(),
+            });
         }
         let ((lo, hi), (nlo, nhi)) = span(0);
         partition(routers, lo, hi);
@@ -200,7 +237,18 @@ impl Parallel {
         let team = super::team::Team::new(threads - 1, "flitsim-part")
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
         let pipe = super::pipeline::applies(spec).then(|| Box::new(super::pipeline::Mailboxes::new(threads, 0, team.spins())));
-        Ok(Parallel { team, parts, counters0: Box::new(crossbeam_utils::CachePadded::new(Counters::default())), boxes: vec![Crossings::default(); threads], outbox0: Crossings::default(), pending: false, defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)), crossed: 0, pipe, last: None })
+        Ok(Parallel {
+            team,
+            parts,
+            counters0: Box::new(crossbeam_utils::CachePadded::new(Counters::default())),
+            boxes: vec![Crossings::default(); threads],
+            outbox0: Crossings::default(),
+            pending: false,
+            defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)),
+            crossed: 0,
+            pipe,
+            last: None,
+        })
     }
 
     /// Number of partitions (threads).
@@ -238,7 +286,14 @@ impl Parallel {
             debug_assert!(matches!(throttle, Throttle::Open), "pipelined networks have no throttling");
             let pipe = &*pipe;
             let step = |p: &mut Part| {
-                let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
+                let mut m = PartMut {
+                    routers: &mut p.routers,
+                    channels: &mut p.channels,
+                    endpoints: &mut p.endpoints,
+                    packets: &mut p.packets,
+                    stats: &mut p.stats,
+                    counters: &mut p.counters,
+                };
                 p.made = pipe.step_cycles(p.index, &mut m, now, k, spec);
             };
             let made = team.run(parts, &step, || pipe.step_cycles(0, &mut first, now, k, spec));
@@ -251,7 +306,14 @@ impl Parallel {
         let last = if *pending { &boxes[..] } else { &[][..] };
         let step = |p: &mut Part| {
             receive_all(last, p.index, &mut p.routers, &mut p.channels, &mut p.packets);
-            let mut m = PartMut { routers: &mut p.routers, channels: &mut p.channels, endpoints: &mut p.endpoints, packets: &mut p.packets, stats: &mut p.stats, counters: &mut p.counters };
+            let mut m = PartMut {
+                routers: &mut p.routers,
+                channels: &mut p.channels,
+                endpoints: &mut p.endpoints,
+                packets: &mut p.packets,
+                stats: &mut p.stats,
+                counters: &mut p.counters,
+            };
             p.made = m.step_cycles(now, k, spec, throttle);
             p.outbox = take_outbox(&mut p.routers, std::mem::take(&mut p.outbox));
         };
@@ -447,7 +509,14 @@ pub(super) fn take_outbox(r: &mut Routers, spare: Crossings) -> Crossings {
 }
 
 /// Every partition, on its own thread, receives the outboxes `boxes` of the others.
-fn hand_over(team: &super::team::Team, parts: &mut [Part], boxes: &[Crossings], routers: &mut Routers, channels: &mut Channels, packets: &mut PacketArena) {
+fn hand_over(
+    team: &super::team::Team,
+    parts: &mut [Part],
+    boxes: &[Crossings],
+    routers: &mut Routers,
+    channels: &mut Channels,
+    packets: &mut PacketArena,
+) {
     let receive = |p: &mut Part| receive_all(boxes, p.index, &mut p.routers, &mut p.channels, &mut p.packets);
     team.run(parts, &receive, || receive_all(boxes, 0, routers, channels, packets));
 }

@@ -200,7 +200,18 @@ impl Mailboxes {
                 r.prefetch_crossings();
             }
             let before = p.counters.packets_created;
-            p.endpoints.step_all(t, spec.workload.phase_at(t), &spec.workload, p.channels, p.packets, p.stats, p.counters, p.routers, open, view);
+            p.endpoints.step_all(
+                t,
+                spec.workload.phase_at(t),
+                &spec.workload,
+                p.channels,
+                p.packets,
+                p.stats,
+                p.counters,
+                p.routers,
+                open,
+                view,
+            );
             if let Some(c) = receiving {
                 self.prefetch(own, c, true);
             }

@@ -46,7 +46,8 @@ pub(super) fn lookahead(spec: &Spec, routers: &Routers, channels: &Channels) -> 
         return 1;
     }
     // Only channels between routers cross partitions (an endpoint is its router's).
-    let between = |c: &usize| matches!((channels.src[*c], channels.dst[*c]), (crate::link::End::Router { .. }, crate::link::End::Router { .. }));
+    let between =
+        |c: &usize| matches!((channels.src[*c], channels.dst[*c]), (crate::link::End::Router { .. }, crate::link::End::Router { .. }));
     let latency = (0..channels.latency.len()).filter(between).map(|c| channels.latency[c]).min().unwrap_or(1);
     u64::from((cfg.router.output_delay() + latency).min(cfg.router.credit_delay())).max(1)
 }
@@ -111,7 +112,17 @@ impl Simulation {
             d.step(now, k, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, open)
         } else {
             let par = self.parallel.as_mut().expect("windows only when partitioned");
-            par.step(now, k, &self.spec, &mut self.routers, &mut self.channels, &mut self.endpoints, &mut self.packets, &mut self.stats, open)
+            par.step(
+                now,
+                k,
+                &self.spec,
+                &mut self.routers,
+                &mut self.channels,
+                &mut self.endpoints,
+                &mut self.packets,
+                &mut self.stats,
+                open,
+            )
         };
         self.counters = counters;
         self.measured_created += made;

@@ -57,14 +57,7 @@ impl ThroughputStats {
         if n == 0 {
             return ThroughputStats { mean: 0.0, min: 0.0, max: 0.0, jain: 1.0, nodes: 0, values };
         }
-        ThroughputStats {
-            mean: sum / f64::from(n),
-            min,
-            max,
-            jain: jain_from_sums(n, sum, sum_sq),
-            nodes: n,
-            values,
-        }
+        ThroughputStats { mean: sum / f64::from(n), min, max, jain: jain_from_sums(n, sum, sum_sq), nodes: n, values }
     }
 }
 

@@ -105,17 +105,9 @@ impl LatencyRecorder {
     /// An empty recorder counting the exact histogram in bins of `bin` cycles (0 is
     /// treated as 1).
     pub fn new(bin: u64) -> Self {
-        let hdr = hdrhistogram::Histogram::new(PERCENTILE_SIGNIFICANT_DIGITS)
-            .expect("3 significant digits is a valid hdrhistogram precision");
-        LatencyRecorder {
-            count: 0,
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-            bin: bin.max(1),
-            bins: Vec::with_capacity(256),
-            hdr,
-        }
+        let hdr =
+            hdrhistogram::Histogram::new(PERCENTILE_SIGNIFICANT_DIGITS).expect("3 significant digits is a valid hdrhistogram precision");
+        LatencyRecorder { count: 0, sum: 0, min: u64::MAX, max: 0, bin: bin.max(1), bins: Vec::with_capacity(256), hdr }
     }
 
     /// Record one latency of `cycles`.

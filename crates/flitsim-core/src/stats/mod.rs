@@ -97,19 +97,13 @@ impl StatsConfig {
         if !(0.0..1.0).contains(&self.accepted_tolerance) {
             return Err(Error::config(
                 format!("{path}.accepted_tolerance"),
-                format!(
-                    "must be a fraction in [0, 1) (e.g. 0.05 for 5%), got {}",
-                    self.accepted_tolerance
-                ),
+                format!("must be a fraction in [0, 1) (e.g. 0.05 for 5%), got {}", self.accepted_tolerance),
             ));
         }
         if !(self.latency_limit.is_finite() && self.latency_limit > 0.0) {
             return Err(Error::config(
                 format!("{path}.latency_limit"),
-                format!(
-                    "must be a positive, finite number of cycles (default 1000), got {}",
-                    self.latency_limit
-                ),
+                format!("must be a positive, finite number of cycles (default 1000), got {}", self.latency_limit),
             ));
         }
         if self.vc_balance && !self.channel_counters {
@@ -248,20 +242,9 @@ impl Collector {
     /// A collector for `num_nodes` endpoints and `num_channels` channels of `num_vcs` VCs
     /// each, measuring the window `[start, end)` (an `end` before `start` is an empty
     /// window).
-    pub fn new(
-        cfg: &StatsConfig,
-        num_nodes: u32,
-        num_channels: usize,
-        num_vcs: u32,
-        start: u64,
-        end: u64,
-    ) -> Self {
+    pub fn new(cfg: &StatsConfig, num_nodes: u32, num_channels: usize, num_vcs: u32, start: u64, end: u64) -> Self {
         let nodes = num_nodes as usize;
-        let channel_flits = if cfg.channel_counters {
-            vec![0; num_channels * num_vcs as usize]
-        } else {
-            Vec::new()
-        };
+        let channel_flits = if cfg.channel_counters { vec![0; num_channels * num_vcs as usize] } else { Vec::new() };
         Collector {
             cfg: cfg.clone(),
             start,
@@ -329,10 +312,7 @@ impl Collector {
     /// only for measured packets, including those delivered during the drain.
     #[inline]
     pub fn on_measured_delivered(&mut self, p: &Delivered) {
-        debug_assert!(
-            p.create <= p.inject && p.inject <= p.arrive,
-            "delivered packet times out of order: {p:?}"
-        );
+        debug_assert!(p.create <= p.inject && p.inject <= p.arrive, "delivered packet times out of order: {p:?}");
         self.packet_latency.record(p.arrive.saturating_sub(p.create));
         self.network_latency.record(p.arrive.saturating_sub(p.inject));
         self.hops += u64::from(p.hops);
@@ -382,18 +362,11 @@ impl Collector {
         let nodes = self.offered_flits.len();
 
         let total_offered: u64 = self.offered_flits.iter().sum();
-        let offered = if nodes == 0 || len == 0 {
-            0.0
-        } else {
-            total_offered as f64 / (nodes as f64 * len as f64)
-        };
+        let offered = if nodes == 0 || len == 0 { 0.0 } else { total_offered as f64 / (nodes as f64 * len as f64) };
 
         let accepted = ThroughputStats::all(self.accepted_flits.iter().map(|&f| rate(f)).collect());
         let offered_flits = &self.offered_flits;
-        let per_source =
-            ThroughputStats::over(self.delivered_flits.iter().map(|&f| rate(f)).collect(), |i| {
-                offered_flits[i] > 0
-            });
+        let per_source = ThroughputStats::over(self.delivered_flits.iter().map(|&f| rate(f)).collect(), |i| offered_flits[i] > 0);
 
         let packet_latency = self.packet_latency.stats();
         let network_latency = self.network_latency.stats();
@@ -403,10 +376,8 @@ impl Collector {
         let reasons = verdict(&self.cfg, offered, accepted.mean, packet_latency.mean, &end);
 
         let vcs = (self.num_vcs as usize).max(1);
-        let channel_flits: Vec<Vec<u64>> =
-            self.channel_flits.chunks(vcs).map(<[u64]>::to_vec).collect();
-        let channel_utilization =
-            channel_flits.iter().map(|per_vc| rate(per_vc.iter().sum())).collect();
+        let channel_flits: Vec<Vec<u64>> = self.channel_flits.chunks(vcs).map(<[u64]>::to_vec).collect();
+        let channel_utilization = channel_flits.iter().map(|per_vc| rate(per_vc.iter().sum())).collect();
 
         StatsReport {
             window: (self.start, self.end),
@@ -462,27 +433,12 @@ mod tests {
     fn config_errors_name_the_field() {
         let bad = [
             (StatsConfig { histogram_bin: 0, ..StatsConfig::default() }, "stats.histogram_bin"),
-            (
-                StatsConfig { accepted_tolerance: 1.0, ..StatsConfig::default() },
-                "stats.accepted_tolerance",
-            ),
-            (
-                StatsConfig { accepted_tolerance: -0.1, ..StatsConfig::default() },
-                "stats.accepted_tolerance",
-            ),
-            (
-                StatsConfig { accepted_tolerance: f64::NAN, ..StatsConfig::default() },
-                "stats.accepted_tolerance",
-            ),
+            (StatsConfig { accepted_tolerance: 1.0, ..StatsConfig::default() }, "stats.accepted_tolerance"),
+            (StatsConfig { accepted_tolerance: -0.1, ..StatsConfig::default() }, "stats.accepted_tolerance"),
+            (StatsConfig { accepted_tolerance: f64::NAN, ..StatsConfig::default() }, "stats.accepted_tolerance"),
             (StatsConfig { latency_limit: 0.0, ..StatsConfig::default() }, "stats.latency_limit"),
-            (
-                StatsConfig { latency_limit: f64::INFINITY, ..StatsConfig::default() },
-                "stats.latency_limit",
-            ),
-            (
-                StatsConfig { latency_limit: f64::NAN, ..StatsConfig::default() },
-                "stats.latency_limit",
-            ),
+            (StatsConfig { latency_limit: f64::INFINITY, ..StatsConfig::default() }, "stats.latency_limit"),
+            (StatsConfig { latency_limit: f64::NAN, ..StatsConfig::default() }, "stats.latency_limit"),
         ];
         for (cfg, path) in bad {
             let err = cfg.validate("stats").unwrap_err();
@@ -561,15 +517,7 @@ mod tests {
     #[test]
     fn latency_and_hops_from_measured_packets() {
         let mut c = collector();
-        let p = |create, inject, arrive, hops| Delivered {
-            src: 0,
-            dst: 1,
-            size: 4,
-            create,
-            inject,
-            arrive,
-            hops,
-        };
+        let p = |create, inject, arrive, hops| Delivered { src: 0, dst: 1, size: 4, create, inject, arrive, hops };
         c.on_measured_delivered(&p(100, 104, 120, 2)); // packet 20, network 16
         c.on_measured_delivered(&p(150, 150, 160, 1)); // packet 10, network 10
         c.on_measured_delivered(&p(199, 230, 260, 3)); // delivered in the drain: 61, 30
@@ -641,15 +589,7 @@ mod tests {
     fn saturated_report_serializes() {
         let mut c = collector();
         c.on_created(0, 1, 100);
-        c.on_measured_delivered(&Delivered {
-            src: 0,
-            dst: 1,
-            size: 1,
-            create: 100,
-            inject: 101,
-            arrive: 5000,
-            hops: 4,
-        });
+        c.on_measured_delivered(&Delivered { src: 0, dst: 1, size: 1, create: 100, inject: 101, arrive: 5000, hops: 4 });
         let info = FinishInfo { measured_outstanding: 2, ..drained(3) };
         let r = c.finish(info);
         assert!(r.saturated);

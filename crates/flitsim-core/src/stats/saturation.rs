@@ -24,13 +24,7 @@ pub const QUEUE_GROWTH_FRACTION: f64 = 0.05;
 ///
 /// `offered` and `accepted_mean` are in flits/node/cycle, `mean_latency` is the mean
 /// packet latency in cycles.
-pub fn verdict(
-    cfg: &StatsConfig,
-    offered: f64,
-    accepted_mean: f64,
-    mean_latency: f64,
-    info: &FinishInfo,
-) -> Vec<String> {
+pub fn verdict(cfg: &StatsConfig, offered: f64, accepted_mean: f64, mean_latency: f64, info: &FinishInfo) -> Vec<String> {
     let mut reasons = Vec::new();
 
     if offered > 0.0 && accepted_mean < offered * (1.0 - cfg.accepted_tolerance) {
@@ -162,22 +156,14 @@ mod tests {
         let cfg = StatsConfig::default();
         let info = FinishInfo { measured_outstanding: 37, drain_cycles: 50_000, ..healthy() };
         let r = verdict(&cfg, 0.5, 0.5, 42.0, &info);
-        assert_eq!(
-            r,
-            vec![
-                "37 of 1200 measured packets were still undelivered after a drain of 50000 cycles"
-            ]
-        );
+        assert_eq!(r, vec!["37 of 1200 measured packets were still undelivered after a drain of 50000 cycles"]);
     }
 
     #[test]
     fn high_latency_alone() {
         let cfg = StatsConfig::default();
         let r = verdict(&cfg, 0.5, 0.5, 1234.5, &healthy());
-        assert_eq!(
-            r,
-            vec!["mean packet latency 1234.5 cycles is above the limit of 1000 cycles (stats.latency_limit)"]
-        );
+        assert_eq!(r, vec!["mean packet latency 1234.5 cycles is above the limit of 1000 cycles (stats.latency_limit)"]);
         assert!(verdict(&cfg, 0.5, 0.5, 1000.0, &healthy()).is_empty());
     }
 
@@ -217,7 +203,11 @@ mod tests {
         assert!(verdict(&cfg, 0.5, 0.5, 42.0, &at(100, 5, 40)).is_empty());
         let r = verdict(&cfg, 0.5, 0.5, 42.0, &at(101, 5, 40));
         assert_eq!(r.len(), 1);
-        assert!(r[0].starts_with("stalled, likely deadlocked: no flit moved in the last 101 cycles (since cycle 21249) with 40 flits"), "{}", r[0]);
+        assert!(
+            r[0].starts_with("stalled, likely deadlocked: no flit moved in the last 101 cycles (since cycle 21249) with 40 flits"),
+            "{}",
+            r[0]
+        );
         assert!(r[0].contains("sim.watchdog = 5000"), "{}", r[0]);
         assert!(verdict(&cfg, 0.5, 0.5, 42.0, &at(150, 150, 40)).is_empty());
         assert_eq!(verdict(&cfg, 0.5, 0.5, 42.0, &at(151, 150, 40)).len(), 1);
@@ -228,13 +218,8 @@ mod tests {
     #[test]
     fn all_reasons_together() {
         let cfg = StatsConfig::default();
-        let info = FinishInfo {
-            measured_outstanding: 1,
-            source_queue_at_start: 0,
-            source_queue_at_end: 1000,
-            stalled_for: 1000,
-            ..healthy()
-        };
+        let info =
+            FinishInfo { measured_outstanding: 1, source_queue_at_start: 0, source_queue_at_end: 1000, stalled_for: 1000, ..healthy() };
         assert_eq!(verdict(&cfg, 0.9, 0.3, 5000.0, &info).len(), 5);
     }
 }

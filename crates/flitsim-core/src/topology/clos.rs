@@ -207,14 +207,20 @@ impl FatTree {
         }
         let h = (stages as usize).div_ceil(2);
         if h > MAX_LEVELS {
-            return Err(Error::config(format!("{path}.stages"), format!("{stages} stages is {h} switch levels; at most {MAX_LEVELS} levels ({} stages) are supported", 2 * MAX_LEVELS - 1)));
+            return Err(Error::config(
+                format!("{path}.stages"),
+                format!("{stages} stages is {h} switch levels; at most {MAX_LEVELS} levels ({} stages) are supported", 2 * MAX_LEVELS - 1),
+            ));
         }
         let half = radix / 2;
         // Nodes per top-level subtree: (r/2)^(h-1).
         let per = (half as u64).checked_pow(h as u32 - 1).filter(|&p| p <= MAX_NODES);
         let full = per.and_then(|p| p.checked_mul(radix as u64));
         let (Some(per), Some(full)) = (per, full) else {
-            return Err(Error::config(format!("{path}.stages"), format!("{stages} stages of {radix}-port crossbars exceed {MAX_NODES} nodes; use fewer stages or a smaller radix")));
+            return Err(Error::config(
+                format!("{path}.stages"),
+                format!("{stages} stages of {radix}-port crossbars exceed {MAX_NODES} nodes; use fewer stages or a smaller radix"),
+            ));
         };
         let subtrees = match nodes {
             None => radix as u64,
@@ -262,13 +268,19 @@ impl FatTree {
     /// `path` is the config key of the table, used in errors (`{path}.k`, `{path}.n`).
     pub fn build_k_ary_n_tree(k: u32, n: u32, path: &str) -> Result<FatTree> {
         if !(2..=MAX_RADIX / 2).contains(&k) {
-            return Err(Error::config(format!("{path}.k"), format!("arity {k} is not supported; use 2..={} (switches have 2k ports)", MAX_RADIX / 2)));
+            return Err(Error::config(
+                format!("{path}.k"),
+                format!("arity {k} is not supported; use 2..={} (switches have 2k ports)", MAX_RADIX / 2),
+            ));
         }
         if n == 0 || n as usize > MAX_LEVELS {
             return Err(Error::config(format!("{path}.n"), format!("{n} levels is not supported; use 1..={MAX_LEVELS}")));
         }
         if (k as u64).checked_pow(n).is_none_or(|c| c > MAX_NODES) {
-            return Err(Error::config(format!("{path}.n"), format!("{k}^{n} nodes is more than {MAX_NODES}; use fewer levels or a smaller arity")));
+            return Err(Error::config(
+                format!("{path}.n"),
+                format!("{k}^{n} nodes is more than {MAX_NODES}; use fewer levels or a smaller arity"),
+            ));
         }
         let m = vec![k; n as usize];
         let mut w = vec![k; n as usize];
@@ -307,7 +319,18 @@ impl FatTree {
             }
         }
         let switches = offset[h] as usize;
-        let mut tree = FatTree { family, radix, m, w, place, count, offset, ports: vec![None; switches * radix as usize], out: vec![u32::MAX; switches * radix as usize], channels: Vec::new() };
+        let mut tree = FatTree {
+            family,
+            radix,
+            m,
+            w,
+            place,
+            count,
+            offset,
+            ports: vec![None; switches * radix as usize],
+            out: vec![u32::MAX; switches * radix as usize],
+            channels: Vec::new(),
+        };
         tree.wire();
         Ok(tree)
     }
@@ -381,7 +404,9 @@ impl FatTree {
     /// e.g. "3-stage folded Clos of 32-port crossbars, 512 nodes".
     pub fn describe(&self) -> String {
         match self.family {
-            Family::Clos { radix, stages, .. } => format!("{stages}-stage folded Clos of {radix}-port crossbars, {} nodes", self.node_count()),
+            Family::Clos { radix, stages, .. } => {
+                format!("{stages}-stage folded Clos of {radix}-port crossbars, {} nodes", self.node_count())
+            }
             Family::KaryNTree { k, n } => format!("{k}-ary {n}-tree, {} nodes", self.node_count()),
         }
     }
@@ -511,7 +536,10 @@ impl FatTree {
     /// side A (switches placed freely). Errors if the slice is not one flag per node.
     pub fn min_cut(&self, node_in_a: &[bool]) -> Result<Bisection> {
         if node_in_a.len() != self.node_count() as usize {
-            return Err(Error::config("bisection.sides", format!("has {} entries; give one per node ({})", node_in_a.len(), self.node_count())));
+            return Err(Error::config(
+                "bisection.sides",
+                format!("has {} entries; give one per node ({})", node_in_a.len(), self.node_count()),
+            ));
         }
         Ok(bisection::min_cut(self, node_in_a))
     }

@@ -10,10 +10,7 @@ pub const MAX_PORTS: u32 = 64;
 /// Build an N-port crossbar.
 pub fn build(ports: u32, path: &str) -> Result<Topology> {
     if ports == 0 || ports > MAX_PORTS {
-        return Err(Error::config(
-            format!("{path}.ports"),
-            format!("{ports} ports is not supported; use 1..={MAX_PORTS}"),
-        ));
+        return Err(Error::config(format!("{path}.ports"), format!("{ports} ports is not supported; use 1..={MAX_PORTS}")));
     }
     Ok(Topology {
         shape: Shape::Crossbar,

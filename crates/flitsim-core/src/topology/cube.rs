@@ -10,16 +10,10 @@ pub const MAX_ROUTERS: u64 = 1 << 24;
 /// Build a cube; `path` is the config key of the topology table.
 pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Result<Topology> {
     if dims.is_empty() {
-        return Err(Error::config(
-            format!("{path}.dims"),
-            "is empty; give the radix of each dimension, e.g. dims = [8, 8]",
-        ));
+        return Err(Error::config(format!("{path}.dims"), "is empty; give the radix of each dimension, e.g. dims = [8, 8]"));
     }
     if dims.len() > 16 {
-        return Err(Error::config(
-            format!("{path}.dims"),
-            format!("has {} dimensions; at most 16 are supported", dims.len()),
-        ));
+        return Err(Error::config(format!("{path}.dims"), format!("has {} dimensions; at most 16 are supported", dims.len())));
     }
     for (i, &k) in dims.iter().enumerate() {
         if k < 2 {
@@ -37,10 +31,7 @@ pub fn build(dims: &[u32], wrap: &[bool], concentration: u32, path: &str) -> Res
     }
     let routers: u64 = dims.iter().map(|&k| k as u64).product();
     if routers > MAX_ROUTERS || routers * concentration as u64 > u32::MAX as u64 / 2 {
-        return Err(Error::config(
-            format!("{path}.dims"),
-            format!("{routers} routers is more than the supported {MAX_ROUTERS}"),
-        ));
+        return Err(Error::config(format!("{path}.dims"), format!("{routers} routers is more than the supported {MAX_ROUTERS}")));
     }
     let n = dims.len();
     let r_count = routers as u32;
@@ -139,8 +130,7 @@ pub fn summary(t: &Topology) -> TopologySummary {
         if shapes.iter().all(|s| *s == shapes[0]) { shapes[0].to_string() } else { shapes.join("/") },
         t.concentration
     );
-    let diameter: u32 =
-        (0..n).map(|d| if t.wrap[d] { t.dims[d] / 2 } else { t.dims[d] - 1 }).sum();
+    let diameter: u32 = (0..n).map(|d| if t.wrap[d] { t.dims[d] / 2 } else { t.dims[d] - 1 }).sum();
     let avg: f64 = (0..n).map(|d| mean_dim_distance(t.dims[d], t.wrap[d])).sum();
     // Pairs of distinct endpoints: endpoints on the same router are at distance 0.
     let nodes = t.num_nodes as f64;
@@ -220,7 +210,11 @@ pub fn channel_bound_uniform(t: &Topology) -> f64 {
                 }
                 let (dir, hops) = if t.wrap[d] {
                     let fwd = (dst + k - s) % k;
-                    if fwd <= k - fwd { (1, fwd) } else { (-1, k - fwd) }
+                    if fwd <= k - fwd {
+                        (1, fwd)
+                    } else {
+                        (-1, k - fwd)
+                    }
                 } else if dst > s {
                     (1, dst - s)
                 } else {
@@ -238,7 +232,11 @@ pub fn channel_bound_uniform(t: &Topology) -> f64 {
         let m = load_plus.iter().chain(load_minus.iter()).cloned().fold(0.0, f64::max) * c;
         worst = worst.max(m);
     }
-    if worst > 0.0 { (1.0 / worst).min(1.0) } else { 1.0 }
+    if worst > 0.0 {
+        (1.0 / worst).min(1.0)
+    } else {
+        1.0
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,10 @@ impl Dragonfly {
             return Err(Error::config(format!("{path}.concentration"), format!("{p} endpoints per router is not supported; use 1..=32")));
         }
         if !(1..=63).contains(&h) {
-            return Err(Error::config(format!("{path}.global_ports"), format!("{h} global channels per router is not supported; use 1..=63")));
+            return Err(Error::config(
+                format!("{path}.global_ports"),
+                format!("{h} global channels per router is not supported; use 1..=63"),
+            ));
         }
         let links = a * h;
         let g = g.unwrap_or(links + 1);
@@ -65,7 +68,11 @@ impl Dragonfly {
             let fits: Vec<String> = (2..=links + 1).filter(|x| links.is_multiple_of(x - 1)).map(|x| x.to_string()).collect();
             return Err(Error::config(
                 format!("{path}.groups"),
-                format!("with {g} groups a group's {links} global links do not divide evenly among the {} others; use one of {}", g - 1, fits.join(", ")),
+                format!(
+                    "with {g} groups a group's {links} global links do not divide evenly among the {} others; use one of {}",
+                    g - 1,
+                    fits.join(", ")
+                ),
             ));
         }
         let ports = a - 1 + h + p;
@@ -76,7 +83,10 @@ impl Dragonfly {
             ));
         }
         if u64::from(a) * u64::from(g) > MAX_ROUTERS {
-            return Err(Error::config(format!("{path}.groups"), format!("{} routers is more than the {MAX_ROUTERS} supported; use fewer groups", u64::from(a) * u64::from(g))));
+            return Err(Error::config(
+                format!("{path}.groups"),
+                format!("{} routers is more than the {MAX_ROUTERS} supported; use fewer groups", u64::from(a) * u64::from(g)),
+            ));
         }
         Ok(Dragonfly { a, p, h, g })
     }
@@ -175,13 +185,19 @@ pub fn build(df: Dragonfly) -> Result<Topology> {
         for j in 0..a - 1 {
             let u = (i + j + 1) % a;
             let back = df.local_port(u, i);
-            add(ChannelDesc { src_router: r, src_port: j, dst_router: grp * a + u, dst_port: back, dim: 0, dir: 1, wrap: false }, &mut channels);
+            add(
+                ChannelDesc { src_router: r, src_port: j, dst_router: grp * a + u, dst_port: back, dim: 0, dir: 1, wrap: false },
+                &mut channels,
+            );
         }
         for j in 0..df.h {
             let k = i * df.h + j;
             let (to, k2) = df.global_peer(grp, k);
             let (u, port) = df.link_port(k2);
-            add(ChannelDesc { src_router: r, src_port: a - 1 + j, dst_router: to * a + u, dst_port: port, dim: 1, dir: 1, wrap: false }, &mut channels);
+            add(
+                ChannelDesc { src_router: r, src_port: a - 1 + j, dst_router: to * a + u, dst_port: port, dim: 1, dir: 1, wrap: false },
+                &mut channels,
+            );
         }
     }
     let coords = (0..routers).flat_map(|r| [df.index(r), df.group(r)]).collect();
@@ -301,7 +317,11 @@ pub fn summary(t: &Topology) -> TopologySummary {
     // the N^2 endpoint routes cross.
     let channel_bound = if max_load == 0.0 { 1.0 } else { nodes / max_load };
     TopologySummary {
-        description: format!("dragonfly: {g} groups of {a} routers, {} global ports and {p} endpoints per router ({} links per group pair)", df.h, df.links_per_pair()),
+        description: format!(
+            "dragonfly: {g} groups of {a} routers, {} global ports and {p} endpoints per router ({} links per group pair)",
+            df.h,
+            df.links_per_pair()
+        ),
         nodes: t.num_nodes,
         routers,
         router_radix: t.ports,
@@ -310,7 +330,8 @@ pub fn summary(t: &Topology) -> TopologySummary {
         avg_hops,
         avg_hops_distinct: avg_distinct,
         bisection_channels: bisection,
-        bisection_note: "routers 0..R/2 against the rest: half the groups against the other half (both directions); minimal-route hops".into(),
+        bisection_note: "routers 0..R/2 against the rest: half the groups against the other half (both directions); minimal-route hops"
+            .into(),
         uniform_bisection_bound: bisection_bound.min(1.0),
         uniform_channel_bound: channel_bound.min(1.0),
     }

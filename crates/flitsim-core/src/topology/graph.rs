@@ -100,7 +100,13 @@ impl Graph {
                 }
             }
             if a >= routers || b >= routers {
-                return Err(Error::config(at, format!("link {a} - {b} names router {} but there are {routers} (ids 0..{routers}); raise {path}.routers or fix the id", a.max(b))));
+                return Err(Error::config(
+                    at,
+                    format!(
+                        "link {a} - {b} names router {} but there are {routers} (ids 0..{routers}); raise {path}.routers or fix the id",
+                        a.max(b)
+                    ),
+                ));
             }
             if a == b {
                 return Err(Error::config(at, format!("link {a} - {b} joins router {a} to itself; a link joins two routers")));
@@ -166,7 +172,8 @@ impl Graph {
     fn routed(routers: u32, t: u32, net_ports: u32, peer: Vec<(u32, u32)>, latency: Vec<u32>) -> Graph {
         let n = routers as usize;
         let np = net_ports as usize;
-        let links = |u: usize| peer[u * np..(u + 1) * np].iter().enumerate().filter(|(_, &(v, _))| v != NONE).map(|(i, &(v, _))| (i, v as usize));
+        let links =
+            |u: usize| peer[u * np..(u + 1) * np].iter().enumerate().filter(|(_, &(v, _))| v != NONE).map(|(i, &(v, _))| (i, v as usize));
         let mut dist = vec![u16::MAX; n * n];
         let mut queue = VecDeque::new();
         for s in 0..n {
@@ -237,7 +244,10 @@ impl Graph {
 
     /// Every channel as (from, to).
     pub fn arcs(&self) -> Vec<(u32, u32)> {
-        (0..self.routers).flat_map(|r| (0..self.net_ports).map(move |p| (r, p))).filter_map(|(r, p)| Some((r, self.peer(r, p).0)).filter(|x| x.1 != NONE)).collect()
+        (0..self.routers)
+            .flat_map(|r| (0..self.net_ports).map(move |p| (r, p)))
+            .filter_map(|(r, p)| Some((r, self.peer(r, p).0)).filter(|x| x.1 != NONE))
+            .collect()
     }
 }
 
@@ -249,11 +259,22 @@ pub fn read_links(file: &str, key: &str) -> Result<Vec<Link>> {
     for (line, body) in crate::config::parse::data_lines(&text) {
         let at = format!("{key} ({file} line {line})");
         let ids: Vec<&str> = body.split_whitespace().collect();
-        let parse = |s: &str, what: &str| s.parse::<u32>().map_err(|_| Error::config(&at, format!("`{s}` is not {what} (a whole number from 0)")));
+        let parse =
+            |s: &str, what: &str| s.parse::<u32>().map_err(|_| Error::config(&at, format!("`{s}` is not {what} (a whole number from 0)")));
         match ids.as_slice() {
             [a, b] => links.push(Link { a: parse(a, "a router id")?, b: parse(b, "a router id")?, latency: None, at }),
-            [a, b, l] => links.push(Link { a: parse(a, "a router id")?, b: parse(b, "a router id")?, latency: Some(parse(l, "a latency in cycles")?), at }),
-            _ => return Err(Error::config(&at, format!("`{body}` is not a link: give two router ids and optionally a latency, e.g. `0 1` or `0 1 5`"))),
+            [a, b, l] => links.push(Link {
+                a: parse(a, "a router id")?,
+                b: parse(b, "a router id")?,
+                latency: Some(parse(l, "a latency in cycles")?),
+                at,
+            }),
+            _ => {
+                return Err(Error::config(
+                    &at,
+                    format!("`{body}` is not a link: give two router ids and optionally a latency, e.g. `0 1` or `0 1 5`"),
+                ))
+            }
         }
     }
     Ok(links)
@@ -316,7 +337,10 @@ pub fn summary(t: &Topology) -> TopologySummary {
         (0, "one router: nothing to cut".to_string())
     } else {
         match super::kautz::metrics::measured_bisection(r, &g.arcs()) {
-            Ok(b) => (b.cut_channels as u32, "balanced cut of the routers found by METIS (both directions; an upper bound on the minimum)".to_string()),
+            Ok(b) => (
+                b.cut_channels as u32,
+                "balanced cut of the routers found by METIS (both directions; an upper bound on the minimum)".to_string(),
+            ),
             Err(e) => (0, format!("METIS failed: {e}")),
         }
     };

@@ -45,17 +45,26 @@ impl HyperX {
     /// link per neighbour in every dimension.
     pub fn new(s: &[u32], links: Option<&[u32]>, t: u32, path: &str) -> Result<Self> {
         if s.is_empty() || s.len() > 16 {
-            return Err(Error::config(format!("{path}.dims"), format!("has {} dimensions; give 1..=16 router counts, e.g. dims = [4, 4, 4]", s.len())));
+            return Err(Error::config(
+                format!("{path}.dims"),
+                format!("has {} dimensions; give 1..=16 router counts, e.g. dims = [4, 4, 4]", s.len()),
+            ));
         }
         for (i, &x) in s.iter().enumerate() {
             if x < 2 {
-                return Err(Error::config(format!("{path}.dims[{i}]"), format!("{x} routers in a dimension is too few; every dimension needs at least 2")));
+                return Err(Error::config(
+                    format!("{path}.dims[{i}]"),
+                    format!("{x} routers in a dimension is too few; every dimension needs at least 2"),
+                ));
             }
         }
         let k: Vec<u32> = match links {
             None => vec![1; s.len()],
             Some(l) if l.len() != s.len() => {
-                return Err(Error::config(format!("{path}.links"), format!("has {} entries but `dims` has {}; give the parallel links per neighbour of each dimension", l.len(), s.len())));
+                return Err(Error::config(
+                    format!("{path}.links"),
+                    format!("has {} entries but `dims` has {}; give the parallel links per neighbour of each dimension", l.len(), s.len()),
+                ));
             }
             Some(l) => l.to_vec(),
         };
@@ -71,7 +80,10 @@ impl HyperX {
         if net + u64::from(t) > 64 {
             return Err(Error::config(
                 format!("{path}.dims"),
-                format!("routers would have {} ports (sum of (dims - 1) x links, plus concentration); at most 64 are supported", net + u64::from(t)),
+                format!(
+                    "routers would have {} ports (sum of (dims - 1) x links, plus concentration); at most 64 are supported",
+                    net + u64::from(t)
+                ),
             ));
         }
         let routers: u64 = s.iter().map(|&x| u64::from(x)).product();
@@ -224,14 +236,20 @@ pub fn summary(t: &Topology) -> TopologySummary {
     let r = u64::from(hx.routers());
     let even = (0..hx.ndims()).filter(|&d| hx.s[d].is_multiple_of(2)).min_by_key(|&d| u64::from(hx.s[d]) * u64::from(hx.k[d]));
     let (bisection, note) = match even {
-        Some(d) => ((r * u64::from(hx.s[d]) * u64::from(hx.k[d]) / 2) as u32, format!("cut across {} at its midpoint (balanced halves)", dim_name(d))),
+        Some(d) => (
+            (r * u64::from(hx.s[d]) * u64::from(hx.k[d]) / 2) as u32,
+            format!("cut across {} at its midpoint (balanced halves)", dim_name(d)),
+        ),
         None => {
             // No balanced cut along a dimension: split the smallest dimension s into
             // floor(s/2) and ceil(s/2) coordinates.
             let d = (0..hx.ndims()).min_by_key(|&d| hx.s[d]).unwrap_or(0);
             let (lo, hi) = (u64::from(hx.s[d] / 2), u64::from(hx.s[d] - hx.s[d] / 2));
             let c = 2 * lo * hi * u64::from(hx.k[d]) * (r / u64::from(hx.s[d]));
-            (c as u32, format!("no dimension has an even size: cut across {} into {lo} and {hi} planes (halves differ by one plane)", dim_name(d)))
+            (
+                c as u32,
+                format!("no dimension has an even size: cut across {} into {lo} and {hi} planes (halves differ by one plane)", dim_name(d)),
+            )
         }
     };
     let bisection_bound = if bisection > 0 { 2.0 * f64::from(bisection) / nodes } else { f64::INFINITY };

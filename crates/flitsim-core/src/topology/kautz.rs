@@ -117,16 +117,11 @@ impl Kautz {
         if !(2..=MAX_DEGREE).contains(&degree) {
             return Err(Error::config(
                 format!("{path}.degree"),
-                format!(
-                    "degree {degree} is not supported; use 2..={MAX_DEGREE} (the SC5832 uses 3)"
-                ),
+                format!("degree {degree} is not supported; use 2..={MAX_DEGREE} (the SC5832 uses 3)"),
             ));
         }
         if diameter == 0 {
-            return Err(Error::config(
-                format!("{path}.diameter"),
-                "diameter 0 is not a network; use 1 or more (the SC5832 uses 6)",
-            ));
+            return Err(Error::config(format!("{path}.diameter"), "diameter 0 is not a network; use 1 or more (the SC5832 uses 6)"));
         }
         let too_big = || {
             Error::config(
@@ -208,10 +203,7 @@ impl Kautz {
 
     /// Node `n`'s label as text, e.g. `"0121"` (symbols above 9 are written `a`, `b`, ..).
     pub fn label_string(&self, n: NodeId) -> String {
-        self.label(n)
-            .iter()
-            .map(|&s| char::from_digit(u32::from(s), 36).unwrap_or('?'))
-            .collect()
+        self.label(n).iter().map(|&s| char::from_digit(u32::from(s), 36).unwrap_or('?')).collect()
     }
 
     /// The id of the node with label `label`, or an error (field `label`) saying why the
@@ -220,46 +212,24 @@ impl Kautz {
         if label.len() != self.diameter as usize {
             return Err(Error::config(
                 "label",
-                format!(
-                    "{:?} has {} symbols; K({}, {}) labels have {}",
-                    label,
-                    label.len(),
-                    self.degree,
-                    self.diameter,
-                    self.diameter
-                ),
+                format!("{:?} has {} symbols; K({}, {}) labels have {}", label, label.len(), self.degree, self.diameter, self.diameter),
             ));
         }
         if let Some(&s) = label.iter().find(|&&s| u32::from(s) > self.degree) {
-            return Err(Error::config(
-                "label",
-                format!(
-                    "{label:?}: symbol {s} is outside the alphabet 0..={}",
-                    self.degree
-                ),
-            ));
+            return Err(Error::config("label", format!("{label:?}: symbol {s} is outside the alphabet 0..={}", self.degree)));
         }
         if let Some(w) = label.windows(2).find(|w| w[0] == w[1]) {
-            return Err(Error::config(
-                "label",
-                format!("{label:?}: adjacent symbols {} {} are equal", w[0], w[1]),
-            ));
+            return Err(Error::config("label", format!("{label:?}: adjacent symbols {} {} are equal", w[0], w[1])));
         }
         Ok(self.rank_of_label(label))
     }
 
     /// The id of the node whose label is `text` (digits, as [`Kautz::label_string`] writes).
     pub fn id_of_str(&self, text: &str) -> Result<NodeId> {
-        let symbols: Option<Vec<u8>> = text
-            .chars()
-            .map(|c| c.to_digit(36).map(|v| v as u8))
-            .collect();
+        let symbols: Option<Vec<u8>> = text.chars().map(|c| c.to_digit(36).map(|v| v as u8)).collect();
         match symbols {
             Some(s) => self.id_of(&s),
-            None => Err(Error::config(
-                "label",
-                format!("{text:?} is not a string of digits"),
-            )),
+            None => Err(Error::config("label", format!("{text:?} is not a string of digits"))),
         }
     }
 
@@ -268,11 +238,7 @@ impl Kautz {
     /// # Panics
     /// If `n` or `port` is out of range.
     pub fn out_neighbour(&self, n: NodeId, port: u8) -> NodeId {
-        assert!(
-            u32::from(port) < self.degree,
-            "out-port {port} >= degree {}",
-            self.degree
-        );
+        assert!(u32::from(port) < self.degree, "out-port {port} >= degree {}", self.degree);
         self.out[n as usize * self.degree as usize + port as usize]
     }
 
@@ -290,18 +256,12 @@ impl Kautz {
 
     /// The out-port of `src` whose link reaches `dst`, if they are adjacent.
     pub fn out_port_to(&self, src: NodeId, dst: NodeId) -> Option<u8> {
-        self.out_neighbours(src)
-            .iter()
-            .position(|&m| m == dst)
-            .map(|p| p as u8)
+        self.out_neighbours(src).iter().position(|&m| m == dst).map(|p| p as u8)
     }
 
     /// The in-port of `dst` on which the link from `src` arrives, if they are adjacent.
     pub fn in_port_from(&self, dst: NodeId, src: NodeId) -> Option<u8> {
-        self.in_neighbours(dst)
-            .iter()
-            .position(|&m| m == src)
-            .map(|q| q as u8)
+        self.in_neighbours(dst).iter().position(|&m| m == src).map(|q| q as u8)
     }
 
     /// Channel id of out-port `port` of `src`: `src * d + port`.
@@ -318,12 +278,7 @@ impl Kautz {
         let out_port = (id % self.degree) as u8;
         let dst = self.out[id as usize];
         let in_port = rank_of(self.label(dst)[0], self.label(src)[0]);
-        Channel {
-            src,
-            out_port,
-            dst,
-            in_port,
-        }
+        Channel { src, out_port, dst, in_port }
     }
 
     /// Every channel, in channel-id order.
@@ -336,10 +291,7 @@ impl Kautz {
     pub fn overlap(&self, src: NodeId, dst: NodeId) -> u32 {
         let (x, y) = (self.label(src), self.label(dst));
         let len = x.len();
-        (0..=len)
-            .rev()
-            .find(|&l| x[len - l..] == y[..l])
-            .unwrap_or(0) as u32
+        (0..=len).rev().find(|&l| x[len - l..] == y[..l]).unwrap_or(0) as u32
     }
 
     /// Hops on a shortest route from `src` to `dst`: `D - overlap(src, dst)`.
@@ -377,20 +329,14 @@ impl Kautz {
     /// `route`) if a port is not below the degree.
     pub fn walk(&self, src: NodeId, ports: &[u8]) -> Result<Vec<NodeId>> {
         if src >= self.nodes {
-            return Err(Error::config(
-                "route",
-                format!("source {src} is not a node (the graph has {})", self.nodes),
-            ));
+            return Err(Error::config("route", format!("source {src} is not a node (the graph has {})", self.nodes)));
         }
         let mut at = src;
         let mut nodes = Vec::with_capacity(ports.len() + 1);
         nodes.push(at);
         for (hop, &p) in ports.iter().enumerate() {
             if u32::from(p) >= self.degree {
-                return Err(Error::config(
-                    format!("route[{hop}]"),
-                    format!("out-port {p} does not exist; ports are 0..{}", self.degree),
-                ));
+                return Err(Error::config(format!("route[{hop}]"), format!("out-port {p} does not exist; ports are 0..{}", self.degree)));
             }
             at = self.out_neighbour(at, p);
             nodes.push(at);

@@ -224,7 +224,9 @@ impl<'de> Deserialize<'de> for TopologyConfig {
             RawTopology::Kautz { degree, diameter } => TopologyConfig::Kautz { degree, diameter },
             RawTopology::Clos { radix, stages, nodes } => TopologyConfig::Clos { radix, stages, nodes },
             RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
-            RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups },
+            RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => {
+                TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups }
+            }
             RawTopology::Hyperx { dims, links, concentration } => TopologyConfig::Hyperx { dims, links, concentration },
             RawTopology::Graph { links, file, routers, concentration } => TopologyConfig::Graph { links, file, routers, concentration },
         })
@@ -439,12 +441,8 @@ impl Topology {
     /// Build the graph a config describes, validating it (`path` is the config key, "topology").
     pub fn build(cfg: &TopologyConfig, path: &str) -> Result<Topology> {
         match cfg {
-            TopologyConfig::Torus { dims, concentration } => {
-                cube::build(dims, &vec![true; dims.len()], *concentration, path)
-            }
-            TopologyConfig::Mesh { dims, concentration } => {
-                cube::build(dims, &vec![false; dims.len()], *concentration, path)
-            }
+            TopologyConfig::Torus { dims, concentration } => cube::build(dims, &vec![true; dims.len()], *concentration, path),
+            TopologyConfig::Mesh { dims, concentration } => cube::build(dims, &vec![false; dims.len()], *concentration, path),
             TopologyConfig::Cube { dims, wrap, concentration } => {
                 if wrap.len() != dims.len() {
                     return Err(Error::config(
@@ -460,26 +458,37 @@ impl Topology {
             }
             TopologyConfig::Crossbar { ports } => crossbar::build(*ports, path),
             TopologyConfig::Kautz { degree, diameter } => kautz::network::build(*degree, *diameter, path),
-            TopologyConfig::Clos { radix, stages, nodes } => clos::network::build(clos::FatTree::build_clos(*radix, *stages, *nodes, path)?, path),
+            TopologyConfig::Clos { radix, stages, nodes } => {
+                clos::network::build(clos::FatTree::build_clos(*radix, *stages, *nodes, path)?, path)
+            }
             TopologyConfig::KAryNTree { k, n } => clos::network::build(clos::FatTree::build_k_ary_n_tree(*k, *n, path)?, path),
             TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups } => {
                 dragonfly::build(dragonfly::Dragonfly::new(*group_routers, *concentration, *global_ports, *groups, path)?)
             }
-            TopologyConfig::Hyperx { dims, links, concentration } => hyperx::build(hyperx::HyperX::new(dims, links.as_deref(), *concentration, path)?),
+            TopologyConfig::Hyperx { dims, links, concentration } => {
+                hyperx::build(hyperx::HyperX::new(dims, links.as_deref(), *concentration, path)?)
+            }
             TopologyConfig::Graph { links, file, routers, concentration } => {
-                let list = match (links, file) {
-                    (Some(l), None) => l
-                        .iter()
-                        .enumerate()
-                        .map(|(i, x)| match x[..] {
-                            [a, b] => Ok(graph::Link { a, b, latency: None, at: format!("{path}.links[{i}]") }),
-                            [a, b, l] => Ok(graph::Link { a, b, latency: Some(l), at: format!("{path}.links[{i}]") }),
-                            _ => Err(Error::config(format!("{path}.links[{i}]"), format!("{x:?} is not a link: give [a, b] or [a, b, latency]"))),
-                        })
-                        .collect::<Result<Vec<_>>>()?,
-                    (None, Some(f)) => graph::read_links(f, &format!("{path}.file"))?,
-                    _ => return Err(Error::config(format!("{path}.links"), "give the links either inline (links = [[0, 1], ...]) or in a file (file = \"net.txt\"), not both or neither")),
-                };
+                let list =
+                    match (links, file) {
+                        (Some(l), None) => l
+                            .iter()
+                            .enumerate()
+                            .map(|(i, x)| match x[..] {
+                                [a, b] => Ok(graph::Link { a, b, latency: None, at: format!("{path}.links[{i}]") }),
+                                [a, b, l] => Ok(graph::Link { a, b, latency: Some(l), at: format!("{path}.links[{i}]") }),
+                                _ => Err(Error::config(
+                                    format!("{path}.links[{i}]"),
+                                    format!("{x:?} is not a link: give [a, b] or [a, b, latency]"),
+                                )),
+                            })
+                            .collect::<Result<Vec<_>>>()?,
+                        (None, Some(f)) => graph::read_links(f, &format!("{path}.file"))?,
+                        _ => return Err(Error::config(
+                            format!("{path}.links"),
+                            "give the links either inline (links = [[0, 1], ...]) or in a file (file = \"net.txt\"), not both or neither",
+                        )),
+                    };
                 graph::build(graph::Graph::new(&list, *routers, *concentration, path)?)
             }
         }

@@ -156,7 +156,10 @@ impl BisectionGenerator {
 /// Errors (field `{path}`) unless `nodes` is a positive multiple of `2 * per_switch`.
 pub fn bridge(nodes: u32, per_switch: u32, path: &str) -> Result<BisectionPattern> {
     if per_switch == 0 {
-        return Err(Error::config(format!("{path}.per_switch"), "0 nodes per first-level crossbar; give the nodes on each leaf (16 on the paper's Clos)"));
+        return Err(Error::config(
+            format!("{path}.per_switch"),
+            "0 nodes per first-level crossbar; give the nodes on each leaf (16 on the paper's Clos)",
+        ));
     }
     if nodes == 0 || !nodes.is_multiple_of(2 * per_switch) {
         return Err(Error::config(

@@ -61,17 +61,26 @@ impl Message {
     /// Validate `cfg` with `flit_bytes` bytes per flit (`channel.flit_bytes`, needed).
     pub fn build(cfg: &MessageConfig, flit_bytes: Option<u32>, path: &str) -> Result<Message> {
         let Some(fb) = flit_bytes else {
-            return Err(Error::config("channel.flit_bytes", format!("`{path}` sizes messages in bytes, so the channel needs its flit size: set `channel.flit_bytes` (e.g. 8)")));
+            return Err(Error::config(
+                "channel.flit_bytes",
+                format!("`{path}` sizes messages in bytes, so the channel needs its flit size: set `channel.flit_bytes` (e.g. 8)"),
+            ));
         };
         if cfg.bytes == 0 {
             return Err(Error::config(format!("{path}.bytes"), "a message of 0 bytes carries nothing; give at least 1 byte"));
         }
         let mtu = cfg.mtu.unwrap_or(cfg.bytes);
         if mtu == 0 {
-            return Err(Error::config(format!("{path}.mtu"), "an MTU of 0 bytes fits no payload; give at least 1 byte, or remove it for one packet per message"));
+            return Err(Error::config(
+                format!("{path}.mtu"),
+                "an MTU of 0 bytes fits no payload; give at least 1 byte, or remove it for one packet per message",
+            ));
         }
         if cfg.per_source == Some(0) {
-            return Err(Error::config(format!("{path}.per_source"), "per_source 0 would create no messages; give at least 1, or remove it for no limit"));
+            return Err(Error::config(
+                format!("{path}.per_source"),
+                "per_source 0 would create no messages; give at least 1, or remove it for no limit",
+            ));
         }
         let packets = cfg.bytes.div_ceil(mtu);
         if packets > MAX_MESSAGE_PACKETS {
@@ -89,7 +98,13 @@ impl Message {
                 format!("packets of {mtu} bytes are {full} flits of {fb} bytes, above the largest packet of {MAX_PACKET_FLITS} flits; lower the MTU or raise `channel.flit_bytes`"),
             ));
         }
-        Ok(Message { bytes: cfg.bytes, packets: packets as u32, full_flits: full as u32, last_flits: last as u32, per_source: cfg.per_source.unwrap_or(u64::MAX) })
+        Ok(Message {
+            bytes: cfg.bytes,
+            packets: packets as u32,
+            full_flits: full as u32,
+            last_flits: last as u32,
+            per_source: cfg.per_source.unwrap_or(u64::MAX),
+        })
     }
 
     /// Flits of packet `k` (0-based) of a message.

@@ -32,19 +32,11 @@ pub use trace::{Trace, TraceConfig};
 
 /// Registry entries for `flitsim list`: traffic patterns, then injection processes.
 pub const REGISTRY: &[Entry] =
-    &concat::<{ pattern::REGISTRY.len() + injection::REGISTRY.len() }>(&[
-        pattern::REGISTRY,
-        injection::REGISTRY,
-    ]);
+    &concat::<{ pattern::REGISTRY.len() + injection::REGISTRY.len() }>(&[pattern::REGISTRY, injection::REGISTRY]);
 
 /// Concatenate registry slices at compile time.
 const fn concat<const N: usize>(parts: &[&[Entry]]) -> [Entry; N] {
-    let mut out = [Entry {
-        family: "",
-        name: "",
-        summary: "",
-        params: &[],
-    }; N];
+    let mut out = [Entry { family: "", name: "", summary: "", params: &[] }; N];
     let (mut k, mut p) = (0, 0);
     while p < parts.len() {
         let mut i = 0;
@@ -234,10 +226,7 @@ fn check_load(load: f64, injection: &InjectionConfig, mean_size: f64, path: &str
              least the load in flits"
         ),
     };
-    Err(Error::config(
-        path,
-        format!("load {load} must be in [0, {max}] flits/node/cycle: {why}"),
-    ))
+    Err(Error::config(path, format!("load {load} must be in [0, {max}] flits/node/cycle: {why}")))
 }
 
 impl Workload {
@@ -267,10 +256,16 @@ impl Workload {
             None => None,
             Some(m) => {
                 if cfg.packet_size != PacketSizeConfig::default() {
-                    return Err(Error::config("traffic.packet_size", "with `traffic.message` the packets' sizes follow from the message, MTU and flit size; remove `packet_size`"));
+                    return Err(Error::config(
+                        "traffic.packet_size",
+                        "with `traffic.message` the packets' sizes follow from the message, MTU and flit size; remove `packet_size`",
+                    ));
                 }
                 if cfg.packets_per_source.is_some() {
-                    return Err(Error::config("traffic.packets_per_source", "with `traffic.message` limit messages instead: use `traffic.message.per_source`"));
+                    return Err(Error::config(
+                        "traffic.packets_per_source",
+                        "with `traffic.message` limit messages instead: use `traffic.message.per_source`",
+                    ));
                 }
                 Some(Message::build(m, flit_bytes, "traffic.message")?)
             }
@@ -294,34 +289,16 @@ impl Workload {
                  (e.g. N - 1 for one all-to-all exchange), or remove it for no limit",
             ));
         }
-        let mut patterns = vec![Pattern::build(
-            &cfg.pattern,
-            space,
-            run_seed,
-            "traffic.pattern",
-        )?];
+        let mut patterns = vec![Pattern::build(&cfg.pattern, space, run_seed, "traffic.pattern")?];
         let injection = |load: f64, load_path: &str| {
-            InjectionProcess::build_at(
-                &cfg.injection,
-                load,
-                size.mean(),
-                "traffic.injection",
-                Some(load_path),
-            )
+            InjectionProcess::build_at(&cfg.injection, load, size.mean(), "traffic.injection", Some(load_path))
         };
 
         let mut info = Vec::new();
         let mut phases = Vec::new();
         if cfg.phases.is_empty() {
-            info.push(PhaseInfo {
-                start: 0,
-                end: u64::MAX,
-                load: cfg.load,
-            });
-            phases.push(Phase {
-                pattern: 0,
-                injection: injection(cfg.load, "traffic.load")?,
-            });
+            info.push(PhaseInfo { start: 0, end: u64::MAX, load: cfg.load });
+            phases.push(Phase { pattern: 0, injection: injection(cfg.load, "traffic.load")? });
         }
         let mut start = 0u64;
         for (i, ph) in cfg.phases.iter().enumerate() {
@@ -332,43 +309,28 @@ impl Workload {
                     "duration 0 is empty; a phase lasts at least 1 cycle (remove the phase instead)",
                 ));
             }
-            let end = start
-                .checked_add(ph.duration)
-                .filter(|&e| e < u64::MAX)
-                .ok_or_else(|| {
-                    Error::config(
-                        format!("{path}.duration"),
-                        format!(
-                            "duration {} makes the schedule end after cycle {}, past the last \
+            let end = start.checked_add(ph.duration).filter(|&e| e < u64::MAX).ok_or_else(|| {
+                Error::config(
+                    format!("{path}.duration"),
+                    format!(
+                        "duration {} makes the schedule end after cycle {}, past the last \
                          representable cycle; use a shorter duration",
-                            ph.duration,
-                            u64::MAX - 1
-                        ),
-                    )
-                })?;
+                        ph.duration,
+                        u64::MAX - 1
+                    ),
+                )
+            })?;
             let load_path = format!("{path}.load");
             check_load(ph.load, &cfg.injection, size.mean(), &load_path)?;
             let pattern = match &ph.pattern {
                 None => 0,
                 Some(p) => {
-                    patterns.push(Pattern::build(
-                        p,
-                        space,
-                        run_seed,
-                        &format!("{path}.pattern"),
-                    )?);
+                    patterns.push(Pattern::build(p, space, run_seed, &format!("{path}.pattern"))?);
                     patterns.len() - 1
                 }
             };
-            info.push(PhaseInfo {
-                start,
-                end,
-                load: ph.load,
-            });
-            phases.push(Phase {
-                pattern,
-                injection: injection(ph.load, &load_path)?,
-            });
+            info.push(PhaseInfo { start, end, load: ph.load });
+            phases.push(Phase { pattern, injection: injection(ph.load, &load_path)? });
             start = end;
         }
         let backlogged = cfg.injection == InjectionConfig::Backlogged;
@@ -377,7 +339,10 @@ impl Workload {
             info.iter_mut().for_each(|p| p.load = 1.0);
         }
         if message.is_some() && patterns.iter().any(|p| p.round_of(0).is_some()) {
-            return Err(Error::config("traffic.message", "a pattern with rounds (recursive doubling) counts single packets; remove `traffic.message` or use another pattern"));
+            return Err(Error::config(
+                "traffic.message",
+                "a pattern with rounds (recursive doubling) counts single packets; remove `traffic.message` or use another pattern",
+            ));
         }
         let per_message = message.map_or(1, |m| m.packets as u64);
         let source_queue = match cfg.source_queue {
@@ -407,7 +372,10 @@ impl Workload {
             ("message", cfg.message.is_some()),
         ];
         if let Some((key, _)) = other.iter().find(|x| x.1) {
-            return Err(Error::config(format!("traffic.{key}"), "a trace says where, when and how big every message is; remove this key (or the trace)"));
+            return Err(Error::config(
+                format!("traffic.{key}"),
+                "a trace says where, when and how big every message is; remove this key (or the trace)",
+            ));
         }
         let trace = Trace::build(t, space.num_nodes, "traffic.trace")?;
         let size = PacketSize::build(&PacketSizeConfig::default(), "traffic.packet_size")?;
@@ -470,7 +438,11 @@ impl Workload {
     /// The config key of the workload that waits for data (`traffic.trace` or
     /// `traffic.pattern`).
     pub fn dependency_key(&self) -> &'static str {
-        if self.trace.is_some() { "traffic.trace" } else { "traffic.pattern" }
+        if self.trace.is_some() {
+            "traffic.trace"
+        } else {
+            "traffic.pattern"
+        }
     }
 
     /// What waits for data (so that an undeliverable packet would stall it for ever),
@@ -545,14 +517,7 @@ impl Workload {
     /// have created `traffic.packets_per_source` packets return `None` without drawing.
     /// Hot path, no allocation.
     #[inline(always)]
-    pub fn generate(
-        &self,
-        now: u64,
-        phase: usize,
-        src: u32,
-        state: &mut SourceState,
-        rng: &mut SimRng,
-    ) -> Option<(u32, u32)> {
+    pub fn generate(&self, now: u64, phase: usize, src: u32, state: &mut SourceState, rng: &mut SimRng) -> Option<(u32, u32)> {
         let ph = &self.phases[phase];
         let pattern = &self.patterns[ph.pattern];
         if state.created >= self.packets_per_source

@@ -55,15 +55,11 @@ impl<'de> Deserialize<'de> for PacketSizeConfig {
             type Value = PacketSizeConfig;
 
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a packet size in flits (e.g. `4`) or a table `{ sizes = [1, 5], weights = [0.5, 0.5] }`",
-                )
+                f.write_str("a packet size in flits (e.g. `4`) or a table `{ sizes = [1, 5], weights = [0.5, 0.5] }`")
             }
 
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                u32::try_from(v)
-                    .map(PacketSizeConfig::Fixed)
-                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+                u32::try_from(v).map(PacketSizeConfig::Fixed).map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
             }
 
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
@@ -73,15 +69,9 @@ impl<'de> Deserialize<'de> for PacketSizeConfig {
                 }
             }
 
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> std::result::Result<Self::Value, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Self::Value, A::Error> {
                 let d = Distribution::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(PacketSizeConfig::Distribution {
-                    sizes: d.sizes,
-                    weights: d.weights,
-                })
+                Ok(PacketSizeConfig::Distribution { sizes: d.sizes, weights: d.weights })
             }
         }
 
@@ -134,11 +124,7 @@ impl PacketSize {
                 if weights.len() != sizes.len() {
                     return Err(Error::config(
                         weights_path,
-                        format!(
-                            "{} weights for {} sizes; give exactly one weight per size",
-                            weights.len(),
-                            sizes.len()
-                        ),
+                        format!("{} weights for {} sizes; give exactly one weight per size", weights.len(), sizes.len()),
                     ));
                 }
                 if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
@@ -149,20 +135,12 @@ impl PacketSize {
                 }
                 let total: f64 = weights.iter().sum();
                 if !total.is_finite() {
-                    return Err(Error::config(
-                        weights_path,
-                        "the weights sum to infinity; scale them down (only their ratios matter)",
-                    ));
+                    return Err(Error::config(weights_path, "the weights sum to infinity; scale them down (only their ratios matter)"));
                 }
                 if sizes.len() == 1 {
                     return Ok(Self::fixed(sizes[0]));
                 }
-                let mean = sizes
-                    .iter()
-                    .zip(weights)
-                    .map(|(&s, &w)| s as f64 * w)
-                    .sum::<f64>()
-                    / total;
+                let mean = sizes.iter().zip(weights).map(|(&s, &w)| s as f64 * w).sum::<f64>() / total;
                 let mut cumulative = Vec::with_capacity(sizes.len());
                 let mut acc = 0.0;
                 for &w in &weights[..weights.len() - 1] {
@@ -171,10 +149,7 @@ impl PacketSize {
                 }
                 cumulative.push(u64::MAX);
                 Ok(PacketSize {
-                    kind: Kind::Distribution {
-                        sizes: sizes.clone().into_boxed_slice(),
-                        cumulative: cumulative.into(),
-                    },
+                    kind: Kind::Distribution { sizes: sizes.clone().into_boxed_slice(), cumulative: cumulative.into() },
                     mean,
                     min: *sizes.iter().min().unwrap(),
                     max: *sizes.iter().max().unwrap(),
@@ -184,18 +159,18 @@ impl PacketSize {
     }
 
     fn fixed(size: u32) -> Self {
-        PacketSize {
-            kind: Kind::Fixed(size),
-            mean: size as f64,
-            min: size,
-            max: size,
-        }
+        PacketSize { kind: Kind::Fixed(size), mean: size as f64, min: size, max: size }
     }
 
     /// The packets of a message: `min`..=`max` flits, and the mean flits per *creation*
     /// (a whole message), which sets the injection rate for a load in flits.
     pub(crate) fn message(m: &super::Message) -> Self {
-        PacketSize { kind: Kind::Fixed(m.full_flits), mean: m.flits() as f64, min: m.full_flits.min(m.last_flits), max: m.full_flits.max(m.last_flits) }
+        PacketSize {
+            kind: Kind::Fixed(m.full_flits),
+            mean: m.flits() as f64,
+            min: m.full_flits.min(m.last_flits),
+            max: m.full_flits.max(m.last_flits),
+        }
     }
 
     /// Mean packet size in flits (weighted by the configured weights); with messages,
@@ -232,10 +207,7 @@ impl PacketSize {
 
 fn check_size(size: u32, path: &str) -> Result<()> {
     if size == 0 || size > MAX_PACKET_FLITS {
-        return Err(Error::config(
-            path,
-            format!("packet size {size} flits is out of range; sizes must be 1..={MAX_PACKET_FLITS} flits"),
-        ));
+        return Err(Error::config(path, format!("packet size {size} flits is out of range; sizes must be 1..={MAX_PACKET_FLITS} flits")));
     }
     Ok(())
 }
@@ -246,10 +218,7 @@ mod tests {
     use crate::sim::rng::{domain, stream};
 
     fn dist(sizes: &[u32], weights: &[f64]) -> PacketSizeConfig {
-        PacketSizeConfig::Distribution {
-            sizes: sizes.to_vec(),
-            weights: weights.to_vec(),
-        }
+        PacketSizeConfig::Distribution { sizes: sizes.to_vec(), weights: weights.to_vec() }
     }
 
     #[test]
@@ -260,19 +229,13 @@ mod tests {
         let before = rng.clone();
         assert_eq!(s.sample(&mut rng), 5);
         assert_eq!(rng, before, "a fixed size must not consume randomness");
-        assert_eq!(
-            PacketSize::build(&PacketSizeConfig::default(), "p")
-                .unwrap()
-                .mean(),
-            1.0
-        );
+        assert_eq!(PacketSize::build(&PacketSizeConfig::default(), "p").unwrap().mean(), 1.0);
     }
 
     #[test]
     fn distribution_mean_and_frequencies() {
         // Weights 1 : 3 : 4 over sizes 1, 4, 16: probabilities 1/8, 3/8, 1/2.
-        let s =
-            PacketSize::build(&dist(&[1, 4, 16], &[1.0, 3.0, 4.0]), "traffic.packet_size").unwrap();
+        let s = PacketSize::build(&dist(&[1, 4, 16], &[1.0, 3.0, 4.0]), "traffic.packet_size").unwrap();
         assert_eq!(s.mean(), (1.0 + 12.0 + 64.0) / 8.0);
         assert_eq!((s.min(), s.max()), (1, 16));
         let mut rng = stream(2, domain::ENDPOINT, 0);
@@ -291,10 +254,7 @@ mod tests {
         }
         for (count, p) in [(c1, 0.125), (c4, 0.375), (c16, 0.5)] {
             let sd = (n as f64 * p * (1.0 - p)).sqrt();
-            assert!(
-                (count as f64 - n as f64 * p).abs() < 5.0 * sd,
-                "{count} vs p {p}"
-            );
+            assert!((count as f64 - n as f64 * p).abs() < 5.0 * sd, "{count} vs p {p}");
         }
         // Size variance: E[s^2] - mean^2 = (1 + 48 + 128) - 9.625^2 = 84.36...
         let sd_mean = ((177.0 - 9.625f64 * 9.625) / n as f64).sqrt();
@@ -304,10 +264,7 @@ mod tests {
     #[test]
     fn single_entry_distribution_is_fixed() {
         let s = PacketSize::build(&dist(&[7], &[2.0]), "p").unwrap();
-        assert_eq!(
-            s,
-            PacketSize::build(&PacketSizeConfig::Fixed(7), "p").unwrap()
-        );
+        assert_eq!(s, PacketSize::build(&PacketSizeConfig::Fixed(7), "p").unwrap());
     }
 
     #[test]
@@ -317,47 +274,15 @@ mod tests {
             assert_eq!(e.path(), Some(path), "{e}");
             assert!(e.to_string().contains(phrase), "`{e}` lacks `{phrase}`");
         };
-        check(
-            PacketSizeConfig::Fixed(0),
-            "traffic.packet_size",
-            "packet size 0 flits is out of range",
-        );
-        check(
-            PacketSizeConfig::Fixed(70_000),
-            "traffic.packet_size",
-            "1..=65535",
-        );
+        check(PacketSizeConfig::Fixed(0), "traffic.packet_size", "packet size 0 flits is out of range");
+        check(PacketSizeConfig::Fixed(70_000), "traffic.packet_size", "1..=65535");
         check(dist(&[], &[]), "traffic.packet_size.sizes", "no sizes");
-        check(
-            dist(&[1, 0], &[1.0, 1.0]),
-            "traffic.packet_size.sizes",
-            "packet size 0",
-        );
-        check(
-            dist(&[1, 2], &[1.0]),
-            "traffic.packet_size.weights",
-            "1 weights for 2 sizes",
-        );
-        check(
-            dist(&[1, 2], &[1.0, 0.0]),
-            "traffic.packet_size.weights",
-            "weight 0 is not",
-        );
-        check(
-            dist(&[1, 2], &[1.0, -1.0]),
-            "traffic.packet_size.weights",
-            "positive finite",
-        );
-        check(
-            dist(&[1, 2], &[f64::NAN, 1.0]),
-            "traffic.packet_size.weights",
-            "weight NaN",
-        );
-        check(
-            dist(&[1, 2], &[f64::MAX, f64::MAX]),
-            "traffic.packet_size.weights",
-            "infinity",
-        );
+        check(dist(&[1, 0], &[1.0, 1.0]), "traffic.packet_size.sizes", "packet size 0");
+        check(dist(&[1, 2], &[1.0]), "traffic.packet_size.weights", "1 weights for 2 sizes");
+        check(dist(&[1, 2], &[1.0, 0.0]), "traffic.packet_size.weights", "weight 0 is not");
+        check(dist(&[1, 2], &[1.0, -1.0]), "traffic.packet_size.weights", "positive finite");
+        check(dist(&[1, 2], &[f64::NAN, 1.0]), "traffic.packet_size.weights", "weight NaN");
+        check(dist(&[1, 2], &[f64::MAX, f64::MAX]), "traffic.packet_size.weights", "infinity");
     }
 
     #[test]
@@ -367,28 +292,14 @@ mod tests {
             packet_size: PacketSizeConfig,
         }
         let parse = |s: &str| toml::from_str::<T>(s).map(|t| t.packet_size);
-        assert_eq!(
-            parse("packet_size = 4").unwrap(),
-            PacketSizeConfig::Fixed(4)
-        );
-        assert_eq!(
-            parse("packet_size = { sizes = [1, 5], weights = [0.5, 0.5] }").unwrap(),
-            dist(&[1, 5], &[0.5, 0.5])
-        );
-        assert_eq!(
-            parse("packet_size = { sizes = [2], weights = [1] }").unwrap(),
-            dist(&[2], &[1.0])
-        );
+        assert_eq!(parse("packet_size = 4").unwrap(), PacketSizeConfig::Fixed(4));
+        assert_eq!(parse("packet_size = { sizes = [1, 5], weights = [0.5, 0.5] }").unwrap(), dist(&[1, 5], &[0.5, 0.5]));
+        assert_eq!(parse("packet_size = { sizes = [2], weights = [1] }").unwrap(), dist(&[2], &[1.0]));
         let msg = |s: &str| parse(s).unwrap_err().to_string();
-        assert!(
-            msg("packet_size = -1").contains("a packet size in flits"),
-            "{}",
-            msg("packet_size = -1")
-        );
+        assert!(msg("packet_size = -1").contains("a packet size in flits"), "{}", msg("packet_size = -1"));
         assert!(msg("packet_size = 1.5").contains("a packet size in flits"));
         assert!(msg("packet_size = { sizes = [1] }").contains("missing field `weights`"));
-        assert!(msg("packet_size = { sizes = [1], weights = [1], z = 0 }")
-            .contains("unknown field `z`"));
+        assert!(msg("packet_size = { sizes = [1], weights = [1], z = 0 }").contains("unknown field `z`"));
         // Serialization round-trips.
         for cfg in [PacketSizeConfig::Fixed(3), dist(&[1, 5], &[0.25, 0.75])] {
             #[derive(Serialize)]

@@ -21,16 +21,8 @@ fn build_err(cfg: &TrafficConfig, space: &NodeSpace, path: &str, phrase: &str) {
 #[test]
 fn defaults() {
     assert_eq!(parse("[traffic]"), TrafficConfig::default());
-    let w =
-        Workload::build(&TrafficConfig::default(), &NodeSpace::cube(&[4, 4], 1), 1).unwrap();
-    assert_eq!(
-        w.phases(),
-        &[PhaseInfo {
-            start: 0,
-            end: u64::MAX,
-            load: 0.3
-        }]
-    );
+    let w = Workload::build(&TrafficConfig::default(), &NodeSpace::cube(&[4, 4], 1), 1).unwrap();
+    assert_eq!(w.phases(), &[PhaseInfo { start: 0, end: u64::MAX, load: 0.3 }]);
     assert_eq!(w.phase_at(0), Some(0));
     assert_eq!(w.phase_at(u64::MAX - 1), Some(0));
     assert_eq!(w.size().mean(), 1.0);
@@ -55,32 +47,12 @@ fn full_config_parses() {
         pattern = { type = "transpose" }
         "#,
     );
-    assert_eq!(
-        cfg.injection,
-        InjectionConfig::OnOff {
-            burst_length: 16.0,
-            peak: 0.9
-        }
-    );
+    assert_eq!(cfg.injection, InjectionConfig::OnOff { burst_length: 16.0, peak: 0.9 });
     assert_eq!(cfg.phases[1].pattern, Some(PatternConfig::Transpose));
     assert_eq!(cfg.phases[0].pattern, None);
     let w = Workload::build(&cfg, &NodeSpace::cube(&[4, 4], 1), 7).unwrap();
     assert_eq!(w.size().mean(), 3.0);
-    assert_eq!(
-        w.phases(),
-        &[
-            PhaseInfo {
-                start: 0,
-                end: 100,
-                load: 0.2
-            },
-            PhaseInfo {
-                start: 100,
-                end: 150,
-                load: 0.4
-            }
-        ]
-    );
+    assert_eq!(w.phases(), &[PhaseInfo { start: 0, end: 100, load: 0.2 }, PhaseInfo { start: 100, end: 150, load: 0.4 }]);
     assert_eq!(w.offered_load(1), 0.4);
 }
 
@@ -93,19 +65,9 @@ fn config_round_trips_through_toml() {
     let cfg = TrafficConfig {
         load: 0.25,
         pattern: PatternConfig::RandomPermutation { seed: None },
-        injection: InjectionConfig::OnOff {
-            burst_length: 4.0,
-            peak: 1.0,
-        },
-        packet_size: PacketSizeConfig::Distribution {
-            sizes: vec![1, 8],
-            weights: vec![3.0, 1.0],
-        },
-        phases: vec![PhaseConfig {
-            duration: 9,
-            load: 0.5,
-            pattern: Some(PatternConfig::Uniform),
-        }],
+        injection: InjectionConfig::OnOff { burst_length: 4.0, peak: 1.0 },
+        packet_size: PacketSizeConfig::Distribution { sizes: vec![1, 8], weights: vec![3.0, 1.0] },
+        phases: vec![PhaseConfig { duration: 9, load: 0.5, pattern: Some(PatternConfig::Uniform) }],
         packets_per_source: Some(14),
         source_queue: Some(1),
         message: Some(super::MessageConfig { bytes: 1 << 20, mtu: Some(4096), header_flits: 1, per_source: Some(50) }),
@@ -129,27 +91,15 @@ fn parse_errors_carry_the_key_path() {
     }
     let path_of = |s: &str| {
         let de = toml::Deserializer::parse(s).unwrap();
-        serde_path_to_error::deserialize::<_, Root>(de)
-            .unwrap_err()
-            .path()
-            .to_string()
+        serde_path_to_error::deserialize::<_, Root>(de).unwrap_err().path().to_string()
     };
     // Tagged tables are deserialized in a nested pass: serde's own path stops at the
     // table and the rest of the path rides at the front of the message, which
     // `Config::from_table` joins on (`traffic.pattern.nodes[0]`; see
     // `config::deserialize_tagged`).
-    assert_eq!(
-        path_of("[traffic.pattern]\ntype = \"hotspot\"\nnodes = [-1]\nfraction = 0.1"),
-        "traffic.pattern"
-    );
-    assert_eq!(
-        path_of("[[traffic.phases]]\nduration = 1\nload = \"x\""),
-        "traffic.phases[0].load"
-    );
-    assert_eq!(
-        path_of("[traffic]\npacket_size = { sizes = [1], weights = [1], z = 1 }"),
-        "traffic.packet_size.z"
-    );
+    assert_eq!(path_of("[traffic.pattern]\ntype = \"hotspot\"\nnodes = [-1]\nfraction = 0.1"), "traffic.pattern");
+    assert_eq!(path_of("[[traffic.phases]]\nduration = 1\nload = \"x\""), "traffic.phases[0].load");
+    assert_eq!(path_of("[traffic]\npacket_size = { sizes = [1], weights = [1], z = 1 }"), "traffic.packet_size.z");
 }
 
 #[test]
@@ -173,21 +123,9 @@ fn phase_schedule_and_generation() {
     let cfg = TrafficConfig {
         pattern: PatternConfig::BitComplement,
         phases: vec![
-            PhaseConfig {
-                duration: 10,
-                load: 1.0,
-                pattern: None,
-            },
-            PhaseConfig {
-                duration: 5,
-                load: 0.0,
-                pattern: None,
-            },
-            PhaseConfig {
-                duration: 10,
-                load: 1.0,
-                pattern: Some(PatternConfig::MergeToOne { dest: 2 }),
-            },
+            PhaseConfig { duration: 10, load: 1.0, pattern: None },
+            PhaseConfig { duration: 5, load: 0.0, pattern: None },
+            PhaseConfig { duration: 10, load: 1.0, pattern: Some(PatternConfig::MergeToOne { dest: 2 }) },
         ],
         ..TrafficConfig::default()
     };
@@ -221,10 +159,7 @@ fn generated_flit_rate_matches_offered_load() {
     // 16 nodes, load 0.5, mean size 2.5: 0.2 packets/node/cycle.
     let cfg = TrafficConfig {
         load: 0.5,
-        packet_size: PacketSizeConfig::Distribution {
-            sizes: vec![1, 4],
-            weights: vec![1.0, 1.0],
-        },
+        packet_size: PacketSizeConfig::Distribution { sizes: vec![1, 4], weights: vec![1.0, 1.0] },
         ..TrafficConfig::default()
     };
     let w = Workload::build(&cfg, &NodeSpace::cube(&[4, 4], 1), 1).unwrap();
@@ -244,26 +179,15 @@ fn generated_flit_rate_matches_offered_load() {
     // E = 0.5, E[X^2] = 0.2 * 8.5 = 1.7, var = 1.45.
     let n = 16.0 * cycles as f64;
     let sd = (n * 1.45).sqrt();
-    assert!(
-        (flits as f64 - n * 0.5).abs() < 5.0 * sd,
-        "{flits} vs {}",
-        n * 0.5
-    );
+    assert!((flits as f64 - n * 0.5).abs() < 5.0 * sd, "{flits} vs {}", n * 0.5);
 }
 
 #[test]
 fn validation_errors() {
     let space = NodeSpace::cube(&[8, 8], 1);
-    let phase = |duration, load| PhaseConfig {
-        duration,
-        load,
-        pattern: None,
-    };
+    let phase = |duration, load| PhaseConfig { duration, load, pattern: None };
     for load in [1.5, -0.1, f64::NAN] {
-        let cfg = TrafficConfig {
-            load,
-            ..TrafficConfig::default()
-        };
+        let cfg = TrafficConfig { load, ..TrafficConfig::default() };
         // 1-flit packets: at most one packet, so one flit, per cycle.
         build_err(&cfg, &space, "traffic.load", "must be in [0, 1] flits/node/cycle");
     }
@@ -285,146 +209,56 @@ fn validation_errors() {
             "traffic.load",
             "1 flit/node/cycle, the injection channel's bandwidth, the excess waits in the source queue",
         );
-        let cfg = TrafficConfig {
-            phases: vec![phase(10, 16.0 / 15.0), phase(10, 20.0)],
-            ..big(0.1)
-        };
+        let cfg = TrafficConfig { phases: vec![phase(10, 16.0 / 15.0), phase(10, 20.0)], ..big(0.1) };
         build_err(&cfg, &space, "traffic.phases[1].load", "load 20 must be in [0, 16]");
     }
     // On/off sources stay within the injection channel's one flit per cycle.
     let cfg = TrafficConfig {
         load: 1.5,
-        injection: InjectionConfig::OnOff {
-            burst_length: 4.0,
-            peak: 1.0,
-        },
+        injection: InjectionConfig::OnOff { burst_length: 4.0, peak: 1.0 },
         packet_size: PacketSizeConfig::Fixed(16),
         ..TrafficConfig::default()
     };
     build_err(&cfg, &space, "traffic.load", "[0, 1] flits/node/cycle: an on/off source");
-    let cfg = TrafficConfig {
-        phases: vec![phase(10, 0.1), phase(10, 1.2)],
-        ..TrafficConfig::default()
-    };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.phases[1].load",
-        "load 1.2 must be in [0, 1]",
-    );
-    let cfg = TrafficConfig {
-        phases: vec![phase(10, 0.1), phase(10, f64::NAN)],
-        ..TrafficConfig::default()
-    };
+    let cfg = TrafficConfig { phases: vec![phase(10, 0.1), phase(10, 1.2)], ..TrafficConfig::default() };
+    build_err(&cfg, &space, "traffic.phases[1].load", "load 1.2 must be in [0, 1]");
+    let cfg = TrafficConfig { phases: vec![phase(10, 0.1), phase(10, f64::NAN)], ..TrafficConfig::default() };
     build_err(&cfg, &space, "traffic.phases[1].load", "load NaN");
+    let cfg = TrafficConfig { phases: vec![phase(0, 0.1)], ..TrafficConfig::default() };
+    build_err(&cfg, &space, "traffic.phases[0].duration", "at least 1 cycle");
+    let cfg = TrafficConfig { phases: vec![phase(u64::MAX - 5, 0.1), phase(10, 0.1)], ..TrafficConfig::default() };
+    build_err(&cfg, &space, "traffic.phases[1].duration", "shorter duration");
     let cfg = TrafficConfig {
-        phases: vec![phase(0, 0.1)],
+        phases: vec![PhaseConfig { duration: 5, load: 0.1, pattern: Some(PatternConfig::MergeToOne { dest: 99 }) }],
         ..TrafficConfig::default()
     };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.phases[0].duration",
-        "at least 1 cycle",
-    );
-    let cfg = TrafficConfig {
-        phases: vec![phase(u64::MAX - 5, 0.1), phase(10, 0.1)],
-        ..TrafficConfig::default()
-    };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.phases[1].duration",
-        "shorter duration",
-    );
-    let cfg = TrafficConfig {
-        phases: vec![PhaseConfig {
-            duration: 5,
-            load: 0.1,
-            pattern: Some(PatternConfig::MergeToOne { dest: 99 }),
-        }],
-        ..TrafficConfig::default()
-    };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.phases[0].pattern.dest",
-        "node 99 is outside",
-    );
-    let cfg = TrafficConfig {
-        pattern: PatternConfig::Hotspot {
-            nodes: vec![70],
-            fraction: 0.5,
-        },
-        ..TrafficConfig::default()
-    };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.pattern.nodes",
-        "node 70 is outside the network (nodes are 0..63)",
-    );
-    let cfg = TrafficConfig {
-        packet_size: PacketSizeConfig::Fixed(0),
-        ..TrafficConfig::default()
-    };
+    build_err(&cfg, &space, "traffic.phases[0].pattern.dest", "node 99 is outside");
+    let cfg = TrafficConfig { pattern: PatternConfig::Hotspot { nodes: vec![70], fraction: 0.5 }, ..TrafficConfig::default() };
+    build_err(&cfg, &space, "traffic.pattern.nodes", "node 70 is outside the network (nodes are 0..63)");
+    let cfg = TrafficConfig { packet_size: PacketSizeConfig::Fixed(0), ..TrafficConfig::default() };
     build_err(&cfg, &space, "traffic.packet_size", "packet size 0");
-    let on_off = InjectionConfig::OnOff {
-        burst_length: 4.0,
-        peak: 0.5,
-    };
-    let cfg = TrafficConfig {
-        load: 0.6,
-        injection: on_off.clone(),
-        ..TrafficConfig::default()
-    };
-    build_err(
-        &cfg,
-        &space,
-        "traffic.load",
-        "not below the on/off peak 0.5",
-    );
-    let cfg = TrafficConfig {
-        injection: on_off,
-        phases: vec![phase(5, 0.1), phase(5, 0.5)],
-        ..TrafficConfig::default()
-    };
+    let on_off = InjectionConfig::OnOff { burst_length: 4.0, peak: 0.5 };
+    let cfg = TrafficConfig { load: 0.6, injection: on_off.clone(), ..TrafficConfig::default() };
+    build_err(&cfg, &space, "traffic.load", "not below the on/off peak 0.5");
+    let cfg = TrafficConfig { injection: on_off, phases: vec![phase(5, 0.1), phase(5, 0.5)], ..TrafficConfig::default() };
     build_err(&cfg, &space, "traffic.phases[1].load", "larger peak");
-    let cfg = TrafficConfig {
-        injection: InjectionConfig::OnOff {
-            burst_length: 0.0,
-            peak: 1.0,
-        },
-        ..TrafficConfig::default()
-    };
+    let cfg = TrafficConfig { injection: InjectionConfig::OnOff { burst_length: 0.0, peak: 1.0 }, ..TrafficConfig::default() };
     build_err(&cfg, &space, "traffic.injection.burst_length", ">= 1");
 }
 
 #[test]
 fn packets_per_source_caps_generation_and_counts_per_source() {
     let space = NodeSpace::cube(&[2, 2], 1);
-    let cfg = TrafficConfig {
-        load: 1.0,
-        packets_per_source: Some(3),
-        ..TrafficConfig::default()
-    };
+    let cfg = TrafficConfig { load: 1.0, packets_per_source: Some(3), ..TrafficConfig::default() };
     let w = Workload::build(&cfg, &space, 1).unwrap();
     for src in 0..4 {
         let mut rng = stream(1, domain::ENDPOINT, src as u64);
         let mut st = w.new_source_state(src, &mut rng);
-        let made = (0..100)
-            .filter(|&c| {
-                w.generate(0, w.phase_at(c).unwrap(), src, &mut st, &mut rng)
-                    .is_some()
-            })
-            .count();
+        let made = (0..100).filter(|&c| w.generate(0, w.phase_at(c).unwrap(), src, &mut st, &mut rng).is_some()).count();
         assert_eq!(made, 3);
         assert_eq!(st.created(), 3);
     }
-    let cfg = TrafficConfig {
-        packets_per_source: Some(0),
-        ..TrafficConfig::default()
-    };
+    let cfg = TrafficConfig { packets_per_source: Some(0), ..TrafficConfig::default() };
     build_err(&cfg, &space, "traffic.packets_per_source", "at least 1");
 }
 
@@ -434,11 +268,7 @@ fn recursive_doubling_waits_for_the_partners_data() {
     // round 2 -> 1; each next round only after both packets of the previous round
     // have been delivered to node 5.
     let space = NodeSpace::cube(&[8], 1);
-    let cfg = TrafficConfig {
-        load: 1.0,
-        pattern: PatternConfig::RecursiveDoubling { packets_per_round: 2 },
-        ..TrafficConfig::default()
-    };
+    let cfg = TrafficConfig { load: 1.0, pattern: PatternConfig::RecursiveDoubling { packets_per_round: 2 }, ..TrafficConfig::default() };
     let w = Workload::build(&cfg, &space, 1).unwrap();
     let mut rng = stream(1, domain::ENDPOINT, 5);
     let mut st = w.new_source_state(5, &mut rng);
@@ -488,12 +318,7 @@ fn all_to_all_in_a_phase_uses_the_run_wide_packet_count() {
     let w = Workload::build(&cfg, &NodeSpace::cube(&[5], 1), 1).unwrap();
     let mut rng = stream(1, domain::ENDPOINT, 1);
     let mut st = w.new_source_state(1, &mut rng);
-    let out: Vec<_> = (0..12)
-        .map(|c| {
-            w.generate(0, w.phase_at(c).unwrap(), 1, &mut st, &mut rng)
-                .map(|g| g.0)
-        })
-        .collect();
+    let out: Vec<_> = (0..12).map(|c| w.generate(0, w.phase_at(c).unwrap(), 1, &mut st, &mut rng).map(|g| g.0)).collect();
     // Source 1, k = 2..5: (1 + 1 + k mod 4) mod 5 = 4, 0, 2, 3; then the cap.
     assert_eq!(out[2..6], [Some(4), Some(0), Some(2), Some(3)]);
     assert!(out[6..].iter().all(Option::is_none));
@@ -519,11 +344,7 @@ fn registry_lists_every_pattern_and_injection() {
             traffic: TrafficConfig,
         }
         if let Err(err) = toml::from_str::<Root>(&table) {
-            assert!(
-                err.to_string().contains("missing field"),
-                "{}: {err}",
-                e.name
-            );
+            assert!(err.to_string().contains("missing field"), "{}: {err}", e.name);
         }
     }
 }

@@ -49,7 +49,9 @@ pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str
             (Some(p), Some(q)) => first_difference(p, q, &format!("{path}.{k}")),
             _ => Some(format!("{path}.{k} present in one only")),
         }),
-        (Array(x), Array(y)) if x.len() == y.len() => x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]"))),
+        (Array(x), Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]")))
+        }
         _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
     }
 }
@@ -155,7 +157,11 @@ pub fn random_trace(nodes: u64, count: usize, seed: u64) -> String {
     for m in 0..count {
         let (src, dst, flits, delay) = (draw(nodes), draw(nodes), 1 + draw(40), draw(30));
         let waits: Vec<String> = to[src as usize].iter().rev().take(draw(3) as usize).map(|w| w.to_string()).collect();
-        msgs.push(format!("{{ src = {src}, dst = {dst}, flits = {flits}, at = {}, after = [{}], delay = {delay} }}", draw(200), waits.join(", ")));
+        msgs.push(format!(
+            "{{ src = {src}, dst = {dst}, flits = {flits}, at = {}, after = [{}], delay = {delay} }}",
+            draw(200),
+            waits.join(", ")
+        ));
         to[dst as usize].push(m);
     }
     format!("messages = [{}]", msgs.join(", "))

@@ -98,16 +98,29 @@ pub struct TimedFailure {
 /// Validate `entries` (the config path `path` is `"faults"`) against `topo`, which has
 /// the failures before the run applied (`dead`: the routers failed before the run), and
 /// build the routes from each failure cycle on. Entries with the same cycle are merged.
-pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, dead: &[u32], path: &str) -> Result<(Vec<TimedFailure>, Vec<RouteSwitch>)> {
+pub fn schedule(
+    entries: &[FailAt],
+    topo: &Topology,
+    vcs: u32,
+    start: VcStart,
+    dead: &[u32],
+    path: &str,
+) -> Result<(Vec<TimedFailure>, Vec<RouteSwitch>)> {
     let p_n = topo.ports;
     let mut seen: Vec<(u32, usize, usize)> = Vec::new(); // (channel, entry, link)
     let mut order: Vec<(u64, usize)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if e.cycle == 0 {
-            return Err(Error::config(format!("{path}.at[{i}].cycle"), "0 is before the run: list links failed from the start in faults.links, or give a cycle >= 1"));
+            return Err(Error::config(
+                format!("{path}.at[{i}].cycle"),
+                "0 is before the run: list links failed from the start in faults.links, or give a cycle >= 1",
+            ));
         }
         if e.links.is_empty() && e.nodes.is_empty() {
-            return Err(Error::config(format!("{path}.at[{i}].links"), "no links and no nodes: name at least one link as [router, port] or node in `nodes`, or remove the entry"));
+            return Err(Error::config(
+                format!("{path}.at[{i}].links"),
+                "no links and no nodes: name at least one link as [router, port] or node in `nodes`, or remove the entry",
+            ));
         }
         for (j, &r) in e.nodes.iter().enumerate() {
             let field = format!("{path}.at[{i}].nodes[{j}]");
@@ -115,9 +128,16 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
                 return Err(Error::config(field, format!("node {r} does not exist (nodes 0..{})", topo.num_routers - 1)));
             }
             if dead.contains(&r) {
-                return Err(Error::config(field, format!("node {r} failed before the run (faults.nodes or a random fraction); fail each node once")));
+                return Err(Error::config(
+                    field,
+                    format!("node {r} failed before the run (faults.nodes or a random fraction); fail each node once"),
+                ));
             }
-            if let Some((i0, j0)) = entries[..=i].iter().enumerate().find_map(|(a, x)| x.nodes.iter().position(|&y| y == r).filter(|&b| (a, b) != (i, j)).map(|b| (a, b))) {
+            if let Some((i0, j0)) = entries[..=i]
+                .iter()
+                .enumerate()
+                .find_map(|(a, x)| x.nodes.iter().position(|&y| y == r).filter(|&b| (a, b) != (i, j)).map(|b| (a, b)))
+            {
                 return Err(Error::config(field, format!("node {r} already fails at {path}.at[{i0}].nodes[{j0}]; fail each node once")));
             }
         }
@@ -147,7 +167,13 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
     let base = hops_table(&before, n);
     let pairs = (0..n).filter(|&s| live[s as usize]).count() as u64;
     let distinct = (pairs * pairs.saturating_sub(1)).max(1) as f64;
-    let mean_before = base.iter().enumerate().filter(|&(k, &h)| h != u32::MAX && (k as u32) / n != (k as u32) % n).map(|(_, &h)| u64::from(h)).sum::<u64>() as f64 / distinct;
+    let mean_before = base
+        .iter()
+        .enumerate()
+        .filter(|&(k, &h)| h != u32::MAX && (k as u32) / n != (k as u32) % n)
+        .map(|(_, &h)| u64::from(h))
+        .sum::<u64>() as f64
+        / distinct;
     let mut damaged = topo.clone();
     let (mut failures, mut switches): (Vec<TimedFailure>, Vec<RouteSwitch>) = (Vec::new(), Vec::new());
     let mut k = 0;
@@ -159,7 +185,10 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
             for (j, &[r, p]) in e.links.iter().enumerate() {
                 let c = topo.out_channel[(r * p_n + p) as usize];
                 if damaged.out_channel[(r * p_n + p) as usize] == NONE {
-                    return Err(Error::config(format!("{path}.at[{i}].links[{j}]"), format!("[{r}, {p}] has already failed with a node failing earlier in faults.at; fail each link once")));
+                    return Err(Error::config(
+                        format!("{path}.at[{i}].links[{j}]"),
+                        format!("[{r}, {p}] has already failed with a node failing earlier in faults.at; fail each link once"),
+                    ));
                 }
                 damaged.out_channel[(r * p_n + p) as usize] = NONE;
                 links.push((r, p));
@@ -186,7 +215,9 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
             k += 1;
         }
         let routes = SourceRouting::around_failures(&damaged, vcs, start, path).map_err(|e| match e {
-            Error::Config { path: p, message } => Error::config(p, format!("{message} (the routes once the links of {path}.at[{first}] fail at cycle {cycle})")),
+            Error::Config { path: p, message } => {
+                Error::config(p, format!("{message} (the routes once the links of {path}.at[{first}] fail at cycle {cycle})"))
+            }
             other => other,
         })?;
         let hops = hops_table(&routes, n);
@@ -211,7 +242,17 @@ pub fn schedule(entries: &[FailAt], topo: &Topology, vcs: u32, start: VcStart, d
             }
         }
         let switch = routes.into_switch(cycle);
-        failures.push(TimedFailure { cycle, links, nodes, channels, diameter, mean_hops: sum as f64 / routed.max(1) as f64, mean_hops_before: mean_before, max_extra_hops: extra, vcs_needed: switch.vcs_needed() });
+        failures.push(TimedFailure {
+            cycle,
+            links,
+            nodes,
+            channels,
+            diameter,
+            mean_hops: sum as f64 / routed.max(1) as f64,
+            mean_hops_before: mean_before,
+            max_extra_hops: extra,
+            vcs_needed: switch.vcs_needed(),
+        });
         switches.push(switch);
     }
     Ok((failures, switches))

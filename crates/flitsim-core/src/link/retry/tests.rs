@@ -30,7 +30,14 @@ impl Run {
 /// take every delivery, forward the arriving packet's head early if `early(id)`. Stops
 /// when every packet has been pushed and the link is idle, when it has failed, or after
 /// `max_cycles`. With `skip_idle`, idle cycles are not stepped at all.
-pub(super) fn drive(params: &RetryParams, packets: &[PacketRef], seed: u64, max_cycles: u64, skip_idle: bool, early: impl Fn(u32) -> bool) -> Run {
+pub(super) fn drive(
+    params: &RetryParams,
+    packets: &[PacketRef],
+    seed: u64,
+    max_cycles: u64,
+    skip_idle: bool,
+    early: impl Fn(u32) -> bool,
+) -> Run {
     let mut link = RetryLink::new(params, 7, seed).unwrap();
     let (mut log, mut push_at, mut stranded) = (Vec::new(), Vec::new(), Vec::new());
     let mut now = 0;
@@ -252,7 +259,10 @@ fn retry_permanent_failure_strands_every_unacknowledged_packet() {
     p.errors.fail_at = Some(15);
     let r = drive(&p, &packets(&[4; 10]), 0, 10_000, false, |id| id == 3);
     assert_eq!(r.poisoned(), vec![(3, 15)]);
-    assert_eq!(r.stranded.iter().map(|s| (s.packet.id, s.delivered)).collect::<Vec<_>>(), vec![(1, true), (2, true), (3, false), (4, false)]);
+    assert_eq!(
+        r.stranded.iter().map(|s| (s.packet.id, s.delivered)).collect::<Vec<_>>(),
+        vec![(1, true), (2, true), (3, false), (4, false)]
+    );
 }
 
 #[test]

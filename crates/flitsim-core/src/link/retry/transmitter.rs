@@ -180,8 +180,17 @@ impl Transmitter {
                     self.send_pos = 0;
                 }
                 let last = self.ack_flits - 1;
-                let f = WireFlit { flit: Flit { pid: u32::MAX, idx: ack_sent, last }, kind: FrameKind::ErrorAck, seq: 0, ..WireFlit::default() };
-                self.state = if ack_sent == last { TxState::Awaiting { deadline: now + self.round_trip } } else { TxState::Recover { ack_sent: ack_sent + 1, goback: false } };
+                let f = WireFlit {
+                    flit: Flit { pid: u32::MAX, idx: ack_sent, last },
+                    kind: FrameKind::ErrorAck,
+                    seq: 0,
+                    ..WireFlit::default()
+                };
+                self.state = if ack_sent == last {
+                    TxState::Awaiting { deadline: now + self.round_trip }
+                } else {
+                    TxState::Recover { ack_sent: ack_sent + 1, goback: false }
+                };
                 stats.ack_flits += 1;
                 return Some(f);
             }
@@ -198,7 +207,13 @@ impl Transmitter {
             }
         }
         let e = self.entry(self.send_pos);
-        let f = WireFlit { flit: Flit { pid: e.pkt.id, idx: self.flit_pos, last: e.pkt.flits - 1 }, seq: e.seq, kind: FrameKind::Data, index: e.index, ..WireFlit::default() };
+        let f = WireFlit {
+            flit: Flit { pid: e.pkt.id, idx: self.flit_pos, last: e.pkt.flits - 1 },
+            seq: e.seq,
+            kind: FrameKind::Data,
+            index: e.index,
+            ..WireFlit::default()
+        };
         if self.resending {
             stats.flits_replayed += 1;
         } else {

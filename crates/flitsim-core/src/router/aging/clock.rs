@@ -133,14 +133,7 @@ impl AgeClock {
     /// If `period` is 0.
     pub fn new(period: u32) -> Self {
         assert!(period >= 1, "AGE_CLK_PERIOD must be at least 1");
-        Self {
-            timestamp: 0,
-            epoch: 0,
-            count: [0, 0],
-            reg: period,
-            inhibit: false,
-            period,
-        }
+        Self { timestamp: 0, epoch: 0, count: [0, 0], reg: period, inhibit: false, period }
     }
 
     /// Procedure 1 (packet receipt at an input port). `header` is the 11-bit field as it
@@ -184,10 +177,7 @@ impl AgeClock {
     pub fn hand_off(&mut self, stored: u16, check: SaturationCheck) -> u16 {
         let age = self.age_now(stored, check);
         let e = usize::from(field::in_epoch(stored));
-        debug_assert!(
-            self.count[e] > 0,
-            "hand-off of a packet not counted in its epoch"
-        );
+        debug_assert!(self.count[e] > 0, "hand-off of a packet not counted in its epoch");
         self.count[e] = self.count[e].saturating_sub(1);
         field::outgoing(age)
     }
@@ -550,14 +540,8 @@ mod tests {
         for counter in 0..=255u8 {
             assert!(!age_selected(0, counter));
             assert!(age_selected(!0, counter));
-            assert_eq!(
-                age_selected(0x5555_5555_5555_5555, counter),
-                counter % 2 == 0
-            );
-            assert_eq!(
-                age_selected(0xAAAA_AAAA_AAAA_AAAA, counter),
-                counter % 2 == 1
-            );
+            assert_eq!(age_selected(0x5555_5555_5555_5555, counter), counter % 2 == 0);
+            assert_eq!(age_selected(0xAAAA_AAAA_AAAA_AAAA, counter), counter % 2 == 1);
         }
         assert!(age_selected(1 << 63, 63));
         assert!(!age_selected(1 << 63, 62));
@@ -577,10 +561,7 @@ mod tests {
         assert_eq!(field::in_epoch(field::UNUSED_BIT), 0);
         assert_eq!(field::outgoing(77), 77);
         assert_eq!(field::stored(0x2FF, 2), 0xFF);
-        assert_eq!(
-            serde_json::to_string(&SaturationCheck::AsPrinted).unwrap(),
-            "\"as_printed\""
-        );
+        assert_eq!(serde_json::to_string(&SaturationCheck::AsPrinted).unwrap(), "\"as_printed\"");
         assert_eq!(SaturationCheck::default(), SaturationCheck::Corrected);
     }
 }

@@ -226,10 +226,7 @@ fn validate(inputs: &AgingInputs) -> Result<()> {
         return Err(Error::config("radix", "no dimensions given; list one radix per dimension, e.g. 11,12,16"));
     }
     if n > MAX_DIMS {
-        return Err(Error::config(
-            "radix",
-            format!("{n} dimensions given; at most {MAX_DIMS} are supported, use fewer dimensions"),
-        ));
+        return Err(Error::config("radix", format!("{n} dimensions given; at most {MAX_DIMS} are supported, use fewer dimensions")));
     }
     if let Some((i, k)) = inputs.radix.iter().enumerate().find(|(_, &k)| k < 2) {
         return Err(Error::config(
@@ -240,10 +237,7 @@ fn validate(inputs: &AgingInputs) -> Result<()> {
     if !inputs.mesh.is_empty() && inputs.mesh.len() != n {
         return Err(Error::config(
             "mesh",
-            format!(
-                "{} mesh/torus flags for {n} dimensions; give one flag per dimension (or none for all torus)",
-                inputs.mesh.len()
-            ),
+            format!("{} mesh/torus flags for {n} dimensions; give one flag per dimension (or none for all torus)", inputs.mesh.len()),
         ));
     }
     if inputs.packet_flits == 0 {
@@ -306,11 +300,8 @@ pub fn derive(inputs: &AgingInputs) -> Result<AgingDerivation> {
         let kf = f64::from(k);
         let k64 = u64::from(k);
         // Eq 4-7: torus k/4, mesh (k+1)/3, rounded half-up.
-        let (avg_hops, hops_rounded, channel_load, c) = if mesh {
-            ((kf + 1.0) / 3.0, div_round(k64 + 1, 3), kf / 4.0, 4.0)
-        } else {
-            (kf / 4.0, div_round(k64, 4), kf / 8.0, 8.0)
-        };
+        let (avg_hops, hops_rounded, channel_load, c) =
+            if mesh { ((kf + 1.0) / 3.0, div_round(k64 + 1, 3), kf / 4.0, 4.0) } else { (kf / 4.0, div_round(k64, 4), kf / 8.0, 8.0) };
         // Eq 10-11 generalised: not at the ordinate in i, at the ordinate in every later one.
         let later: f64 = inputs.radix[i + 1..].iter().map(|&kj| 1.0 / f64::from(kj)).product();
         let eject_prob = (kf - 1.0) / kf * later;
@@ -605,13 +596,7 @@ mod tests {
     fn clock_period_rounding_to_zero_is_clamped_to_one() {
         // 1-flit packets, 1-flit buffers, 1 VC: 2 packets x 1 cycle = 2 cycles per hop;
         // 11 ticks per hop: round(2/11) = 0 -> 1.
-        let inputs = AgingInputs {
-            packet_flits: 1,
-            input_buffer: 1,
-            staging_buffer: 1,
-            vcs_per_class: 1,
-            ..AgingInputs::default()
-        };
+        let inputs = AgingInputs { packet_flits: 1, input_buffer: 1, staging_buffer: 1, vcs_per_class: 1, ..AgingInputs::default() };
         let d = derive(&inputs).unwrap();
         assert_eq!(d.queueing_per_hop, 2);
         assert!(d.clock_period_clamped);

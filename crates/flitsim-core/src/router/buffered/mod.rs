@@ -53,17 +53,17 @@ mod prefetch;
 mod staging;
 mod waits;
 
-pub use config::BufferedConfig;
 pub use crate::stats::router_counters::PerfCounters;
+pub use config::BufferedConfig;
 
 use super::aging::clock::{age_selected, AgeClock};
-use staging::{Staged, StagingState};
 use super::allocator::take_lowest;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
+use staging::{Staged, StagingState};
 
 /// How many routers ahead of its step a router's state is prefetched, and (once that
 /// has arrived) the buffer slots the state points to.
@@ -743,7 +743,13 @@ impl BufferedRouters {
         let w = self.wiring[ru * self.ports as usize + p];
         let entry = CreditWire::new(arrive, v as u32);
         if w.cross_in {
-            self.crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: w.in_credits, row: w.up_router, port: 0, entry });
+            self.crossing.credits.push(crate::router::crossing::CrossCredit {
+                arrive,
+                ring: w.in_credits,
+                row: w.up_router,
+                port: 0,
+                entry,
+            });
         } else {
             ch.credits.push_in(w.in_credits, arrive, entry);
             bump(&mut self.pending[w.up_router as usize]);

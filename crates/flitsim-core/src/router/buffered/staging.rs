@@ -61,4 +61,3 @@ impl StagingState {
         self.len as u32 > recent
     }
 }
-

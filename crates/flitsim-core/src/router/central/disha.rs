@@ -136,7 +136,9 @@ impl CentralRouters {
             }
         }
         if (pid.is_some() || lane_held) && !self.token.held {
-            return Some(format!("packet {pid:?} on the deadlock-buffer lanes (an output lane held: {lane_held}) while the recovery token is free"));
+            return Some(format!(
+                "packet {pid:?} on the deadlock-buffer lanes (an output lane held: {lane_held}) while the recovery token is free"
+            ));
         }
         None
     }

@@ -87,7 +87,6 @@ struct OutputVc {
     credits: u16,
 }
 
-
 /// Disha and arbiter event counts.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct CentralCounters {
@@ -275,7 +274,8 @@ impl CentralRouters {
     /// ports that are connected, times the VCs.
     pub fn countable_buffers(&self) -> u32 {
         let p_n = self.ports as usize;
-        let connected = self.wiring.iter().enumerate().filter(|(i, w)| ((i % p_n) as u32) < self.network_ports && w.up_router != NONE).count();
+        let connected =
+            self.wiring.iter().enumerate().filter(|(i, w)| ((i % p_n) as u32) < self.network_ports && w.up_router != NONE).count();
         connected as u32 * self.vcs
     }
 
@@ -295,7 +295,10 @@ impl CentralRouters {
             let o = m.trailing_zeros();
             m &= m - 1;
             let base = ((r * self.ports + o) * self.lanes) as usize;
-            let free = self.out[base..base + self.vcs as usize].iter().filter(|ov| ov.owner == FREE || (unassigned && ov.owner == DRAINING)).count() as u32;
+            let free = self.out[base..base + self.vcs as usize]
+                .iter()
+                .filter(|ov| ov.owner == FREE || (unassigned && ov.owner == DRAINING))
+                .count() as u32;
             every_has_one &= free > 0;
             one_all_free |= free == self.vcs;
         }
@@ -309,7 +312,16 @@ impl CentralRouters {
 
     /// Advance every router with work by one cycle.
     #[allow(clippy::too_many_arguments)]
-    pub fn step_all(&mut self, now: u64, topo: &Topology, routing: &Adaptive, ch: &mut Channels, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+    pub fn step_all(
+        &mut self,
+        now: u64,
+        topo: &Topology,
+        routing: &Adaptive,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         if routing.handling == DeadlockHandling::Recovery {
             self.token_step(now, topo, routing, packets);
         }
@@ -327,7 +339,17 @@ impl CentralRouters {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn step(&mut self, r: u32, now: u64, topo: &Topology, routing: &Adaptive, ch: &mut Channels, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+    fn step(
+        &mut self,
+        r: u32,
+        now: u64,
+        topo: &Topology,
+        routing: &Adaptive,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         let (p_n, l_n, depth) = (self.ports as usize, self.lanes as usize, self.depth as usize);
         let ru = r as usize;
         let base = ru * p_n * l_n;
@@ -539,7 +561,12 @@ impl CentralRouters {
         let entry = InFlight::new(arrive, f, META_VC);
         if w.cross_out {
             // Into another partition: with its tail go its contents.
-            let pkt = if f.is_tail() { Some(meta.export(mf.id)) } else { meta.export_flit(); None };
+            let pkt = if f.is_tail() {
+                Some(meta.export(mf.id))
+            } else {
+                meta.export_flit();
+                None
+            };
             self.crossing.meta.push(crate::router::crossing::MetaCross { arrive, ring: w.out_flits, row: w.down_router, entry, pkt });
             return;
         }
@@ -566,7 +593,11 @@ impl CentralRouters {
             }
             let f = self.buf[(base + li) * depth + st.head as usize];
             let dst = packets.get(f.pid).dst;
-            let o = if routing.dest_router(dst) == r { routing.dest_port(dst) } else { routing.escape_route(topo, r, p as u32, 0, dst).port as u32 };
+            let o = if routing.dest_router(dst) == r {
+                routing.dest_port(dst)
+            } else {
+                routing.escape_route(topo, r, p as u32, 0, dst).port as u32
+            };
             // (Free but for credits of the previous recovering packet still returning.)
             if self.out[base + o as usize * l_n + self.vcs as usize].owner == FREE {
                 self.grant(r, li, o as usize, self.vcs as usize);

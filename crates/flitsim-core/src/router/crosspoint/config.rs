@@ -79,7 +79,10 @@ impl CrosspointConfig {
         if self.xb_packets < self.vcs {
             return Err(Error::config(
                 format!("{path}.xb_packets"),
-                format!("{} entries cannot give each of the {} VCs an entry of its own (section 4.2); use xb_packets >= {}", self.xb_packets, self.vcs, self.vcs),
+                format!(
+                    "{} entries cannot give each of the {} VCs an entry of its own (section 4.2); use xb_packets >= {}",
+                    self.xb_packets, self.vcs, self.vcs
+                ),
             ));
         }
         check_range(path, "inject_depth", self.inject_depth, 1, 4096, "the injection queue's flits per VC")?;

@@ -189,7 +189,14 @@ impl Links {
     /// earlier of it and the channel's `fail_at`, from `[[faults.at]]`).
     /// `cut_through`: the switches take arriving flits as they come and may send a packet
     /// on before its tail is checked.
-    pub fn new(params: &RetryParams, topo: &Topology, wire_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], cut_through: bool, seed: u64) -> Result<Self> {
+    pub fn new(
+        params: &RetryParams,
+        topo: &Topology,
+        wire_latency: impl Fn(usize) -> u32,
+        fail_at: &[Option<u64>],
+        cut_through: bool,
+        seed: u64,
+    ) -> Result<Self> {
         let mut links = Vec::with_capacity(topo.channels.len());
         let mut of_port = vec![NONE; (topo.num_routers * topo.ports) as usize];
         let mut of_in = vec![NONE; (topo.num_routers * topo.ports) as usize];
@@ -357,7 +364,15 @@ impl super::CrosspointRouters {
     /// Enable link-level retry on every network link.
     /// `fail_at[channel]`: the cycle a link fails for good (`[[faults.at]]`), if any;
     /// `node_fail_at`: `(router, cycle)` of the nodes failing during the run.
-    pub fn enable_retry(&mut self, params: &RetryParams, topo: &Topology, channel_latency: impl Fn(usize) -> u32, fail_at: &[Option<u64>], node_fail_at: &[(u32, u64)], seed: u64) -> Result<()> {
+    pub fn enable_retry(
+        &mut self,
+        params: &RetryParams,
+        topo: &Topology,
+        channel_latency: impl Fn(usize) -> u32,
+        fail_at: &[Option<u64>],
+        node_fail_at: &[(u32, u64)],
+        seed: u64,
+    ) -> Result<()> {
         let out = self.cfg.output_delay;
         let mut links = Links::new(params, topo, |c| out + channel_latency(c), fail_at, self.cfg.cut_through, seed)?;
         for &(r, at) in node_fail_at {
@@ -386,7 +401,14 @@ impl super::CrosspointRouters {
     /// receiving end's partition takes the deliveries into its switch; the transmitting
     /// end's keeps its copy's records in step, releases its packet once delivered, and
     /// counts the packets the link loses.
-    pub(super) fn step_links(&mut self, now: u64, _topo: &Topology, routing: &SourceRouting, packets: &mut PacketArena, ctr: &mut Counters) {
+    pub(super) fn step_links(
+        &mut self,
+        now: u64,
+        _topo: &Topology,
+        routing: &SourceRouting,
+        packets: &mut PacketArena,
+        ctr: &mut Counters,
+    ) {
         let mut links = self.retry.take().expect("links");
         let cap = self.cap as usize;
         for id in 0..links.links.len() {
@@ -439,7 +461,16 @@ impl super::CrosspointRouters {
                 let (j, e, early) = match links.placed[id].take() {
                     Some(p) => (p.j as usize, p.e as usize, p.pushed_early),
                     None => {
-                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: m.here, idx: 0, last: d.flits - 1 }, d.flits, now, routing, m.route);
+                        let (j, e) = self.arrive_head(
+                            y,
+                            i,
+                            m.vc as usize,
+                            Flit { pid: m.here, idx: 0, last: d.flits - 1 },
+                            d.flits,
+                            now,
+                            routing,
+                            m.route,
+                        );
                         let xb = self.xb(y as usize, i, j);
                         self.entries[xb * cap + e].own = !tx;
                         (j, e, false)
@@ -530,7 +561,16 @@ impl super::CrosspointRouters {
                     None => {
                         let m = *links.meta[id].front().expect("an arriving packet has a record");
                         debug_assert_eq!(m.pid, a.id);
-                        let (j, e) = self.arrive_head(y, i, m.vc as usize, Flit { pid: m.here, idx: 0, last: a.flits - 1 }, a.received, now, routing, m.route);
+                        let (j, e) = self.arrive_head(
+                            y,
+                            i,
+                            m.vc as usize,
+                            Flit { pid: m.here, idx: 0, last: a.flits - 1 },
+                            a.received,
+                            now,
+                            routing,
+                            m.route,
+                        );
                         // Whether it is a poisoned copy is not known here: the mark
                         // travels in its tail (and the switch before may not have
                         // checked its own copy yet); it is read at delivery.

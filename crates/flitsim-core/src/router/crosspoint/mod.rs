@@ -82,7 +82,6 @@ struct Entry {
     own: bool,
 }
 
-
 /// Entry accounting of one crosspoint buffer: per VC entries in use, shared ones in use.
 /// A VC may take an entry while it holds none (its reserved one) or a shared one is free.
 #[inline]
@@ -277,7 +276,10 @@ impl CrosspointRouters {
             let by_vc: u32 = self.used[xb * v_n..][..v_n].iter().map(|&u| u32::from(u)).sum();
             let over: u32 = self.used[xb * v_n..][..v_n].iter().map(|&u| u32::from(u.saturating_sub(1))).sum();
             if in_use != by_vc || over != u32::from(self.shared[xb]) || self.shared[xb] > self.shared_cap {
-                return Some(format!("crosspoint buffer {xb}: {in_use} entries in use, {by_vc} by VC, {} shared of {}", self.shared[xb], self.shared_cap));
+                return Some(format!(
+                    "crosspoint buffer {xb}: {in_use} entries in use, {by_vc} by VC, {} shared of {}",
+                    self.shared[xb], self.shared_cap
+                ));
             }
         }
         None
@@ -290,7 +292,16 @@ impl CrosspointRouters {
 
     /// Advance every switch with work by one cycle.
     #[allow(clippy::too_many_arguments)]
-    pub fn step_all(&mut self, now: u64, topo: &Topology, routing: &SourceRouting, ch: &mut Channels, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+    pub fn step_all(
+        &mut self,
+        now: u64,
+        topo: &Topology,
+        routing: &SourceRouting,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         let retry = self.retry.is_some();
         if retry {
             self.step_links(now, topo, routing, packets, ctr);
@@ -336,7 +347,17 @@ impl CrosspointRouters {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn step(&mut self, r: u32, now: u64, _topo: &Topology, routing: &SourceRouting, ch: &mut Channels, packets: &mut PacketArena, stats: &mut Collector, ctr: &mut Counters) {
+    fn step(
+        &mut self,
+        r: u32,
+        now: u64,
+        _topo: &Topology,
+        routing: &SourceRouting,
+        ch: &mut Channels,
+        packets: &mut PacketArena,
+        stats: &mut Collector,
+        ctr: &mut Counters,
+    ) {
         let (p_n, v_n, cap) = (self.ports as usize, self.vcs as usize, self.cap as usize);
         let ru = r as usize;
         let wbase = ru * p_n;
@@ -451,7 +472,13 @@ impl CrosspointRouters {
             let at = now + u64::from(self.cfg.credit_delay);
             let credit = CreditWire::new(at, (j * 16 + v) as u32);
             if wi.cross_in {
-                self.crossing.credits.push(CrossCredit { arrive: at, ring: wi.in_credits, row: wi.up_router, port: wi.up_port, entry: credit });
+                self.crossing.credits.push(CrossCredit {
+                    arrive: at,
+                    ring: wi.in_credits,
+                    row: wi.up_router,
+                    port: wi.up_port,
+                    entry: credit,
+                });
             } else {
                 ch.credits.push_in(wi.in_credits, at, credit);
                 if wi.up_router != NONE {
@@ -471,13 +498,35 @@ impl CrosspointRouters {
     /// transmitter allocated. Returns (output, entry). The packet's own record is not
     /// touched: with cut-through a copy may turn out poisoned.
     #[allow(clippy::too_many_arguments)]
-    fn arrive_head(&mut self, r: u32, p: usize, v: usize, head: Flit, arrived: u16, now: u64, routing: &SourceRouting, mut route: u64) -> (usize, usize) {
+    fn arrive_head(
+        &mut self,
+        r: u32,
+        p: usize,
+        v: usize,
+        head: Flit,
+        arrived: u16,
+        now: u64,
+        routing: &SourceRouting,
+        mut route: u64,
+    ) -> (usize, usize) {
         let (j, down_out) = routing.shift(&mut route);
         let out_vc = if j == self.local { v } else { v.saturating_sub(routing.decrements_at(r, p as u32, j as u32) as usize) };
         let xb = self.xb(r as usize, p, j);
         let e = self.take_entry(xb, v).expect("the transmitter allocated this crosspoint entry");
         let ready = (now as u32).wrapping_add(self.cfg.xb_delay);
-        self.entries[xb * self.cap as usize + e] = Entry { pid: head.pid, arrived, sent: 0, last: head.last, in_vc: v as u8, out_vc: out_vc as u8, down_out: down_out as u8, ready, route, ghost: false, own: false };
+        self.entries[xb * self.cap as usize + e] = Entry {
+            pid: head.pid,
+            arrived,
+            sent: 0,
+            last: head.last,
+            in_vc: v as u8,
+            out_vc: out_vc as u8,
+            down_out: down_out as u8,
+            ready,
+            route,
+            ghost: false,
+            own: false,
+        };
         (j, e)
     }
 
@@ -651,7 +700,9 @@ impl CrosspointRouters {
             let f = self.inj[q * depth + self.inj_head[q] as usize];
             if self.inj_fill[q] == IDLE && self.retry.is_some() {
                 let pkt = packets.get(f.pid);
-                if self.retry.as_ref().is_some_and(|l| l.is_dead(r, now)) || (pkt.src != pkt.dst && routing.next_port(pkt.src, pkt.dst).is_none()) {
+                if self.retry.as_ref().is_some_and(|l| l.is_dead(r, now))
+                    || (pkt.src != pkt.dst && routing.next_port(pkt.src, pkt.dst).is_none())
+                {
                     self.inj_fill[q] = DROP;
                 }
             }
@@ -679,7 +730,19 @@ impl CrosspointRouters {
                     let route = pkt.route;
                     let xb = self.xb(ru, local, j);
                     let Some(e) = self.take_entry(xb, vc as usize) else { continue };
-                    self.entries[xb * cap + e] = Entry { pid: f.pid, arrived: 0, sent: 0, last: f.last, in_vc: vc as u8, out_vc: vc as u8, down_out: down_out as u8, ready: (now as u32).wrapping_add(self.cfg.xb_delay), route, ghost: false, own: false };
+                    self.entries[xb * cap + e] = Entry {
+                        pid: f.pid,
+                        arrived: 0,
+                        sent: 0,
+                        last: f.last,
+                        in_vc: vc as u8,
+                        out_vc: vc as u8,
+                        down_out: down_out as u8,
+                        ready: (now as u32).wrapping_add(self.cfg.xb_delay),
+                        route,
+                        ghost: false,
+                        own: false,
+                    };
                     self.inj_fill[q] = (j * cap + e) as u16;
                     (xb, e)
                 } else {

@@ -47,7 +47,16 @@ impl Calendar {
     pub(super) fn new(slots: u32, rows: usize, endpoints: usize, can_track: bool, track: bool) -> Self {
         let shift = slots.trailing_zeros() + 1;
         let words = (rows + endpoints).div_ceil(64);
-        let mut cal = Calendar { mask: slots as u64 - 1, shift, marks: vec![0; rows << shift], track: false, can_track, words, endpoint_bit: rows, due: Vec::new() };
+        let mut cal = Calendar {
+            mask: slots as u64 - 1,
+            shift,
+            marks: vec![0; rows << shift],
+            track: false,
+            can_track,
+            words,
+            endpoint_bit: rows,
+            due: Vec::new(),
+        };
         cal.set_track(track);
         cal
     }
@@ -272,7 +281,12 @@ impl Arrivals {
 
 /// Debug check of the arrival calendar: after the receive stage nothing that has
 /// arrived may be left on the router's input channels or credit wires.
-pub(super) fn nothing_due(ch: &crate::link::Channels, wiring: &[super::PortWiring; super::VIEW], (flits, credits): (u64, u64), now: u64) -> bool {
+pub(super) fn nothing_due(
+    ch: &crate::link::Channels,
+    wiring: &[super::PortWiring; super::VIEW],
+    (flits, credits): (u64, u64),
+    now: u64,
+) -> bool {
     let ports = |mut m: u64| {
         std::iter::from_fn(move || {
             (m != 0).then(|| {

@@ -67,7 +67,16 @@ impl Width {
             let sets = l
                 .sets
                 .iter()
-                .map(|s| VcSets { occ: w(s.occ), va: w(s.va), act: w(s.act), free: w(s.free), wait: w(s.wait), cred: w(s.cred), drop: w(s.drop), stopped: s.stopped })
+                .map(|s| VcSets {
+                    occ: w(s.occ),
+                    va: w(s.va),
+                    act: w(s.act),
+                    free: w(s.free),
+                    wait: w(s.wait),
+                    cred: w(s.cred),
+                    drop: w(s.drop),
+                    stopped: s.stopped,
+                })
                 .collect();
             let mut wide = Lanes::<u128>::new(cfg, 0, ports, vcs);
             wide.sets = sets;

@@ -110,7 +110,7 @@ mod wake;
 
 pub use input_vc::{state, InputVc};
 
-use arrivals::{nothing_due, Arrive, Arrivals, Calendar, Counting, CREDIT, FLIT};
+use arrivals::{nothing_due, Arrivals, Arrive, Calendar, Counting, CREDIT, FLIT};
 use input_vc::{delayed, switch_ready, VcSets};
 use lanes::{Lanes, Width};
 use ports::{send_credit, stop_go_symbols, PortWiring, UNWIRED};
@@ -127,7 +127,6 @@ use crate::routing::RoutingFunction;
 use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
-
 
 /// Owner value of a free output VC.
 pub const FREE: u16 = u16::MAX;
@@ -244,7 +243,6 @@ pub struct IqRouters {
 }
 
 impl IqRouters {
-
     /// Build the routers of `topo` wired to `ch`.
     pub fn new(cfg: &IqConfig, topo: &Topology, ch: &Channels) -> Self {
         let (p, v, d) = (topo.ports, cfg.vcs, cfg.buffer_depth);

@@ -61,15 +61,27 @@ pub(super) const UNWIRED: PortWiring = PortWiring {
 /// Send a credit for input `inp`'s VC `vc` upstream, arriving at cycle `arrive` (to
 /// another partition's router through `crossing`).
 #[inline(always)]
-pub(super) fn send_credit<A: Arrive>(arr: &mut A, inp: &PortWiring, vc: u32, arrive: u64, ch: &mut Channels, crossing: &mut crate::router::crossing::Crossings) {
+pub(super) fn send_credit<A: Arrive>(
+    arr: &mut A,
+    inp: &PortWiring,
+    vc: u32,
+    arrive: u64,
+    ch: &mut Channels,
+    crossing: &mut crate::router::crossing::Crossings,
+) {
     if inp.cross_in {
-        crossing.credits.push(crate::router::crossing::CrossCredit { arrive, ring: inp.in_credits, row: inp.up_router, port: inp.up_port, entry: CreditWire::new(arrive, vc) });
+        crossing.credits.push(crate::router::crossing::CrossCredit {
+            arrive,
+            ring: inp.in_credits,
+            row: inp.up_router,
+            port: inp.up_port,
+            entry: CreditWire::new(arrive, vc),
+        });
     } else {
         ch.credits.push_in(inp.in_credits, arrive, CreditWire::new(arrive, vc));
         arr.notify_row(inp.up_router, inp.up_due, inp.up_port as u32, arrive);
     }
 }
-
 
 /// STOP/GO (`router.stop_go`, one VC per port): of the input ports `touched` (those that
 /// received or sent a flit this cycle, the only ones that can have crossed a mark), one

@@ -56,7 +56,15 @@ impl IqRouters {
     /// this cycle: those arriving (their channel slots were prefetched earlier) and those
     /// already at the front of an idle VC.
     #[inline(always)]
-    pub(super) fn prefetch_headers<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &VcSets<B>, now: u64, ch: &Channels, packets: &PacketArena) {
+    pub(super) fn prefetch_headers<A: Arrive, B: VcSet>(
+        &self,
+        arr: &A,
+        r: usize,
+        sets: &VcSets<B>,
+        now: u64,
+        ch: &Channels,
+        packets: &PacketArena,
+    ) {
         let rp = r * self.ports as usize;
         let wiring = view(&self.wiring, rp);
         let (mut due_flits, _) = arr.peek(r, now);
@@ -78,5 +86,4 @@ impl IqRouters {
             prefetch(packets.get(f.pid));
         }
     }
-
 }

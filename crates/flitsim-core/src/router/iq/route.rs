@@ -12,11 +12,11 @@ use crate::routing::dor::Dor;
 use crate::routing::dragonfly::DragonflyRouting;
 use crate::routing::graph::GraphRouting;
 use crate::routing::hyperx::HyperXRouting;
-use crate::routing::PortQueues;
 use crate::routing::source::SourceRouting;
 use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
 use crate::routing::Candidate;
+use crate::routing::PortQueues;
 use crate::sim::packet::{Packet, PacketArena};
 use crate::topology::Topology;
 
@@ -29,7 +29,16 @@ pub(super) trait Route {
     /// `queues`: the router's output queues as its credit counters know them (read by
     /// adaptive choices, UGAL's).
     #[allow(clippy::too_many_arguments)]
-    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate;
+    fn route<Q: PortQueues>(
+        &self,
+        topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        hop: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate;
     /// Does router `r` drop the packet routed to `out_port` (a Cray XT dateline error)?
     #[inline(always)]
     fn drops(&self, _r: u32, _in_port: u32, _in_vc: u32, _out_port: u32) -> bool {
@@ -39,14 +48,32 @@ pub(super) trait Route {
 
 impl Route for Dor {
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        _hop: bool,
+        header: &mut Packet,
+        _queues: &Q,
+    ) -> Candidate {
         Dor::route(self, topo, r, in_port, in_vc, header.dst, crate::routing::dor::packet_key(header.src, header.seq))
     }
 }
 
 impl Route for SourceRouting {
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        _hop: bool,
+        header: &mut Packet,
+        _queues: &Q,
+    ) -> Candidate {
         SourceRouting::route(self, topo, r, in_port, in_vc, header.dst)
     }
 }
@@ -54,7 +81,16 @@ impl Route for SourceRouting {
 impl Route for TableRouting {
     const MAY_DROP: bool = true;
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        _topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        _hop: bool,
+        header: &mut Packet,
+        _queues: &Q,
+    ) -> Candidate {
         TableRouting::route(self, r, in_port, in_vc, header.dst)
     }
     #[inline(always)]
@@ -66,7 +102,16 @@ impl Route for TableRouting {
 impl Route for UpDownRouting {
     /// The source leaf writes the route string; every switch shifts its port off it.
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, _topo: &Topology, _r: u32, _in_port: u32, _in_vc: u32, hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        _topo: &Topology,
+        _r: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        hop: bool,
+        header: &mut Packet,
+        _queues: &Q,
+    ) -> Candidate {
         let (src, dst, seq) = (header.src, header.dst, header.seq);
         self.route_carried(!hop, src, dst, seq, &mut header.route)
     }
@@ -75,7 +120,16 @@ impl Route for UpDownRouting {
 impl Route for DragonflyRouting {
     /// A Valiant packet's intermediate group rides in the header's `route` field.
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        _topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        hop: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate {
         self.route_header(r, in_port, in_vc, !hop, header, queues)
     }
 }
@@ -83,14 +137,32 @@ impl Route for DragonflyRouting {
 impl Route for HyperXRouting {
     /// A Valiant packet's intermediate router rides in the header's `route` field.
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, hop: bool, header: &mut Packet, queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        _topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        hop: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate {
         self.route_header(r, in_port, in_vc, !hop, header, queues)
     }
 }
 
 impl Route for GraphRouting {
     #[inline(always)]
-    fn route<Q: PortQueues>(&self, _topo: &Topology, r: u32, in_port: u32, in_vc: u32, _hop: bool, header: &mut Packet, _queues: &Q) -> Candidate {
+    fn route<Q: PortQueues>(
+        &self,
+        _topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        _hop: bool,
+        header: &mut Packet,
+        _queues: &Q,
+    ) -> Candidate {
         GraphRouting::route(self, r, in_port, in_vc, header.dst)
     }
 }

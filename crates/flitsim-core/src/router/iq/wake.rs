@@ -3,7 +3,7 @@
 //! arrival calendar's due set (flits and credits the routers send them, and the wakes
 //! the endpoints ask for themselves, `endpoint/wake.rs`).
 
-use super::arrivals::{Arrive, Arrivals, FLIT};
+use super::arrivals::{Arrivals, Arrive, FLIT};
 use super::IqRouters;
 
 impl IqRouters {

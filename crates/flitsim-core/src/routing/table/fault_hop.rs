@@ -71,7 +71,8 @@ pub fn fault_choice(topo: &Topology, r: u32, t: u32, router_region: &[u32], date
             if has(r, 0, plus) {
                 let n = next(r, 0, plus);
                 let boxed = !has(n, 1, true) && !has(n, 2, true);
-                let into_region = router_region[n as usize] == router_region[t as usize] && router_region[r as usize] != router_region[t as usize];
+                let into_region =
+                    router_region[n as usize] == router_region[t as usize] && router_region[r as usize] != router_region[t as usize];
                 let same_y = router_region[r as usize] == router_region[t as usize] && topo.coords(r).get(1) == topo.coords(t).get(1);
                 if boxed && detour(r, 2, true) && (into_region || same_y) {
                     port(2, true)

@@ -95,7 +95,11 @@ impl TableRouting {
         }
         let want_local = r_n as usize * p_n as usize * f.local_len as usize;
         let want_global = r_n as usize * p_n as usize * 2 * f.regions as usize;
-        if f.xt_nid.len() != n as usize || f.router_region.len() != r_n as usize || f.local.len() != want_local || f.global.len() != want_global {
+        if f.xt_nid.len() != n as usize
+            || f.router_region.len() != r_n as usize
+            || f.local.len() != want_local
+            || f.global.len() != want_global
+        {
             return Err(bad("has tables of the wrong size for this network; write it again".into()));
         }
         let mut seen = vec![false; n as usize];
@@ -111,7 +115,10 @@ impl TableRouting {
             return Err(bad(format!("has an entry with output port {port} and VC rule {vc}; ports are 0..{} and rules 0..3", p_n - 1)));
         }
         if f.per_class == 0 || !vcs.is_multiple_of(f.per_class as u32) || f.split > f.per_class {
-            return Err(bad(format!("splits VCs into classes of {} but the routers have {vcs} VCs; write the tables with router.vcs = {vcs}", f.per_class)));
+            return Err(bad(format!(
+                "splits VCs into classes of {} but the routers have {vcs} VCs; write the tables with router.vcs = {vcs}",
+                f.per_class
+            )));
         }
         if f.dateline.len() != topo.ndims() || f.dateline.iter().zip(&topo.dims).any(|(&d, &k)| d >= k) {
             return Err(bad(format!("has dateline nodes {:?} that do not fit the dimensions {:?}", f.dateline, topo.dims)));

@@ -187,8 +187,12 @@ impl<'de> serde::Deserialize<'de> for Datelines {
                 .map(|v| v.as_integer().and_then(|i| u32::try_from(i).ok()))
                 .collect::<Option<Vec<u32>>>()
                 .map(Datelines::Nodes)
-                .ok_or_else(|| D::Error::custom("expected dateline node coordinates (non-negative integers), one per dimension, e.g. [10, 11, 15]")),
-            other => Err(D::Error::custom(format!("{other} is not a dateline choice: use \"auto\" or one node per dimension, e.g. [10, 11, 15]"))),
+                .ok_or_else(|| {
+                    D::Error::custom("expected dateline node coordinates (non-negative integers), one per dimension, e.g. [10, 11, 15]")
+                }),
+            other => Err(D::Error::custom(format!(
+                "{other} is not a dateline choice: use \"auto\" or one node per dimension, e.g. [10, 11, 15]"
+            ))),
         }
     }
 }
@@ -259,7 +263,10 @@ impl TableRouting {
         let n = topo.num_nodes;
         let c = topo.concentration.max(1);
         if !region_size.is_power_of_two() {
-            return Err(Error::config(format!("{path}.region_size"), format!("{region_size} is not a power of two; a region is the nodes sharing the upper id bits (SeaStar: 4096)")));
+            return Err(Error::config(
+                format!("{path}.region_size"),
+                format!("{region_size} is not a power of two; a region is the nodes sharing the upper id bits (SeaStar: 4096)"),
+            ));
         }
         // Nodes in one YZ plane (all but the first dimension).
         let plane = topo.dims.iter().skip(1).product::<u32>().max(1) * c;
@@ -285,18 +292,26 @@ impl TableRouting {
             Some(Datelines::Auto(_)) => {
                 let plane = topo.dims.iter().skip(1).product::<u32>().max(1) * c;
                 let mut v: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
-                if let (Some(first), Some(x)) = (v.first_mut(), auto_x_dateline(topo.dims.first().copied().unwrap_or(1), region_size / plane, n.div_ceil(region_size))) {
+                if let (Some(first), Some(x)) =
+                    (v.first_mut(), auto_x_dateline(topo.dims.first().copied().unwrap_or(1), region_size / plane, n.div_ceil(region_size)))
+                {
                     *first = x;
                 }
                 v
             }
             Some(Datelines::Nodes(v)) => {
                 if v.len() != nd {
-                    return Err(Error::config(format!("{path}.dateline"), format!("has {} entries but the topology has {nd} dimensions; give one dateline node per dimension", v.len())));
+                    return Err(Error::config(
+                        format!("{path}.dateline"),
+                        format!("has {} entries but the topology has {nd} dimensions; give one dateline node per dimension", v.len()),
+                    ));
                 }
                 for (i, (&d, &k)) in v.iter().zip(&topo.dims).enumerate() {
                     if d >= k {
-                        return Err(Error::config(format!("{path}.dateline[{i}]"), format!("node {d} is outside dimension {i} of radix {k}; use 0..{}", k - 1)));
+                        return Err(Error::config(
+                            format!("{path}.dateline[{i}]"),
+                            format!("node {d} is outside dimension {i} of radix {k}; use 0..{}", k - 1),
+                        ));
                     }
                 }
                 v.clone()
@@ -310,7 +325,10 @@ impl TableRouting {
             ));
         }
         if policy != VcPolicy::Dor && !dor.datelines {
-            return Err(Error::config(format!("{path}.vc_policy"), "the XT VC policies need datelines; remove routing.datelines = false or use vc_policy = \"dor\""));
+            return Err(Error::config(
+                format!("{path}.vc_policy"),
+                "the XT VC policies need datelines; remove routing.datelines = false or use vc_policy = \"dor\"",
+            ));
         }
         // XT node ids: x slowest. Router coordinates -> index with dimension 0 slowest.
         let xt_router = |r: u32| -> u32 {
@@ -332,20 +350,21 @@ impl TableRouting {
         // the dateline node, which switches to VC1; entering a dimension chooses.
         // `choose(s, plus, d)` is the VC a non-crossing packet entering dimension `d` at
         // coordinate `s` takes.
-        let xt_rule = |r: u32, p: u32, port: u32, cross: &dyn Fn(u32, bool, usize) -> bool, choose: &dyn Fn(u32, bool, usize) -> u8| -> u8 {
-            let d = (port / 2) as usize;
-            let plus = port.is_multiple_of(2);
-            let s = topo.coords(r)[d];
-            let wrap = topo.wrap[d];
-            if p < np && (p / 2) as usize == d {
-                return if wrap && s == dateline[d] { rule::UPPER } else { rule::KEEP };
-            }
-            if wrap && cross(s, plus, d) {
-                rule::LOWER
-            } else {
-                choose(s, plus, d)
-            }
-        };
+        let xt_rule =
+            |r: u32, p: u32, port: u32, cross: &dyn Fn(u32, bool, usize) -> bool, choose: &dyn Fn(u32, bool, usize) -> u8| -> u8 {
+                let d = (port / 2) as usize;
+                let plus = port.is_multiple_of(2);
+                let s = topo.coords(r)[d];
+                let wrap = topo.wrap[d];
+                if p < np && (p / 2) as usize == d {
+                    return if wrap && s == dateline[d] { rule::UPPER } else { rule::KEEP };
+                }
+                if wrap && cross(s, plus, d) {
+                    rule::LOWER
+                } else {
+                    choose(s, plus, d)
+                }
+            };
         let entry = |r: u32, p: u32, d: u32| -> Entry {
             let lo = dor.route(topo, r, p, 0, d, 0);
             let hi = dor.route(topo, r, p, split, d, 0);
@@ -437,7 +456,13 @@ impl TableRouting {
             };
             Entry { port: port as u8, vc }
         };
-        let entry = |r: u32, p: u32, d: u32, choices: &[Option<u32>]| -> Entry { if opts.faults { fault_entry(r, p, d, choices) } else { entry(r, p, d) } };
+        let entry = |r: u32, p: u32, d: u32, choices: &[Option<u32>]| -> Entry {
+            if opts.faults {
+                fault_entry(r, p, d, choices)
+            } else {
+                entry(r, p, d)
+            }
+        };
         let mut local = vec![Entry::default(); (r_n * p_n * local_len) as usize];
         let mut global = vec![Entry::default(); (r_n * p_n * 2 * regions) as usize];
         // Each router's tables on their own (its entries depend on nothing else), in
@@ -449,7 +474,8 @@ impl TableRouting {
         local_rows.zip(global_rows).enumerate().for_each(|(r, (local, global))| {
             let r = r as u32;
             // Around failures, the rules' hop toward each router, once for all input ports.
-            let choices: Vec<Option<u32>> = if opts.faults { (0..r_n).map(|t| fault_choice(topo, r, t, &router_region, &dateline)).collect() } else { Vec::new() };
+            let choices: Vec<Option<u32>> =
+                if opts.faults { (0..r_n).map(|t| fault_choice(topo, r, t, &router_region, &dateline)).collect() } else { Vec::new() };
             let my = router_region[r as usize];
             let first = my * region_size;
             for p in 0..p_n {
@@ -487,7 +513,16 @@ impl TableRouting {
                                 let plus = port.is_multiple_of(2);
                                 let s0 = topo.coords(r)[dim];
                                 let may_cross = topo.wrap[dim]
-                                    && (lo..hi).any(|x| crosses(s0, topo.coords(topo.router_of(by_xt[x as usize]))[dim], plus, dateline[dim], topo.dims[dim], at_output));
+                                    && (lo..hi).any(|x| {
+                                        crosses(
+                                            s0,
+                                            topo.coords(topo.router_of(by_xt[x as usize]))[dim],
+                                            plus,
+                                            dateline[dim],
+                                            topo.dims[dim],
+                                            at_output,
+                                        )
+                                    });
                                 e.vc = match policy {
                                     _ if topo.wrap[dim] && s0 == dateline[dim] => rule::UPPER,
                                     VcPolicy::V2 | VcPolicy::V3 if !may_cross => {
@@ -584,13 +619,24 @@ impl TableRouting {
                 let dim = p / 2;
                 return Err(Error::config(
                     DROP_FIELD,
-                    format!("the tables drop a packet from {src} to {dst}: it arrives at dateline node {} of dimension {dim} on VC1", topo.router_name(r)),
+                    format!(
+                        "the tables drop a packet from {src} to {dst}: it arrives at dateline node {} of dimension {dim} on VC1",
+                        topo.router_name(r)
+                    ),
                 ));
             }
             let c = self.route(r, p, v, dst);
             // Stay on the arrival VC when the rule allows it, as the routers do.
             let out_vc = if (c.vc_lo as u32..c.vc_hi as u32).contains(&v) { v } else { c.vc_lo as u32 };
-            hops.push(Hop { router: r, in_port: p, table: Some(table), port: e.port as u32, vc_lo: c.vc_lo as u32, vc_hi: c.vc_hi as u32, vc: out_vc });
+            hops.push(Hop {
+                router: r,
+                in_port: p,
+                table: Some(table),
+                port: e.port as u32,
+                vc_lo: c.vc_lo as u32,
+                vc_hi: c.vc_hi as u32,
+                vc: out_vc,
+            });
             if topo.is_local_port(e.port as u32) {
                 if topo.node_at(r, e.port as u32) != Some(dst) {
                     let to = topo.node_at(r, e.port as u32).map_or_else(|| format!("local port {}", e.port), |n| format!("node {n}"));
@@ -600,7 +646,10 @@ impl TableRouting {
             }
             let id = topo.out_channel[(r * topo.ports + e.port as u32) as usize];
             if id == crate::topology::NONE {
-                return Err(Error::config("routing", format!("the tables send a packet for node {dst} out of router {r} port {}, which has no link", e.port)));
+                return Err(Error::config(
+                    "routing",
+                    format!("the tables send a packet for node {dst} out of router {r} port {}, which has no link", e.port),
+                ));
             }
             let ch = topo.channels[id as usize];
             (r, p, v) = (ch.dst_router, ch.dst_port, out_vc);

@@ -38,7 +38,12 @@ pub fn build(tree: FatTree, path: &str) -> Result<Topology> {
     let switches = tree.switch_count();
     let leaves = tree.switches_at(0).len() as u32;
     let per_leaf = tree.nodes_per_leaf();
-    let net_ports = tree.channels().iter().filter_map(|c| matches!((c.src, c.dst), (Vertex::Switch(_), Vertex::Switch(_))).then_some(c.src_port + 1)).max().unwrap_or(0);
+    let net_ports = tree
+        .channels()
+        .iter()
+        .filter_map(|c| matches!((c.src, c.dst), (Vertex::Switch(_), Vertex::Switch(_))).then_some(c.src_port + 1))
+        .max()
+        .unwrap_or(0);
     let ports = net_ports + per_leaf;
     if ports > 64 {
         return Err(Error::config(
@@ -150,7 +155,11 @@ pub fn summary(t: &Topology) -> TopologySummary {
         avg_hops: with_self,
         avg_hops_distinct: distinct,
         bisection_channels: bisection,
-        bisection_note: format!("minimum cut of nodes 0..N/2 against N/2..N (max-flow), {} links; full bisection is floor(N/2) = {} links", b.links, tree.full_bisection_links()),
+        bisection_note: format!(
+            "minimum cut of nodes 0..N/2 against N/2..N (max-flow), {} links; full bisection is floor(N/2) = {} links",
+            b.links,
+            tree.full_bisection_links()
+        ),
         uniform_bisection_bound: bisection_bound.min(1.0),
         // Up*/down* routes spread evenly over the nearest common ancestors load every
         // channel of a full-bisection tree at most as much as its node links.

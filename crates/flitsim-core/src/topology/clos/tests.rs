@@ -267,7 +267,12 @@ fn the_bisection_cuts_one_link_per_node_of_a_half() {
     // Splitting the top-level subtrees in half cuts, at each of the T top switches, the
     // t/2 links to the other half's subtrees: T * t / 2 links, = N/2 for these trees
     // (Clos: T = (r/2)^(h-1), N = T t; k-ary n-tree: T = k^(n-1), t = k).
-    for (t, top, subtrees) in [(clos(32, 3, 512), 16u64, 32u64), (clos(32, 3, 128), 16, 8), (FatTree::clos(8, 5).unwrap(), 16, 8), (FatTree::k_ary_n_tree(4, 3).unwrap(), 16, 4)] {
+    for (t, top, subtrees) in [
+        (clos(32, 3, 512), 16u64, 32u64),
+        (clos(32, 3, 128), 16, 8),
+        (FatTree::clos(8, 5).unwrap(), 16, 8),
+        (FatTree::k_ary_n_tree(4, 3).unwrap(), 16, 4),
+    ] {
         let b = t.bisection();
         assert_eq!(b.links, top * subtrees / 2, "{}", t.describe());
         assert_eq!(b.links, t.node_count() as u64 / 2);
@@ -313,7 +318,13 @@ fn the_bisection_is_cut_optimal_by_exhaustive_search() {
     // Small trees, every balanced node split and every switch placement: the minimum over
     // all of them is floor(N/2), what `bisection` cuts, and for each node split the
     // max-flow placement of `min_cut` is as good as the best of the 2^S placements.
-    for t in [FatTree::k_ary_n_tree(2, 2).unwrap(), FatTree::k_ary_n_tree(2, 3).unwrap(), FatTree::k_ary_n_tree(3, 2).unwrap(), clos(4, 3, 8), clos(4, 3, 6)] {
+    for t in [
+        FatTree::k_ary_n_tree(2, 2).unwrap(),
+        FatTree::k_ary_n_tree(2, 3).unwrap(),
+        FatTree::k_ary_n_tree(3, 2).unwrap(),
+        clos(4, 3, 8),
+        clos(4, 3, 6),
+    ] {
         let cuts = brute_force_cuts(&t);
         let n = t.node_count();
         let min = cuts.iter().map(|c| c.1).min().unwrap();

@@ -83,12 +83,7 @@ impl DisjointRoutes {
             Disjointness::Links => d as u8,
         };
         for v in 0..n {
-            push(
-                2 * v,
-                2 * v + 1,
-                if node_up[v as usize] { through } else { 0 },
-                0,
-            );
+            push(2 * v, 2 * v + 1, if node_up[v as usize] { through } else { 0 }, 0);
         }
         for ch in 0..g.channel_count() {
             let (u, v) = (ch / d, g.out[ch as usize]);

@@ -28,11 +28,7 @@ pub struct Faults<'a> {
 impl<'a> Faults<'a> {
     /// The graph with nothing failed.
     pub fn new(graph: &'a Kautz) -> Faults<'a> {
-        Faults {
-            graph,
-            node_down: vec![false; graph.node_count() as usize],
-            channel_down: vec![false; graph.channel_count() as usize],
-        }
+        Faults { graph, node_down: vec![false; graph.node_count() as usize], channel_down: vec![false; graph.channel_count() as usize] }
     }
 
     /// The underlying graph.
@@ -42,15 +38,10 @@ impl<'a> Faults<'a> {
 
     /// Fail node `n` (error, field `faults.nodes`, if there is no such node).
     pub fn fail_node(&mut self, n: NodeId) -> Result<&mut Self> {
-        let slot = self.node_down.get_mut(n as usize).ok_or_else(|| {
-            Error::config(
-                "faults.nodes",
-                format!(
-                    "node {n} does not exist; the graph has {}",
-                    self.graph.node_count()
-                ),
-            )
-        })?;
+        let slot = self
+            .node_down
+            .get_mut(n as usize)
+            .ok_or_else(|| Error::config("faults.nodes", format!("node {n} does not exist; the graph has {}", self.graph.node_count())))?;
         *slot = true;
         Ok(self)
     }
@@ -58,12 +49,10 @@ impl<'a> Faults<'a> {
     /// Fail channel `id` (error, field `faults.channels`, if there is no such channel).
     pub fn fail_channel(&mut self, id: u32) -> Result<&mut Self> {
         let count = self.graph.channel_count();
-        let slot = self.channel_down.get_mut(id as usize).ok_or_else(|| {
-            Error::config(
-                "faults.channels",
-                format!("channel {id} does not exist; the graph has {count}"),
-            )
-        })?;
+        let slot = self
+            .channel_down
+            .get_mut(id as usize)
+            .ok_or_else(|| Error::config("faults.channels", format!("channel {id} does not exist; the graph has {count}")))?;
         *slot = true;
         Ok(self)
     }
@@ -93,9 +82,7 @@ impl<'a> Faults<'a> {
     /// Whether channel `id` can carry traffic: it has not failed and neither end has.
     pub fn channel_up(&self, id: u32) -> bool {
         let d = self.graph.degree();
-        !self.channel_down[id as usize]
-            && self.node_up(id / d)
-            && self.node_up(self.graph.out[id as usize])
+        !self.channel_down[id as usize] && self.node_up(id / d) && self.node_up(self.graph.out[id as usize])
     }
 
     /// Hops from `src` to every node over surviving channels ([`UNREACHABLE`] where there

@@ -131,9 +131,7 @@ pub fn measured_bisection(nodes: u32, arcs: &[(u32, u32)]) -> Result<Bisection> 
         return Err(fail(format!("{nodes} nodes cannot be bisected")));
     }
     if let Some(&(u, v)) = arcs.iter().find(|&&(u, v)| u >= nodes || v >= nodes) {
-        return Err(fail(format!(
-            "arc {u} -> {v} names a node outside 0..{nodes}"
-        )));
+        return Err(fail(format!("arc {u} -> {v} names a node outside 0..{nodes}")));
     }
     // Undirected weighted adjacency: weight = number of arcs between the pair, either way.
     let mut neighbours: Vec<Vec<(u32, Idx)>> = vec![Vec::new(); nodes as usize];
@@ -175,16 +173,8 @@ pub fn measured_bisection(nodes: u32, arcs: &[(u32, u32)]) -> Result<Bisection> 
             .map_err(|e| fail(format!("METIS failed: {e}")))?;
         let side: Vec<bool> = part.iter().map(|&p| p == 1).collect();
         let ones = side.iter().filter(|&&s| s).count() as u32;
-        let cut_channels = arcs
-            .iter()
-            .filter(|&&(u, v)| side[u as usize] != side[v as usize])
-            .count() as u64;
-        let found = Bisection {
-            cut_channels,
-            side,
-            sizes: [nodes - ones, ones],
-            metis_edge_cut: edge_cut.max(0) as u64,
-        };
+        let cut_channels = arcs.iter().filter(|&&(u, v)| side[u as usize] != side[v as usize]).count() as u64;
+        let found = Bisection { cut_channels, side, sizes: [nodes - ones, ones], metis_edge_cut: edge_cut.max(0) as u64 };
         // Prefer balance (sizes differing by at most one), then the smaller cut.
         let key = |b: &Bisection| (b.sizes[0].abs_diff(b.sizes[1]) > 1, b.cut_channels);
         if best.as_ref().is_none_or(|b| key(&found) < key(b)) {
@@ -317,10 +307,7 @@ pub fn kautz_figures(d: u32, diameter: u32) -> Result<Figures> {
 /// Table 1 figures for the torus with radices `dims`.
 pub fn torus_figures(dims: &[u32]) -> Result<Figures> {
     if dims.is_empty() || dims.iter().any(|&k| k < 2) {
-        return Err(Error::config(
-            "dims",
-            format!("{dims:?}: every radix must be at least 2"),
-        ));
+        return Err(Error::config("dims", format!("{dims:?}: every radix must be at least 2")));
     }
     let nodes = dims
         .iter()
@@ -347,9 +334,8 @@ pub fn table1() -> Result<Vec<[Figures; 3]>> {
         .map(|&diameter| {
             let kautz = kautz_figures(3, diameter)?;
             let shape = |n| {
-                balanced_torus_dims(kautz.nodes, n).ok_or_else(|| {
-                    Error::config("dims", format!("{} nodes has no {n}-D torus", kautz.nodes))
-                })
+                balanced_torus_dims(kautz.nodes, n)
+                    .ok_or_else(|| Error::config("dims", format!("{} nodes has no {n}-D torus", kautz.nodes)))
             };
             let torus2 = torus_figures(&shape(2)?)?;
             let torus3 = torus_figures(&shape(3)?)?;

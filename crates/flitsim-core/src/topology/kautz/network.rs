@@ -19,11 +19,20 @@ pub const MAX_NET_NODES: u32 = 1 << 20;
 /// Build K(`degree`, `diameter`) as a network; `path` is the config key ("topology").
 pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
     if !(2..=MAX_NET_DEGREE).contains(&degree) {
-        return Err(Error::config(format!("{path}.degree"), format!("degree {degree} is not supported in a simulated network; use 2..={MAX_NET_DEGREE} (the SC5832 uses 3)")));
+        return Err(Error::config(
+            format!("{path}.degree"),
+            format!("degree {degree} is not supported in a simulated network; use 2..={MAX_NET_DEGREE} (the SC5832 uses 3)"),
+        ));
     }
     let k = Kautz::build(degree, diameter, path)?;
     if k.node_count() > MAX_NET_NODES {
-        return Err(Error::config(format!("{path}.diameter"), format!("K({degree}, {diameter}) has {} nodes; simulated networks have at most {MAX_NET_NODES}: use a smaller diameter", k.node_count())));
+        return Err(Error::config(
+            format!("{path}.diameter"),
+            format!(
+                "K({degree}, {diameter}) has {} nodes; simulated networks have at most {MAX_NET_NODES}: use a smaller diameter",
+                k.node_count()
+            ),
+        ));
     }
     let (n, d) = (k.node_count(), degree);
     let ports = d + 1;
@@ -33,7 +42,15 @@ pub fn build(degree: u32, diameter: u32, path: &str) -> Result<Topology> {
     for c in k.channels() {
         let id = channels.len() as u32;
         debug_assert_eq!(id, k.channel_id(c.src, c.out_port));
-        channels.push(ChannelDesc { src_router: c.src, src_port: u32::from(c.out_port), dst_router: c.dst, dst_port: u32::from(c.in_port), dim: 0, dir: 1, wrap: false });
+        channels.push(ChannelDesc {
+            src_router: c.src,
+            src_port: u32::from(c.out_port),
+            dst_router: c.dst,
+            dst_port: u32::from(c.in_port),
+            dim: 0,
+            dir: 1,
+            wrap: false,
+        });
         out_channel[(c.src * ports + u32::from(c.out_port)) as usize] = id;
         in_channel[(c.dst * ports + u32::from(c.in_port)) as usize] = id;
     }
@@ -69,7 +86,10 @@ pub fn summary(t: &Topology) -> TopologySummary {
     let with_self = distinct * f64::from(n - 1) / f64::from(n);
     let bound = k.bisection_lower_bound();
     let (bisection, note) = match k.bisection() {
-        Ok(b) => (b.cut_channels as u32, format!("balanced cut found by METIS (both directions); the paper's lower bound (d+1) d^D / 2D = {bound:.1}")),
+        Ok(b) => (
+            b.cut_channels as u32,
+            format!("balanced cut found by METIS (both directions); the paper's lower bound (d+1) d^D / 2D = {bound:.1}"),
+        ),
         // Not measured: 0, never the bound, so a study row comparing the cut with the
         // bound fails rather than passes on the bound itself.
         Err(e) => (0, format!("not measured: METIS failed ({e}); the paper's lower bound (d+1) d^D / 2D = {bound:.1}")),

@@ -38,10 +38,7 @@ impl SourceRoute {
     /// or say that the route does not fit in 64 bits.
     pub fn encode(ports: &[u8], degree: u32) -> Result<SourceRoute> {
         if !(2..=255).contains(&degree) {
-            return Err(Error::config(
-                "route.degree",
-                format!("degree {degree} is not supported; use 2..=255"),
-            ));
+            return Err(Error::config("route.degree", format!("degree {degree} is not supported; use 2..=255")));
         }
         let bits_per_hop = 32 - degree.leading_zeros();
         let symbols = ports.len() + 1;
@@ -59,19 +56,11 @@ impl SourceRoute {
         let mut bits = u64::from(degree);
         for (hop, &p) in ports.iter().enumerate().rev() {
             if u32::from(p) >= degree {
-                return Err(Error::config(
-                    format!("route[{hop}]"),
-                    format!("out-port {p} does not exist; ports are 0..{degree}"),
-                ));
+                return Err(Error::config(format!("route[{hop}]"), format!("out-port {p} does not exist; ports are 0..{degree}")));
             }
             bits = (bits << bits_per_hop) | u64::from(p);
         }
-        Ok(SourceRoute {
-            bits,
-            symbols: symbols as u8,
-            bits_per_hop: bits_per_hop as u8,
-            eject: degree as u8,
-        })
+        Ok(SourceRoute { bits, symbols: symbols as u8, bits_per_hop: bits_per_hop as u8, eject: degree as u8 })
     }
 
     /// The packed string as the header carries it (unused high bits are zero).

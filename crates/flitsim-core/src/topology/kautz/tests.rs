@@ -61,16 +61,7 @@ pub(super) fn bfs_all(g: &DiGraphMap<u32, ()>, src: u32) -> HashMap<u32, u32> {
     dijkstra(g, src, None, |_| 1u32).into_iter().collect()
 }
 
-const SMALL: [(u32, u32); 8] = [
-    (2, 1),
-    (2, 2),
-    (2, 3),
-    (2, 4),
-    (3, 1),
-    (3, 2),
-    (3, 3),
-    (4, 3),
-];
+const SMALL: [(u32, u32); 8] = [(2, 1), (2, 2), (2, 3), (2, 4), (3, 1), (3, 2), (3, 3), (4, 3)];
 
 #[test]
 fn figure3_twelve_node_kautz_graph_is_k32() {
@@ -78,40 +69,22 @@ fn figure3_twelve_node_kautz_graph_is_k32() {
     // one node to any other node is 2 hops": K(3,2), whose labels are the two-symbol
     // strings over {0,1,2,3} with distinct symbols, numbered in lexicographic order.
     let k = Kautz::new(3, 2).unwrap();
-    let expected = [
-        "01", "02", "03", "10", "12", "13", "20", "21", "23", "30", "31", "32",
-    ];
+    let expected = ["01", "02", "03", "10", "12", "13", "20", "21", "23", "30", "31", "32"];
     let labels: Vec<String> = (0..k.node_count()).map(|n| k.label_string(n)).collect();
     assert_eq!(labels, expected);
     // Edges by hand: xy -> y? for the three symbols ? != y.
     let by_label = |s: &str| k.id_of_str(s).unwrap();
-    let out_of = |s: &str| -> Vec<String> {
-        k.out_neighbours(by_label(s))
-            .iter()
-            .map(|&n| k.label_string(n))
-            .collect()
-    };
+    let out_of = |s: &str| -> Vec<String> { k.out_neighbours(by_label(s)).iter().map(|&n| k.label_string(n)).collect() };
     assert_eq!(out_of("01"), ["10", "12", "13"]);
     assert_eq!(out_of("23"), ["30", "31", "32"]);
     assert_eq!(out_of("30"), ["01", "02", "03"]);
-    let in_of = |s: &str| -> Vec<String> {
-        k.in_neighbours(by_label(s))
-            .iter()
-            .map(|&n| k.label_string(n))
-            .collect()
-    };
+    let in_of = |s: &str| -> Vec<String> { k.in_neighbours(by_label(s)).iter().map(|&n| k.label_string(n)).collect() };
     assert_eq!(in_of("01"), ["10", "20", "30"]);
     assert_eq!(in_of("32"), ["03", "13", "23"]);
     // Every edge, against the textbook definition on the hand-written labels.
-    let hand: Vec<Vec<u8>> = expected
-        .iter()
-        .map(|s| s.bytes().map(|b| b - b'0').collect())
-        .collect();
+    let hand: Vec<Vec<u8>> = expected.iter().map(|s| s.bytes().map(|b| b - b'0').collect()).collect();
     let want = brute_arcs(&hand);
-    let got: BTreeSet<(usize, usize)> = k
-        .channels()
-        .map(|c| (c.src as usize, c.dst as usize))
-        .collect();
+    let got: BTreeSet<(usize, usize)> = k.channels().map(|c| (c.src as usize, c.dst as usize)).collect();
     assert_eq!(got, want);
     assert_eq!(want.len(), 36, "twelve nodes, three links out of each");
     // Diameter 2 (petgraph), and every node drives three links and receives three.
@@ -119,16 +92,8 @@ fn figure3_twelve_node_kautz_graph_is_k32() {
     let diameter = (0..12).flat_map(|s| bfs_all(&g, s).into_values()).max();
     assert_eq!(diameter, Some(2));
     for n in 0..12 {
-        assert_eq!(
-            g.neighbors_directed(n, petgraph::Direction::Outgoing)
-                .count(),
-            3
-        );
-        assert_eq!(
-            g.neighbors_directed(n, petgraph::Direction::Incoming)
-                .count(),
-            3
-        );
+        assert_eq!(g.neighbors_directed(n, petgraph::Direction::Outgoing).count(), 3);
+        assert_eq!(g.neighbors_directed(n, petgraph::Direction::Incoming).count(), 3);
     }
 }
 
@@ -138,10 +103,7 @@ fn node_counts_and_numbering_match_brute_force_enumeration() {
         let k = Kautz::new(d, len).unwrap();
         let labels = brute_labels(d, len);
         assert_eq!(k.node_count() as usize, labels.len(), "K({d},{len})");
-        assert_eq!(
-            u64::from(k.node_count()),
-            u64::from(d + 1) * u64::from(d).pow(len - 1)
-        );
+        assert_eq!(u64::from(k.node_count()), u64::from(d + 1) * u64::from(d).pow(len - 1));
         assert_eq!(k.channel_count(), k.node_count() * d);
         for (n, label) in labels.iter().enumerate() {
             assert_eq!(k.label(n as u32), &label[..], "K({d},{len}) node {n}");
@@ -158,10 +120,7 @@ fn arcs_match_the_definition_and_ports_are_consistent() {
         let k = Kautz::new(d, len).unwrap();
         let labels = brute_labels(d, len);
         let want = brute_arcs(&labels);
-        let got: BTreeSet<(usize, usize)> = k
-            .channels()
-            .map(|c| (c.src as usize, c.dst as usize))
-            .collect();
+        let got: BTreeSet<(usize, usize)> = k.channels().map(|c| (c.src as usize, c.dst as usize)).collect();
         assert_eq!(got, want, "K({d},{len})");
         assert_eq!(want.len() as u32, k.channel_count(), "no parallel arcs");
         for (id, c) in k.channels().enumerate() {
@@ -174,9 +133,7 @@ fn arcs_match_the_definition_and_ports_are_consistent() {
             // Out-port = rank of the appended symbol among symbols != the last one.
             let (x, y) = (k.label(c.src), k.label(c.dst));
             let (last, appended) = (x[x.len() - 1], y[y.len() - 1]);
-            let rank = (0..=d as u8)
-                .filter(|&s| s != last)
-                .position(|s| s == appended);
+            let rank = (0..=d as u8).filter(|&s| s != last).position(|s| s == appended);
             assert_eq!(rank, Some(c.out_port as usize));
             // In-port = rank of src's first symbol among symbols != dst's first symbol.
             let rank = (0..=d as u8).filter(|&s| s != y[0]).position(|s| s == x[0]);
@@ -185,22 +142,10 @@ fn arcs_match_the_definition_and_ports_are_consistent() {
         for n in 0..k.node_count() {
             let outs: BTreeSet<u32> = k.out_neighbours(n).iter().copied().collect();
             let ins: BTreeSet<u32> = k.in_neighbours(n).iter().copied().collect();
-            assert_eq!(
-                outs.len() as u32,
-                d,
-                "node {n} has d distinct out-neighbours"
-            );
+            assert_eq!(outs.len() as u32, d, "node {n} has d distinct out-neighbours");
             assert_eq!(ins.len() as u32, d, "node {n} has d distinct in-neighbours");
-            let in_ports: BTreeSet<u8> = k
-                .channels()
-                .filter(|c| c.dst == n)
-                .map(|c| c.in_port)
-                .collect();
-            assert_eq!(
-                in_ports,
-                (0..d as u8).collect(),
-                "in-ports 0..d each used once"
-            );
+            let in_ports: BTreeSet<u8> = k.channels().filter(|c| c.dst == n).map(|c| c.in_port).collect();
+            assert_eq!(in_ports, (0..d as u8).collect(), "in-ports 0..d each used once");
         }
     }
 }
@@ -260,37 +205,17 @@ fn source_route_packs_two_bits_per_hop_source_switch_lowest() {
     assert_eq!(r.ports(), [2, 0, 1]);
     let mut walk = r;
     let steps: Vec<_> = std::iter::from_fn(|| walk.next_step()).collect();
-    assert_eq!(
-        steps,
-        [
-            RouteStep::Out(2),
-            RouteStep::Out(0),
-            RouteStep::Out(1),
-            RouteStep::Eject
-        ]
-    );
+    assert_eq!(steps, [RouteStep::Out(2), RouteStep::Out(0), RouteStep::Out(1), RouteStep::Eject]);
     assert_eq!(walk.next_step(), None);
     // d = 2 also uses two bits (symbols 0, 1 and eject 2); d = 4 needs three.
     assert_eq!(SourceRoute::encode(&[1], 2).unwrap().bits(), 0b10_01);
     assert_eq!(SourceRoute::encode(&[3], 4).unwrap().bits_per_hop(), 3);
     // An empty route is just "eject here".
-    assert_eq!(
-        SourceRoute::encode(&[], 3).unwrap().next_step(),
-        Some(RouteStep::Eject)
-    );
+    assert_eq!(SourceRoute::encode(&[], 3).unwrap().next_step(), Some(RouteStep::Eject));
     // Errors: a port the switch lacks; a route longer than the string.
-    assert_eq!(
-        SourceRoute::encode(&[0, 3], 3).unwrap_err().path(),
-        Some("route[1]")
-    );
-    assert!(
-        SourceRoute::encode(&[0; 31], 3).is_ok(),
-        "32 symbols of 2 bits fill 64"
-    );
-    assert_eq!(
-        SourceRoute::encode(&[0; 32], 3).unwrap_err().path(),
-        Some("route")
-    );
+    assert_eq!(SourceRoute::encode(&[0, 3], 3).unwrap_err().path(), Some("route[1]"));
+    assert!(SourceRoute::encode(&[0; 31], 3).is_ok(), "32 symbols of 2 bits fill 64");
+    assert_eq!(SourceRoute::encode(&[0; 32], 3).unwrap_err().path(), Some("route"));
     assert!(SourceRoute::encode(&[0], 1).is_err());
 }
 
@@ -331,11 +256,7 @@ fn petgraph_diameter(k: &Kautz, f: &Faults) -> Option<u32> {
 
 /// Diameter after failing each channel alone (`links`) or each node alone.
 fn single_failure_diameters(k: &Kautz, links: bool) -> Vec<u32> {
-    let count = if links {
-        k.channel_count()
-    } else {
-        k.node_count()
-    };
+    let count = if links { k.channel_count() } else { k.node_count() };
     (0..count)
         .map(|i| {
             let mut f = Faults::new(k);
@@ -345,11 +266,7 @@ fn single_failure_diameters(k: &Kautz, links: bool) -> Vec<u32> {
                 f.fail_node(i).unwrap();
             }
             let diameter = f.diameter();
-            assert_eq!(
-                diameter,
-                petgraph_diameter(k, &f),
-                "failure {i} (links: {links})"
-            );
+            assert_eq!(diameter, petgraph_diameter(k, &f), "failure {i} (links: {links})");
             diameter.expect("one failure never disconnects a Kautz graph")
         })
         .collect()
@@ -364,10 +281,7 @@ fn single_failure_grows_the_diameter_by_one_when_d_is_at_least_3() {
         let k = Kautz::new(d, len).unwrap();
         for links in [true, false] {
             let diameters = single_failure_diameters(&k, links);
-            assert!(
-                diameters.iter().all(|&x| x == len + 1),
-                "K({d},{len}): {diameters:?}"
-            );
+            assert!(diameters.iter().all(|&x| x == len + 1), "K({d},{len}): {diameters:?}");
         }
     }
 }
@@ -383,22 +297,14 @@ fn single_failure_can_grow_the_diameter_by_two_when_d_is_2() {
     let (from, to) = (k.id_of_str("010").unwrap(), k.id_of_str("102").unwrap());
     f.fail_link(from, k.out_port_to(from, to).unwrap()).unwrap();
     let route = f.route(from, k.id_of_str("020").unwrap()).unwrap();
-    let path: Vec<String> = k
-        .walk(from, &route)
-        .unwrap()
-        .iter()
-        .map(|&n| k.label_string(n))
-        .collect();
+    let path: Vec<String> = k.walk(from, &route).unwrap().iter().map(|&n| k.label_string(n)).collect();
     assert_eq!(path, ["010", "101", "012", "120", "202", "020"]);
     assert_eq!(f.diameter(), Some(5));
     for (d, len) in [(2, 2), (2, 3), (2, 4)] {
         let k = Kautz::new(d, len).unwrap();
         for links in [true, false] {
             let diameters = single_failure_diameters(&k, links);
-            assert!(
-                diameters.iter().all(|&x| x == len + 1 || x == len + 2),
-                "{diameters:?}"
-            );
+            assert!(diameters.iter().all(|&x| x == len + 1 || x == len + 2), "{diameters:?}");
             // Links: always some D + 2. Nodes: K(2,2) stays at D + 1, larger ones do not.
             let worst = diameters.iter().copied().max();
             let expect = if !links && len == 2 { len + 1 } else { len + 2 };
@@ -446,10 +352,7 @@ fn routes_around_failures_are_shortest_surviving_paths() {
     let stats = f.distance_stats();
     assert_eq!(stats.unreachable, unreachable);
     assert!(f.route(11, 0).is_none(), "a failed node is not a source");
-    assert_eq!(
-        f.distances_from(11),
-        vec![UNREACHABLE; k.node_count() as usize]
-    );
+    assert_eq!(f.distances_from(11), vec![UNREACHABLE; k.node_count() as usize]);
 }
 
 #[test]
@@ -457,10 +360,7 @@ fn fault_errors_name_the_field() {
     let k = Kautz::new(2, 3).unwrap();
     let mut f = Faults::new(&k);
     assert_eq!(f.fail_node(12).unwrap_err().path(), Some("faults.nodes"));
-    assert_eq!(
-        f.fail_channel(24).unwrap_err().path(),
-        Some("faults.channels")
-    );
+    assert_eq!(f.fail_channel(24).unwrap_err().path(), Some("faults.channels"));
     assert_eq!(f.fail_link(0, 2).unwrap_err().path(), Some("faults.links"));
     assert_eq!(f.fail_link(12, 0).unwrap_err().path(), Some("faults.links"));
     assert_eq!(f.diameter(), Some(3), "failed calls changed nothing");

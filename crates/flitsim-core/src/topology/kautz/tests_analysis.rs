@@ -9,8 +9,8 @@ use petgraph::graphmap::DiGraphMap;
 use super::disjoint::{DisjointRoutes, Disjointness};
 use super::faults::Faults;
 use super::metrics::{
-    balanced_torus_dims, bfs_distance_stats, kautz_bisection_lower_bound, measured_bisection,
-    table1, torus_arcs, torus_straight_cut, Figures,
+    balanced_torus_dims, bfs_distance_stats, kautz_bisection_lower_bound, measured_bisection, table1, torus_arcs, torus_straight_cut,
+    Figures,
 };
 use super::{Kautz, NodeId};
 
@@ -24,14 +24,8 @@ fn check_disjoint(k: &Kautz, src: NodeId, dst: NodeId, routes: &[Vec<u8>]) -> Ve
         assert_eq!(nodes.last(), Some(&dst), "{src} -> {dst} route {r:?}");
         let inner = &nodes[1..nodes.len() - 1];
         for &n in inner {
-            assert!(
-                n != src && n != dst,
-                "{src} -> {dst}: route {r:?} passes an end"
-            );
-            assert!(
-                used.insert(n),
-                "{src} -> {dst}: node {n} on two routes (or twice)"
-            );
+            assert!(n != src && n != dst, "{src} -> {dst}: route {r:?} passes an end");
+            assert!(used.insert(n), "{src} -> {dst}: node {n} on two routes (or twice)");
         }
         walks.push(nodes);
     }
@@ -47,18 +41,11 @@ fn check_link_disjoint(k: &Kautz, src: NodeId, dst: NodeId, routes: &[Vec<u8>]) 
         let nodes = k.walk(src, r).unwrap();
         assert_eq!(nodes.last(), Some(&dst), "{src} -> {dst} route {r:?}");
         let distinct: BTreeSet<NodeId> = nodes.iter().copied().collect();
-        assert_eq!(
-            distinct.len(),
-            nodes.len(),
-            "{src} -> {dst}: {r:?} revisits a node"
-        );
+        assert_eq!(distinct.len(), nodes.len(), "{src} -> {dst}: {r:?} revisits a node");
         let mut set = 0u64;
         for (hop, &n) in nodes[..nodes.len() - 1].iter().enumerate() {
             let ch = k.channel_id(n, r[hop]);
-            assert!(
-                used.insert(ch),
-                "{src} -> {dst}: channel {ch} on two routes"
-            );
+            assert!(used.insert(ch), "{src} -> {dst}: channel {ch} on two routes");
             set |= 1u64.checked_shl(ch).unwrap_or(0);
         }
         sets.push(set);
@@ -68,13 +55,7 @@ fn check_link_disjoint(k: &Kautz, src: NodeId, dst: NodeId, routes: &[Vec<u8>]) 
 
 /// Least total length of `want` disjoint (as `mode` says) `src -> dst` paths, by brute
 /// force: every simple path up to `max_len` hops, then the best disjoint combination.
-fn brute_min_total(
-    k: &Kautz,
-    (src, dst): (NodeId, NodeId),
-    want: usize,
-    max_len: usize,
-    mode: Disjointness,
-) -> usize {
+fn brute_min_total(k: &Kautz, (src, dst): (NodeId, NodeId), want: usize, max_len: usize, mode: Disjointness) -> usize {
     /// Simple paths as (length, node set, channel set).
     struct Search<'a> {
         k: &'a Kautz,
@@ -98,14 +79,7 @@ fn brute_min_total(
             }
         }
     }
-    fn best(
-        paths: &[(usize, u64)],
-        from: usize,
-        want: usize,
-        used: u64,
-        total: usize,
-        bound: &mut usize,
-    ) {
+    fn best(paths: &[(usize, u64)], from: usize, want: usize, used: u64, total: usize, bound: &mut usize) {
         if want == 0 {
             *bound = (*bound).min(total);
             return;
@@ -121,12 +95,7 @@ fn brute_min_total(
         }
     }
     assert!(k.channel_count() <= 64);
-    let mut search = Search {
-        k,
-        dst,
-        max: max_len,
-        out: Vec::new(),
-    };
+    let mut search = Search { k, dst, max: max_len, out: Vec::new() };
     paths(&mut search, src, 1 << src, 0, 0);
     // Node-disjoint: internal nodes only (drop both ends from each path's node set).
     let ends = (1u64 << src) | (1u64 << dst);
@@ -154,21 +123,12 @@ fn d_disjoint_routes_exist_between_every_pair_with_least_total_length() {
                 let routes = solver.routes(src, dst);
                 assert_eq!(routes.len() as u32, d, "K({d},{len}) {src} -> {dst}");
                 check_disjoint(&k, src, dst, &routes);
-                assert!(
-                    routes.windows(2).all(|w| w[0].len() <= w[1].len()),
-                    "shortest first"
-                );
+                assert!(routes.windows(2).all(|w| w[0].len() <= w[1].len()), "shortest first");
                 assert!(routes[0].len() as u32 >= k.distance(src, dst));
                 let total: usize = routes.iter().map(Vec::len).sum();
                 if k.channel_count() <= 64 {
                     let longest = routes.last().map_or(0, Vec::len);
-                    let brute = brute_min_total(
-                        &k,
-                        (src, dst),
-                        d as usize,
-                        longest + 2,
-                        Disjointness::Nodes,
-                    );
+                    let brute = brute_min_total(&k, (src, dst), d as usize, longest + 2, Disjointness::Nodes);
                     assert_eq!(total, brute, "K({d},{len}) {src} -> {dst}: {routes:?}");
                 }
             }
@@ -188,10 +148,7 @@ fn d_link_disjoint_routes_with_least_total_length() {
                 let routes = links.routes(src, dst);
                 assert_eq!(routes.len() as u32, d, "K({d},{len}) {src} -> {dst}");
                 check_link_disjoint(&k, src, dst, &routes);
-                assert!(
-                    routes.windows(2).all(|w| w[0].len() <= w[1].len()),
-                    "shortest first"
-                );
+                assert!(routes.windows(2).all(|w| w[0].len() <= w[1].len()), "shortest first");
                 let total: usize = routes.iter().map(Vec::len).sum();
                 let node_total: usize = nodes.routes(src, dst).iter().map(Vec::len).sum();
                 // Sharing switches could only shorten the set; in Kautz graphs it never
@@ -200,13 +157,7 @@ fn d_link_disjoint_routes_with_least_total_length() {
                 assert_eq!(total, node_total, "K({d},{len}) {src} -> {dst}");
                 if k.channel_count() <= 64 {
                     let longest = routes.last().map_or(0, Vec::len);
-                    let brute = brute_min_total(
-                        &k,
-                        (src, dst),
-                        d as usize,
-                        longest + 2,
-                        Disjointness::Links,
-                    );
+                    let brute = brute_min_total(&k, (src, dst), d as usize, longest + 2, Disjointness::Links);
                     assert_eq!(total, brute, "K({d},{len}) {src} -> {dst}: {routes:?}");
                 }
             }
@@ -226,10 +177,7 @@ fn disjoint_routes_after_a_failure_keep_d_minus_one_rails() {
         for src in (0..k.node_count()).filter(|&n| n != victim) {
             for dst in (0..k.node_count()).filter(|&n| n != victim && n != src) {
                 let routes = solver.routes(src, dst);
-                assert!(
-                    routes.len() >= 2,
-                    "{src} -> {dst} without {victim}: {routes:?}"
-                );
+                assert!(routes.len() >= 2, "{src} -> {dst} without {victim}: {routes:?}");
                 for nodes in check_disjoint(&k, src, dst, &routes) {
                     assert!(!nodes.contains(&victim));
                 }
@@ -271,14 +219,7 @@ fn multi_rail(stride: usize) -> MultiRail {
                 rail_len[i] += r.len() as u64;
                 longest = longest.max(r.len());
                 let p = peaks(&k.walk(src, r).unwrap());
-                peaks_on = (
-                    if i == 0 {
-                        peaks_on.0.max(p)
-                    } else {
-                        peaks_on.0
-                    },
-                    peaks_on.1.max(p),
-                );
+                peaks_on = (if i == 0 { peaks_on.0.max(p) } else { peaks_on.0 }, peaks_on.1.max(p));
             }
         }
     }
@@ -296,21 +237,12 @@ fn multi_rail_mean_path_length_on_the_sc5832() {
     // Section 6.1: multi-rail over three independent paths raises the mean path length s
     // from about 5 to 5.7 (and the link subscription C = p s / 3N from 8.6 to 9.7 for
     // p = 5000). Sampled here (every 27th source); `multi_rail_all_pairs` does all pairs.
-    let MultiRail {
-        s1,
-        s3,
-        by_rank,
-        longest,
-        peaks,
-    } = multi_rail(27);
+    let MultiRail { s1, s3, by_rank, longest, peaks } = multi_rail(27);
     println!("K(3,6) sample: s = {s1:.3} one rail, {s3:.3} over three {by_rank:.3?}");
     // Section 4.2: a route of L hops has at most ceil((L-1)/2) interior local maxima, so
     // shortest routes (L <= 6) need at most 3 decrements (VCs 3..0) and the longer rails
     // (L <= 8) at most 4: one VC more than the paper's floor(D/2) starting VC.
-    println!(
-        "most VC decrements: {} on shortest routes, {} on any rail",
-        peaks.0, peaks.1
-    );
+    println!("most VC decrements: {} on shortest routes, {} on any rail", peaks.0, peaks.1);
     assert!(peaks.0 <= 3 && peaks.1 <= 4);
     // The paper's "about 5" hops on one rail (C about 8.6): mean shortest path in [5, 6).
     assert!((5.0..6.0).contains(&s1), "{s1}");
@@ -323,13 +255,7 @@ fn multi_rail_mean_path_length_on_the_sc5832() {
 #[test]
 #[ignore = "about a minute: all 943,812 pairs of K(3,6); run with --ignored --nocapture"]
 fn multi_rail_all_pairs() {
-    let MultiRail {
-        s1,
-        s3,
-        by_rank,
-        longest,
-        peaks,
-    } = multi_rail(1);
+    let MultiRail { s1, s3, by_rank, longest, peaks } = multi_rail(1);
     let c = |s: f64| 5000.0 * s / 2916.0;
     println!(
         "K(3,6) all pairs: s = {s1:.4} one rail, {s3:.4} over three {by_rank:.4?}, longest \
@@ -343,10 +269,7 @@ fn multi_rail_all_pairs() {
 /// Local maxima of the node numbering strictly inside a walk: the switches where the
 /// section 4.2 scheme decrements the virtual channel.
 fn peaks(nodes: &[NodeId]) -> usize {
-    nodes
-        .windows(3)
-        .filter(|w| w[1] > w[0] && w[1] > w[2])
-        .count()
+    nodes.windows(3).filter(|w| w[1] > w[0] && w[1] > w[2]).count()
 }
 
 #[test]
@@ -389,14 +312,8 @@ fn node_order_vc_scheme_is_deadlock_free_on_shortest_routes() {
 /// sum over dimensions of (N/k) * N * floor(k^2/4) hop-pairs, over N(N-1) pairs.
 fn torus_closed_form(dims: &[u32]) -> (u32, f64) {
     let n: u64 = dims.iter().map(|&k| u64::from(k)).product();
-    let hop_pairs: u64 = dims
-        .iter()
-        .map(|&k| n / u64::from(k) * n * u64::from(k * k / 4))
-        .sum();
-    (
-        dims.iter().map(|k| k / 2).sum(),
-        hop_pairs as f64 / (n * (n - 1)) as f64,
-    )
+    let hop_pairs: u64 = dims.iter().map(|&k| n / u64::from(k) * n * u64::from(k * k / 4)).sum();
+    (dims.iter().map(|k| k / 2).sum(), hop_pairs as f64 / (n * (n - 1)) as f64)
 }
 
 fn show(f: &Figures) -> String {
@@ -423,35 +340,20 @@ fn table1_diameters_and_bisections() {
             assert_eq!(f.nodes, nodes);
             let [a, b] = f.bisection.sizes;
             assert_eq!(a, b, "{}: balanced halves", f.name);
-            assert_eq!(
-                f.bisection.cut_channels, f.bisection.metis_edge_cut,
-                "{}",
-                f.name
-            );
+            assert_eq!(f.bisection.cut_channels, f.bisection.metis_edge_cut, "{}", f.name);
             assert_eq!(f.distances.unreachable, 0);
         }
         // Every node has as many inputs as outputs, so half the cut runs each way.
         let k = Kautz::new(3, diameter).unwrap();
-        let arcs = [
-            k.arcs(),
-            torus_arcs(&balanced_torus_dims(nodes, 2).unwrap()),
-        ];
+        let arcs = [k.arcs(), torus_arcs(&balanced_torus_dims(nodes, 2).unwrap())];
         for (f, arcs) in row.iter().zip(&arcs) {
             let side = &f.bisection.side;
-            let across = |a: bool| {
-                arcs.iter()
-                    .filter(|&&(u, v)| side[u as usize] == a && side[v as usize] != a)
-                    .count()
-            };
+            let across = |a: bool| arcs.iter().filter(|&&(u, v)| side[u as usize] == a && side[v as usize] != a).count();
             assert_eq!(across(false), across(true), "{}", f.name);
         }
         let [kautz, torus2, torus3] = row;
         assert_eq!(kautz.distances.diameter, diameter);
-        assert_eq!(
-            kautz.distances,
-            k.distance_stats(),
-            "BFS and string shift agree"
-        );
+        assert_eq!(kautz.distances, k.distance_stats(), "BFS and string shift agree");
         // The paper's figure is the lower bound of section 5, rounded down.
         let bound = kautz.closed_form_bisection.unwrap();
         assert_eq!(bound.floor() as u64, bisection);
@@ -460,11 +362,7 @@ fn table1_diameters_and_bisections() {
             let dims = balanced_torus_dims(nodes, n).unwrap();
             let (diam, mean) = torus_closed_form(&dims);
             assert_eq!(torus.distances.diameter, diam, "{}", torus.name);
-            assert!(
-                (torus.distances.mean() - mean).abs() < 1e-9,
-                "{}",
-                torus.name
-            );
+            assert!((torus.distances.mean() - mean).abs() < 1e-9, "{}", torus.name);
             // METIS should find a cut at least as good as the straight cut.
             let straight = torus_straight_cut(&dims).unwrap();
             assert!(torus.bisection.cut_channels <= straight, "{}", torus.name);

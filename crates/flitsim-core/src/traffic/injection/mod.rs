@@ -91,11 +91,8 @@ enum RawInjection {
 }
 
 impl<'de> Deserialize<'de> for InjectionConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Self, D::Error> {
-        crate::config::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None)
-            .map(Into::into)
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::config::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None).map(Into::into)
     }
 }
 
@@ -104,9 +101,7 @@ impl From<RawInjection> for InjectionConfig {
         match raw {
             RawInjection::Bernoulli {} => InjectionConfig::Bernoulli,
             RawInjection::Periodic {} => InjectionConfig::Periodic,
-            RawInjection::OnOff { burst_length, peak } => {
-                InjectionConfig::OnOff { burst_length, peak }
-            }
+            RawInjection::OnOff { burst_length, peak } => InjectionConfig::OnOff { burst_length, peak },
             RawInjection::Backlogged {} => InjectionConfig::Backlogged,
         }
     }
@@ -132,11 +127,7 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
         summary: "bursty Markov-modulated source averaging the offered load",
         params: &[
             ("burst_length", "required", "mean ON period in cycles, >= 1"),
-            (
-                "peak",
-                "1",
-                "load while ON in flits/node/cycle, in (0, 1], above the offered load",
-            ),
+            ("peak", "1", "load while ON in flits/node/cycle, in (0, 1], above the offered load"),
         ],
     },
     crate::config::registry::Entry {
@@ -252,18 +243,9 @@ impl InjectionProcess {
 
     /// As [`build`](Self::build), with load-related errors reported at `load_path`
     /// (e.g. `traffic.phases[1].load`) instead of `traffic.load`.
-    pub(crate) fn build_at(
-        cfg: &InjectionConfig,
-        load: f64,
-        mean_size: f64,
-        path: &str,
-        load_path: Option<&str>,
-    ) -> Result<Self> {
+    pub(crate) fn build_at(cfg: &InjectionConfig, load: f64, mean_size: f64, path: &str, load_path: Option<&str>) -> Result<Self> {
         let load_path = load_path.unwrap_or("traffic.load");
-        assert!(
-            mean_size >= 1.0 && mean_size.is_finite(),
-            "mean packet size {mean_size} (engine bug)"
-        );
+        assert!(mean_size >= 1.0 && mean_size.is_finite(), "mean packet size {mean_size} (engine bug)");
         super::check_load(load, cfg, mean_size, load_path)?;
         let kind = match *cfg {
             InjectionConfig::Backlogged => Kind::Backlogged,
@@ -271,9 +253,7 @@ impl InjectionProcess {
                 if load == 0.0 {
                     Kind::Silent
                 } else {
-                    Kind::Bernoulli {
-                        create: threshold(load / mean_size),
-                    }
+                    Kind::Bernoulli { create: threshold(load / mean_size) }
                 }
             }
             InjectionConfig::Periodic => {
@@ -369,10 +349,7 @@ impl InjectionProcess {
     /// draw), so that sources are not synchronised.
     pub fn initial_state(&self, rng: &mut SimRng) -> SourceState {
         match self.kind {
-            Kind::OnOff { start_on, .. } => SourceState {
-                on: fires(rng, start_on),
-                ..SourceState::default()
-            },
+            Kind::OnOff { start_on, .. } => SourceState { on: fires(rng, start_on), ..SourceState::default() },
             Kind::Periodic { interval } => {
                 let mut state = SourceState::default();
                 retime(&mut state.clock, interval, rng);
@@ -422,23 +399,11 @@ impl InjectionProcess {
                 // next < interval throughout; the new value is again in [0, interval),
                 // so the wrapping operations are exact.
                 let fire = clock.next < FIXED_ONE;
-                clock.next = clock
-                    .next
-                    .wrapping_add(if fire { interval } else { 0 })
-                    .wrapping_sub(FIXED_ONE);
+                clock.next = clock.next.wrapping_add(if fire { interval } else { 0 }).wrapping_sub(FIXED_ONE);
                 fire
             }
-            Kind::OnOff {
-                create,
-                turn_off,
-                turn_on,
-                ..
-            } => {
-                state.on = if state.on {
-                    !fires(rng, turn_off)
-                } else {
-                    fires(rng, turn_on)
-                };
+            Kind::OnOff { create, turn_off, turn_on, .. } => {
+                state.on = if state.on { !fires(rng, turn_off) } else { fires(rng, turn_on) };
                 state.on && fires(rng, create)
             }
         }
@@ -458,10 +423,7 @@ fn retime(clock: &mut PeriodicClock, interval: u64, rng: &mut SimRng) {
         // next < old interval, so the result is < interval.
         clock.next as u128 * interval as u128 / clock.interval as u128
     };
-    *clock = PeriodicClock {
-        next: scaled as u64,
-        interval,
-    };
+    *clock = PeriodicClock { next: scaled as u64, interval };
 }
 
 #[cfg(test)]

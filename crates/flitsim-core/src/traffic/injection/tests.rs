@@ -15,8 +15,7 @@ fn assert_err(r: Result<InjectionProcess>, path: &str, phrase: &str) {
 #[test]
 fn bernoulli_rate() {
     // load 0.4 flits/cycle with 4-flit packets: p = 0.1 packets/cycle.
-    let p = InjectionProcess::build(&InjectionConfig::Bernoulli, 0.4, 4.0, "traffic.injection")
-        .unwrap();
+    let p = InjectionProcess::build(&InjectionConfig::Bernoulli, 0.4, 4.0, "traffic.injection").unwrap();
     let mut rng = stream(1, domain::ENDPOINT, 0);
     let mut st = p.initial_state(&mut rng);
     let cycles = 200_000u32;
@@ -39,8 +38,7 @@ fn zero_load_never_fires() {
 
 #[test]
 fn full_load_bernoulli_fires_every_cycle() {
-    let p = InjectionProcess::build(&InjectionConfig::Bernoulli, 1.0, 1.0, "traffic.injection")
-        .unwrap();
+    let p = InjectionProcess::build(&InjectionConfig::Bernoulli, 1.0, 1.0, "traffic.injection").unwrap();
     let mut rng = stream(2, domain::ENDPOINT, 0);
     let mut st = SourceState::default();
     assert!((0..1000).all(|_| p.fires(&mut st, &mut rng)));
@@ -58,8 +56,7 @@ fn one_packet_per_cycle_fires_every_cycle() {
 }
 
 fn periodic(load: f64, mean_size: f64) -> InjectionProcess {
-    InjectionProcess::build(&InjectionConfig::Periodic, load, mean_size, "traffic.injection")
-        .unwrap()
+    InjectionProcess::build(&InjectionConfig::Periodic, load, mean_size, "traffic.injection").unwrap()
 }
 
 fn interval_of(p: &InjectionProcess) -> u64 {
@@ -134,11 +131,7 @@ fn periodic_fractional_interval_never_drifts() {
 /// and at one every 1,500 cycles they are spread over the whole interval.
 #[test]
 fn periodic_sources_start_at_different_offsets() {
-    let first = |p: &InjectionProcess, interval: u64| -> Vec<u64> {
-        (0..256)
-            .map(|id| creation_cycles(p, id, interval)[0])
-            .collect()
-    };
+    let first = |p: &InjectionProcess, interval: u64| -> Vec<u64> { (0..256).map(|id| creation_cycles(p, id, interval)[0]).collect() };
     let mut fast = first(&periodic(16.0 / 15.0, 16.0), 15);
     fast.sort_unstable();
     fast.dedup();
@@ -202,8 +195,7 @@ fn on_off_variance_per_cycle(load: f64, peak: f64, burst: f64, mean_size: f64) -
 #[test]
 fn on_off_long_run_rate_and_burst_length() {
     let (load, peak, burst, size) = (0.2, 0.8, 10.0, 2.0);
-    let p =
-        InjectionProcess::build(&on_off(burst, peak), load, size, "traffic.injection").unwrap();
+    let p = InjectionProcess::build(&on_off(burst, peak), load, size, "traffic.injection").unwrap();
     let mut rng = stream(3, domain::ENDPOINT, 0);
     let mut st = p.initial_state(&mut rng);
     let cycles = 400_000u32;
@@ -221,18 +213,12 @@ fn on_off_long_run_rate_and_burst_length() {
     // Packets per cycle averages load / size = 0.1.
     let mean = cycles as f64 * load / size;
     let sd = (cycles as f64 * on_off_variance_per_cycle(load, peak, burst, size)).sqrt();
-    assert!(
-        (packets as f64 - mean).abs() < 5.0 * sd,
-        "{packets} vs {mean} +- {sd}"
-    );
+    assert!((packets as f64 - mean).abs() < 5.0 * sd, "{packets} vs {mean} +- {sd}");
     // ON runs are geometric with mean 10 and variance (1 - 0.1) / 0.1^2 = 90;
     // about 400000 * 0.25 / 10 = 10000 runs, so the mean's sd ~ 0.095.
     let mean_run = on_cycles as f64 / runs as f64;
     let run_sd = (90.0 / runs as f64).sqrt();
-    assert!(
-        (mean_run - burst).abs() < 5.0 * run_sd,
-        "mean ON run {mean_run} over {runs} runs"
-    );
+    assert!((mean_run - burst).abs() < 5.0 * run_sd, "mean ON run {mean_run} over {runs} runs");
 }
 
 #[test]
@@ -242,9 +228,7 @@ fn on_off_is_burstier_than_bernoulli() {
         let p = InjectionProcess::build(&cfg, 0.3, 1.0, "traffic.injection").unwrap();
         let mut rng = stream(4, domain::ENDPOINT, 0);
         let mut st = p.initial_state(&mut rng);
-        let counts: Vec<f64> = (0..2_000)
-            .map(|_| (0..100).filter(|_| p.fires(&mut st, &mut rng)).count() as f64)
-            .collect();
+        let counts: Vec<f64> = (0..2_000).map(|_| (0..100).filter(|_| p.fires(&mut st, &mut rng)).count() as f64).collect();
         let m = counts.iter().sum::<f64>() / counts.len() as f64;
         counts.iter().map(|c| (c - m).powi(2)).sum::<f64>() / (counts.len() - 1) as f64
     };
@@ -269,38 +253,17 @@ fn on_off_starts_stationary() {
 #[test]
 fn validation_errors() {
     let path = "traffic.injection";
-    let build =
-        |cfg: InjectionConfig, load: f64| InjectionProcess::build(&cfg, load, 1.0, path);
-    assert_err(
-        build(on_off(0.5, 1.0), 0.1),
-        "traffic.injection.burst_length",
-        ">= 1",
-    );
-    assert_err(
-        build(on_off(f64::NAN, 1.0), 0.1),
-        "traffic.injection.burst_length",
-        ">= 1",
-    );
-    assert_err(
-        build(on_off(f64::INFINITY, 1.0), 0.1),
-        "traffic.injection.burst_length",
-        "finite",
-    );
+    let build = |cfg: InjectionConfig, load: f64| InjectionProcess::build(&cfg, load, 1.0, path);
+    assert_err(build(on_off(0.5, 1.0), 0.1), "traffic.injection.burst_length", ">= 1");
+    assert_err(build(on_off(f64::NAN, 1.0), 0.1), "traffic.injection.burst_length", ">= 1");
+    assert_err(build(on_off(f64::INFINITY, 1.0), 0.1), "traffic.injection.burst_length", "finite");
     for peak in [0.0, 1.2, f64::NAN] {
-        assert_err(
-            build(on_off(4.0, peak), 0.1),
-            "traffic.injection.peak",
-            "must be in (0, 1]",
-        );
+        assert_err(build(on_off(4.0, peak), 0.1), "traffic.injection.peak", "must be in (0, 1]");
     }
     assert_err(build(on_off(4.0, 0.5), 0.5), "traffic.load", "larger peak");
     assert_err(build(on_off(4.0, 0.5), 0.7), "traffic.load", "bernoulli");
     // burst 1, peak 1: at most 1 * 1 / 2 = 0.5.
-    assert_err(
-        build(on_off(1.0, 1.0), 0.6),
-        "traffic.load",
-        "at most peak * burst_length / (burst_length + 1) = 0.5",
-    );
+    assert_err(build(on_off(1.0, 1.0), 0.6), "traffic.load", "at most peak * burst_length / (burst_length + 1) = 0.5");
     assert!(build(on_off(1.0, 1.0), 0.5).is_ok());
     // At most one packet per cycle: 1.5 flits/node/cycle needs packets of at least
     // 1.5 flits on average.
@@ -323,19 +286,9 @@ fn validation_errors() {
         "load 1.5 must be in [0, 1] flits/node/cycle: an on/off source offers at most its peak",
     );
     // A periodic interval must fit its fixed-point clock (2^32 cycles).
-    assert_err(
-        build(InjectionConfig::Periodic, 1e-10),
-        "traffic.load",
-        "too low for periodic injection",
-    );
+    assert_err(build(InjectionConfig::Periodic, 1e-10), "traffic.load", "too low for periodic injection");
     assert!(build(InjectionConfig::Periodic, 1e-9).is_ok());
-    let e = InjectionProcess::build_at(
-        &on_off(4.0, 0.5),
-        0.6,
-        1.0,
-        path,
-        Some("traffic.phases[1].load"),
-    );
+    let e = InjectionProcess::build_at(&on_off(4.0, 0.5), 0.6, 1.0, path, Some("traffic.phases[1].load"));
     assert_err(e, "traffic.phases[1].load", "not below the on/off peak 0.5");
 }
 
@@ -346,26 +299,11 @@ fn config_parses_from_toml() {
         injection: InjectionConfig,
     }
     let parse = |s: &str| toml::from_str::<T>(s).map(|t| t.injection);
-    assert_eq!(
-        parse("injection = { type = \"bernoulli\" }").unwrap(),
-        InjectionConfig::Bernoulli
-    );
-    assert_eq!(
-        parse("injection = { type = \"on_off\", burst_length = 8 }").unwrap(),
-        on_off(8.0, 1.0)
-    );
-    assert_eq!(
-        parse("injection = { type = \"periodic\" }").unwrap(),
-        InjectionConfig::Periodic
-    );
-    assert!(parse("injection = { type = \"periodic\", interval = 15 }")
-        .unwrap_err()
-        .to_string()
-        .contains("unknown field `interval`"));
+    assert_eq!(parse("injection = { type = \"bernoulli\" }").unwrap(), InjectionConfig::Bernoulli);
+    assert_eq!(parse("injection = { type = \"on_off\", burst_length = 8 }").unwrap(), on_off(8.0, 1.0));
+    assert_eq!(parse("injection = { type = \"periodic\" }").unwrap(), InjectionConfig::Periodic);
+    assert!(parse("injection = { type = \"periodic\", interval = 15 }").unwrap_err().to_string().contains("unknown field `interval`"));
     assert!(parse("injection = { type = \"on_off\" }").is_err());
-    assert!(parse("injection = { type = \"bernoulli\", rate = 1 }")
-        .unwrap_err()
-        .to_string()
-        .contains("unknown field `rate`"));
+    assert!(parse("injection = { type = \"bernoulli\", rate = 1 }").unwrap_err().to_string().contains("unknown field `rate`"));
     assert!(parse("injection = { type = \"on_off\", burst_length = 4, rate = 1 }").is_err());
 }

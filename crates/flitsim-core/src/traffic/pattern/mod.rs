@@ -33,22 +33,14 @@ pub struct NodeSpace {
 impl NodeSpace {
     /// A single router with `n` endpoints and no coordinates.
     pub fn crossbar(n: u32) -> NodeSpace {
-        NodeSpace {
-            num_nodes: n,
-            dims: Vec::new(),
-            concentration: n,
-        }
+        NodeSpace { num_nodes: n, dims: Vec::new(), concentration: n }
     }
 
     /// A k-ary n-cube (mesh or torus) with `dims` radices and `concentration` endpoints
     /// per router.
     pub fn cube(dims: &[u32], concentration: u32) -> NodeSpace {
         let routers: u32 = dims.iter().product();
-        NodeSpace {
-            num_nodes: routers * concentration,
-            dims: dims.to_vec(),
-            concentration,
-        }
+        NodeSpace { num_nodes: routers * concentration, dims: dims.to_vec(), concentration }
     }
 
     fn assert_consistent(&self) {
@@ -234,11 +226,8 @@ enum RawPattern {
 }
 
 impl<'de> Deserialize<'de> for PatternConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Self, D::Error> {
-        crate::config::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None)
-            .map(Into::into)
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::config::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None).map(Into::into)
     }
 }
 
@@ -371,12 +360,7 @@ const fn entry(
     summary: &'static str,
     params: &'static [(&'static str, &'static str, &'static str)],
 ) -> crate::config::registry::Entry {
-    crate::config::registry::Entry {
-        family: "pattern",
-        name,
-        summary,
-        params,
-    }
+    crate::config::registry::Entry { family: "pattern", name, summary, params }
 }
 
 /// A built, validated traffic pattern. Cheap to query from the hot loop.
@@ -402,7 +386,10 @@ enum Kind {
     /// Shift exchange; `num_nodes >= 2`.
     AllToAll,
     /// Recursive doubling: `m` packets per round, `rounds` = log2(N) rounds.
-    RecursiveDoubling { m: u64, rounds: u32 },
+    RecursiveDoubling {
+        m: u64,
+        rounds: u32,
+    },
 }
 
 impl Pattern {
@@ -415,12 +402,7 @@ impl Pattern {
     /// # Panics
     /// If `space` is inconsistent (`num_nodes != product(dims) * concentration`): the
     /// engine builds it, so that is an engine bug, not a config error.
-    pub fn build(
-        cfg: &PatternConfig,
-        space: &NodeSpace,
-        run_seed: u64,
-        path: &str,
-    ) -> Result<Pattern> {
+    pub fn build(cfg: &PatternConfig, space: &NodeSpace, run_seed: u64, path: &str) -> Result<Pattern> {
         space.assert_consistent();
         let n = space.num_nodes;
         let kind = match cfg {
@@ -477,18 +459,18 @@ impl Pattern {
                 Kind::Table(perm.into_boxed_slice())
             }
             PatternConfig::RandomBisection { index, seed } => {
-                let mut generator = crate::traffic::bisection::BisectionGenerator::build(n, seed.unwrap_or(run_seed), &format!("{path}.type"))?;
+                let mut generator =
+                    crate::traffic::bisection::BisectionGenerator::build(n, seed.unwrap_or(run_seed), &format!("{path}.type"))?;
                 Kind::Table(generator.pattern(*index).partners().into())
             }
             PatternConfig::Bridge { per_switch } => Kind::Table(crate::traffic::bisection::bridge(n, *per_switch, path)?.partners().into()),
-            PatternConfig::ProcessPairs { per_node, active, seed } => Kind::Processes(processes::ProcessPairs::build(n, *per_node, *active, seed.unwrap_or(run_seed), path)?),
+            PatternConfig::ProcessPairs { per_node, active, seed } => {
+                Kind::Processes(processes::ProcessPairs::build(n, *per_node, *active, seed.unwrap_or(run_seed), path)?)
+            }
             PatternConfig::Hotspot { nodes, fraction } => {
                 let nodes_path = format!("{path}.nodes");
                 if nodes.is_empty() {
-                    return Err(Error::config(
-                        nodes_path,
-                        "hotspot needs at least one hot-spot node; list node ids, e.g. `nodes = [0]`",
-                    ));
+                    return Err(Error::config(nodes_path, "hotspot needs at least one hot-spot node; list node ids, e.g. `nodes = [0]`"));
                 }
                 for (i, &node) in nodes.iter().enumerate() {
                     check_node(node, n, &nodes_path)?;
@@ -508,10 +490,7 @@ impl Pattern {
                         ),
                     ));
                 }
-                Kind::Hotspot {
-                    hot: nodes.clone().into_boxed_slice(),
-                    hot_threshold: threshold(*fraction),
-                }
+                Kind::Hotspot { hot: nodes.clone().into_boxed_slice(), hot_threshold: threshold(*fraction) }
             }
             PatternConfig::MergeToOne { dest } => {
                 check_node(*dest, n, &format!("{path}.dest"))?;
@@ -640,13 +619,7 @@ fn table(n: u32, f: impl Fn(u32) -> u32) -> Kind {
 
 fn check_node(node: u32, n: u32, path: &str) -> Result<()> {
     if node >= n {
-        return Err(Error::config(
-            path,
-            format!(
-                "node {node} is outside the network (nodes are 0..{})",
-                n - 1
-            ),
-        ));
+        return Err(Error::config(path, format!("node {node} is outside the network (nodes are 0..{})", n - 1)));
     }
     Ok(())
 }
@@ -671,14 +644,25 @@ fn power_of_two_bits(n: u32, name: &str, path: &str) -> Result<u32> {
 /// is at most `sqrt(n)`; a config error if it does not divide `n` or is 1 or `n` (a single
 /// row or column, whose transpose leaves every node in place).
 fn matrix_rows(n: u32, given: Option<u32>, path: &str) -> Result<u32> {
-    let rows = given.unwrap_or_else(|| (1..=n).take_while(|r| u64::from(*r) * u64::from(*r) <= u64::from(n)).filter(|r| n.is_multiple_of(*r)).last().unwrap_or(1));
+    let rows = given.unwrap_or_else(|| {
+        (1..=n).take_while(|r| u64::from(*r) * u64::from(*r) <= u64::from(n)).filter(|r| n.is_multiple_of(*r)).last().unwrap_or(1)
+    });
     let field = if given.is_some() { format!("{path}.rows") } else { format!("{path}.type") };
     if rows == 0 || !n.is_multiple_of(rows) {
         return Err(Error::config(field, format!("{rows} rows do not divide the {n} nodes into a matrix; give a divisor of {n}")));
     }
     if rows == 1 || rows == n {
-        let why = if given.is_some() { format!("{rows} rows make a single row or column") } else { format!("{n} nodes (a prime) only form a single row") };
-        return Err(Error::config(field, format!("{why}, whose transpose leaves every node in place; give rows, a divisor of N other than 1 and N, or use another pattern")));
+        let why = if given.is_some() {
+            format!("{rows} rows make a single row or column")
+        } else {
+            format!("{n} nodes (a prime) only form a single row")
+        };
+        return Err(Error::config(
+            field,
+            format!(
+                "{why}, whose transpose leaves every node in place; give rows, a divisor of N other than 1 and N, or use another pattern"
+            ),
+        ));
     }
     Ok(rows)
 }

@@ -38,7 +38,10 @@ impl ProcessPairs {
     /// of them taking part (default: all). `path` is the pattern table's key path.
     pub(crate) fn build(n: u32, per_node: u32, active: Option<u32>, seed: u64, path: &str) -> Result<Self> {
         if per_node == 0 {
-            return Err(Error::config(format!("{path}.per_node"), "is 0: every node needs at least one process; use per_node >= 1 (the SC5832 has 6)"));
+            return Err(Error::config(
+                format!("{path}.per_node"),
+                "is 0: every node needs at least one process; use per_node >= 1 (the SC5832 has 6)",
+            ));
         }
         let total = u64::from(n) * u64::from(per_node);
         if total > MAX_PROCESSES {
@@ -48,7 +51,10 @@ impl ProcessPairs {
         let active_path = format!("{path}.active");
         let active = match active {
             Some(a) if a > total => {
-                return Err(Error::config(active_path, format!("{a} active processes, but the {n} nodes host only {total} ({per_node} each); use at most {total}")));
+                return Err(Error::config(
+                    active_path,
+                    format!("{a} active processes, but the {n} nodes host only {total} ({per_node} each); use at most {total}"),
+                ));
             }
             Some(a) => a,
             None if !total.is_multiple_of(2) => {
@@ -60,7 +66,10 @@ impl ProcessPairs {
             None => total,
         };
         if active < 2 || active % 2 != 0 {
-            return Err(Error::config(active_path, format!("{active} active processes cannot be paired one-to-one; give an even number >= 2")));
+            return Err(Error::config(
+                active_path,
+                format!("{active} active processes cannot be paired one-to-one; give an even number >= 2"),
+            ));
         }
         let mut ids: Vec<u32> = (0..total).collect();
         let mut rng = stream(seed, domain::PATTERN, STREAM);

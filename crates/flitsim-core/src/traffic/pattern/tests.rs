@@ -81,12 +81,7 @@ fn transpose_equals_coordinate_transpose_on_8x8() {
 #[test]
 fn bit_patterns_are_permutations() {
     let space = NodeSpace::crossbar(64);
-    for cfg in [
-        PatternConfig::BitComplement,
-        PatternConfig::BitReverse,
-        PatternConfig::Shuffle,
-        PatternConfig::Transpose,
-    ] {
+    for cfg in [PatternConfig::BitComplement, PatternConfig::BitReverse, PatternConfig::Shuffle, PatternConfig::Transpose] {
         let mut d = dests(&build(cfg.clone(), &space));
         d.sort_unstable();
         assert_eq!(d, (0..64).collect::<Vec<u32>>(), "{cfg:?}");
@@ -113,10 +108,7 @@ fn tornado_on_mixed_5x4() {
 
 #[test]
 fn neighbor_wraps() {
-    let d = dests(&build(
-        PatternConfig::Neighbor,
-        &NodeSpace::cube(&[4, 3], 1),
-    ));
+    let d = dests(&build(PatternConfig::Neighbor, &NodeSpace::cube(&[4, 3], 1)));
     assert_eq!(d[0], 4 + 1); // (0,0) -> (1,1)
     assert_eq!(d[2 * 4 + 3], 0); // (3,2) -> (0,0)
     assert_eq!(d[4 + 3], 2 * 4); // (3,1) -> (0,2)
@@ -138,23 +130,14 @@ fn concentration_keeps_the_local_index() {
 #[test]
 fn random_permutation_is_a_seeded_bijection() {
     let space = NodeSpace::crossbar(100);
-    let perm = |seed: Option<u64>, run: u64| {
-        dests(
-            &Pattern::build(&PatternConfig::RandomPermutation { seed }, &space, run, "p")
-                .unwrap(),
-        )
-    };
+    let perm = |seed: Option<u64>, run: u64| dests(&Pattern::build(&PatternConfig::RandomPermutation { seed }, &space, run, "p").unwrap());
     let a = perm(Some(5), 1);
     let mut sorted = a.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..100).collect::<Vec<u32>>());
     assert_eq!(a, perm(Some(5), 2), "explicit seed overrides the run seed");
     assert_ne!(a, perm(Some(6), 1));
-    assert_eq!(
-        perm(None, 9),
-        perm(Some(9), 1),
-        "no seed means the run seed"
-    );
+    assert_eq!(perm(None, 9), perm(Some(9), 1), "no seed means the run seed");
     assert_ne!(perm(None, 9), perm(None, 10));
 }
 
@@ -169,10 +152,7 @@ fn uniform_covers_all_nodes_evenly() {
         counts[p.dest(i % n, 0, &mut rng) as usize] += 1;
     }
     let expected = (draws / n) as f64;
-    let chi2: f64 = counts
-        .iter()
-        .map(|&c| (c as f64 - expected).powi(2) / expected)
-        .sum();
+    let chi2: f64 = counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
     // 15 degrees of freedom: mean 15, sd sqrt(30) ~ 5.5; 60 is beyond 8 sd.
     assert!(chi2 < 60.0, "chi2 {chi2}, counts {counts:?}");
     assert!(counts.iter().all(|&c| c > 0));
@@ -181,13 +161,7 @@ fn uniform_covers_all_nodes_evenly() {
 #[test]
 fn hotspot_fraction_is_honoured() {
     let n = 64u32;
-    let p = build(
-        PatternConfig::Hotspot {
-            nodes: vec![5, 40],
-            fraction: 0.3,
-        },
-        &NodeSpace::crossbar(n),
-    );
+    let p = build(PatternConfig::Hotspot { nodes: vec![5, 40], fraction: 0.3 }, &NodeSpace::crossbar(n));
     let mut rng = stream(12, domain::ENDPOINT, 0);
     let draws = 200_000u32;
     let (mut to5, mut to40) = (0u32, 0u32);
@@ -209,10 +183,7 @@ fn hotspot_fraction_is_honoured() {
 
 #[test]
 fn merge_to_one() {
-    let p = build(
-        PatternConfig::MergeToOne { dest: 3 },
-        &NodeSpace::crossbar(8),
-    );
+    let p = build(PatternConfig::MergeToOne { dest: 3 }, &NodeSpace::crossbar(8));
     let mut rng = stream(0, domain::ENDPOINT, 0);
     assert!(!p.is_source(3));
     for s in (0..8).filter(|&s| s != 3) {
@@ -224,81 +195,30 @@ fn merge_to_one() {
 #[test]
 fn validation_errors() {
     let x64 = NodeSpace::cube(&[8, 8], 1);
-    let e = err(
-        PatternConfig::Hotspot {
-            nodes: vec![1, 70],
-            fraction: 0.5,
-        },
-        &x64,
-    );
-    assert_err(
-        e,
-        "traffic.pattern.nodes",
-        "node 70 is outside the network (nodes are 0..63)",
-    );
-    let e = err(
-        PatternConfig::Hotspot {
-            nodes: vec![],
-            fraction: 0.5,
-        },
-        &x64,
-    );
+    let e = err(PatternConfig::Hotspot { nodes: vec![1, 70], fraction: 0.5 }, &x64);
+    assert_err(e, "traffic.pattern.nodes", "node 70 is outside the network (nodes are 0..63)");
+    let e = err(PatternConfig::Hotspot { nodes: vec![], fraction: 0.5 }, &x64);
     assert_err(e, "traffic.pattern.nodes", "at least one");
-    let e = err(
-        PatternConfig::Hotspot {
-            nodes: vec![2, 2],
-            fraction: 0.5,
-        },
-        &x64,
-    );
-    assert_err(
-        e,
-        "traffic.pattern.nodes",
-        "node 2 is listed more than once",
-    );
+    let e = err(PatternConfig::Hotspot { nodes: vec![2, 2], fraction: 0.5 }, &x64);
+    assert_err(e, "traffic.pattern.nodes", "node 2 is listed more than once");
     for f in [-0.1, 1.5, f64::NAN] {
-        let e = err(
-            PatternConfig::Hotspot {
-                nodes: vec![0],
-                fraction: f,
-            },
-            &x64,
-        );
+        let e = err(PatternConfig::Hotspot { nodes: vec![0], fraction: f }, &x64);
         assert_err(e, "traffic.pattern.fraction", "must be in [0, 1]");
     }
     let e = err(PatternConfig::MergeToOne { dest: 64 }, &x64);
-    assert_err(
-        e,
-        "traffic.pattern.dest",
-        "node 64 is outside the network (nodes are 0..63)",
-    );
+    assert_err(e, "traffic.pattern.dest", "node 64 is outside the network (nodes are 0..63)");
 
     let x48 = NodeSpace::cube(&[6, 8], 1);
-    for cfg in [
-        PatternConfig::BitComplement,
-        PatternConfig::BitReverse,
-        PatternConfig::Shuffle,
-        PatternConfig::Transpose,
-    ] {
+    for cfg in [PatternConfig::BitComplement, PatternConfig::BitReverse, PatternConfig::Shuffle, PatternConfig::Transpose] {
         let e = err(cfg, &x48);
         assert_err(e.clone(), "traffic.pattern.type", "network has 48 nodes");
-        assert!(
-            e.to_string()
-                .contains("32 or 64 nodes, or the `uniform` pattern"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("32 or 64 nodes, or the `uniform` pattern"), "{e}");
     }
     let e = err(PatternConfig::Transpose, &NodeSpace::cube(&[8, 4], 1));
     assert_err(e, "traffic.pattern.type", "odd number of id bits");
 
     for cfg in [PatternConfig::Tornado, PatternConfig::Neighbor] {
-        let e = Pattern::build(
-            &cfg,
-            &NodeSpace::crossbar(16),
-            1,
-            "traffic.phases[2].pattern",
-        )
-        .unwrap_err();
+        let e = Pattern::build(&cfg, &NodeSpace::crossbar(16), 1, "traffic.phases[2].pattern").unwrap_err();
         assert_err(e, "traffic.phases[2].pattern.type", "have none");
     }
 }
@@ -310,36 +230,18 @@ fn config_parses_from_toml() {
         pattern: PatternConfig,
     }
     let parse = |s: &str| toml::from_str::<T>(s).map(|t| t.pattern);
-    assert_eq!(
-        parse("pattern = { type = \"bit_reverse\" }").unwrap(),
-        PatternConfig::BitReverse
-    );
-    assert_eq!(
-        parse("pattern = { type = \"random_permutation\" }").unwrap(),
-        PatternConfig::RandomPermutation { seed: None }
-    );
+    assert_eq!(parse("pattern = { type = \"bit_reverse\" }").unwrap(), PatternConfig::BitReverse);
+    assert_eq!(parse("pattern = { type = \"random_permutation\" }").unwrap(), PatternConfig::RandomPermutation { seed: None });
     assert_eq!(
         parse("[pattern]\ntype = \"hotspot\"\nnodes = [0, 9]\nfraction = 0.25").unwrap(),
-        PatternConfig::Hotspot {
-            nodes: vec![0, 9],
-            fraction: 0.25
-        }
+        PatternConfig::Hotspot { nodes: vec![0, 9], fraction: 0.25 }
     );
     assert!(parse("pattern = { type = \"merge_to_one\", dest = 1, extra = 2 }").is_err());
-    assert!(parse("pattern = { type = \"nope\" }")
-        .unwrap_err()
-        .to_string()
-        .contains("unknown variant"));
+    assert!(parse("pattern = { type = \"nope\" }").unwrap_err().to_string().contains("unknown variant"));
     // Stray keys on parameterless patterns are rejected too.
-    assert!(parse("pattern = { type = \"tornado\", k = 8 }")
-        .unwrap_err()
-        .to_string()
-        .contains("unknown field `k`"));
+    assert!(parse("pattern = { type = \"tornado\", k = 8 }").unwrap_err().to_string().contains("unknown field `k`"));
     assert!(parse("pattern = { type = \"uniform\", fraction = 0.5 }").is_err());
-    assert_eq!(
-        parse("pattern = { type = \"all_to_all\" }").unwrap(),
-        PatternConfig::AllToAll
-    );
+    assert_eq!(parse("pattern = { type = \"all_to_all\" }").unwrap(), PatternConfig::AllToAll);
     assert!(parse("pattern = { type = \"all_to_all\", rounds = 2 }").is_err());
     // Serialization round-trips.
     for cfg in [
@@ -388,9 +290,7 @@ fn all_to_all_steps_are_permutations_without_fixed_points() {
         }
         // Each source's N - 1 consecutive packets visit every other node once.
         for s in 0..n {
-            let mut seen: Vec<u32> = (5..5 + n as u64 - 1)
-                .map(|k| p.dest(s, k, &mut rng))
-                .collect();
+            let mut seen: Vec<u32> = (5..5 + n as u64 - 1).map(|k| p.dest(s, k, &mut rng)).collect();
             seen.sort_unstable();
             let others: Vec<u32> = (0..n).filter(|&d| d != s).collect();
             assert_eq!(seen, others, "n {n} s {s}");
@@ -402,13 +302,7 @@ fn all_to_all_steps_are_permutations_without_fixed_points() {
 fn all_to_all_needs_two_nodes() {
     let e = err(PatternConfig::AllToAll, &NodeSpace::crossbar(1));
     assert_err(e, "traffic.pattern.type", "at least 2 nodes");
-    let e = Pattern::build(
-        &PatternConfig::AllToAll,
-        &NodeSpace::crossbar(1),
-        1,
-        "traffic.phases[0].pattern",
-    )
-    .unwrap_err();
+    let e = Pattern::build(&PatternConfig::AllToAll, &NodeSpace::crossbar(1), 1, "traffic.phases[0].pattern").unwrap_err();
     assert_err(e, "traffic.phases[0].pattern.type", "1 node");
 }
 
@@ -453,7 +347,11 @@ fn matrix_transpose_generalises_transpose() {
         let space = NodeSpace::crossbar(n);
         let k = 1 << (n.trailing_zeros() / 2);
         for rows in [None, Some(k)] {
-            assert_eq!(dests(&build(PatternConfig::MatrixTranspose { rows }, &space)), dests(&build(PatternConfig::Transpose, &space)), "N = {n}, rows {rows:?}");
+            assert_eq!(
+                dests(&build(PatternConfig::MatrixTranspose { rows }, &space)),
+                dests(&build(PatternConfig::Transpose, &space)),
+                "N = {n}, rows {rows:?}"
+            );
         }
     }
     let space = NodeSpace::crossbar(972);
@@ -567,7 +465,9 @@ fn process_pairs_draw_every_matching_and_subset_equally_often() {
 #[test]
 fn process_pairs_seed_and_errors() {
     let space = NodeSpace::crossbar(10);
-    let with = |seed: Option<u64>, run: u64| process_streams(&Pattern::build(&PatternConfig::ProcessPairs { per_node: 2, active: None, seed }, &space, run, "p").unwrap());
+    let with = |seed: Option<u64>, run: u64| {
+        process_streams(&Pattern::build(&PatternConfig::ProcessPairs { per_node: 2, active: None, seed }, &space, run, "p").unwrap())
+    };
     assert_eq!(with(Some(4), 1), with(Some(4), 2), "an explicit seed overrides the run seed");
     assert_eq!(with(None, 4), with(Some(4), 1), "no seed means the run seed");
     assert_ne!(with(None, 4), with(None, 5));

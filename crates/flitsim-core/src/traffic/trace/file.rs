@@ -28,11 +28,20 @@ pub fn parse(text: &str, at: &str) -> Result<(Vec<MessageSpec>, Vec<usize>)> {
         let err = |msg: String| Error::config(&where_, msg);
         let fields: Vec<&str> = body.split_whitespace().collect();
         if fields.len() < 3 {
-            return Err(err(format!("`{body}` is not a message: give `src dst flits`, then optionally at=CYCLE, after=ID,ID,... and delay=CYCLES")));
+            return Err(err(format!(
+                "`{body}` is not a message: give `src dst flits`, then optionally at=CYCLE, after=ID,ID,... and delay=CYCLES"
+            )));
         }
         let num = |s: &str, what: &str| s.parse::<u64>().map_err(|_| err(format!("`{s}` is not {what} (a whole number from 0)")));
         let node = |s: &str, what: &str| num(s, what).and_then(|v| u32::try_from(v).map_err(|_| err(format!("{what} {v} is too large"))));
-        let mut m = MessageSpec { src: node(fields[0], "a source node")?, dst: node(fields[1], "a destination node")?, flits: num(fields[2], "a size in flits")?, at: 0, after: Vec::new(), delay: 0 };
+        let mut m = MessageSpec {
+            src: node(fields[0], "a source node")?,
+            dst: node(fields[1], "a destination node")?,
+            flits: num(fields[2], "a size in flits")?,
+            at: 0,
+            after: Vec::new(),
+            delay: 0,
+        };
         let mut seen: Vec<&str> = Vec::new();
         for f in &fields[3..] {
             let Some((k, v)) = f.split_once('=') else {

@@ -141,7 +141,11 @@ impl Creation {
     /// Flits of packet `k` (0-based) of the message.
     #[inline]
     pub fn flits_of(&self, k: u32) -> u32 {
-        if k + 1 == self.packets { self.last_flits } else { self.full_flits }
+        if k + 1 == self.packets {
+            self.last_flits
+        } else {
+            self.full_flits
+        }
     }
 }
 
@@ -246,8 +250,15 @@ impl Trace {
     pub fn build(cfg: &TraceConfig, nodes: u32, path: &str) -> Result<Trace> {
         let from_file;
         let (specs, names): (&[MessageSpec], Box<dyn Fn(usize) -> String>) = match (&cfg.file, cfg.messages.is_empty()) {
-            (Some(_), false) => return Err(Error::config(format!("{path}.messages"), "give the messages either inline or as `file`, not both")),
-            (None, true) => return Err(Error::config(path, "a trace needs messages: give `file` (one message per line) or `messages = [{ src, dst, flits }, ...]`")),
+            (Some(_), false) => {
+                return Err(Error::config(format!("{path}.messages"), "give the messages either inline or as `file`, not both"))
+            }
+            (None, true) => {
+                return Err(Error::config(
+                    path,
+                    "a trace needs messages: give `file` (one message per line) or `messages = [{ src, dst, flits }, ...]`",
+                ))
+            }
             (Some(f), true) => {
                 let (specs, lines) = file::read(f, &format!("{path}.file"))?;
                 from_file = specs;
@@ -260,10 +271,16 @@ impl Trace {
             }
         };
         if !(1..=MAX_PACKET_FLITS).contains(&cfg.packet_flits) {
-            return Err(Error::config(format!("{path}.packet_flits"), format!("{} is out of range: a packet has 1..={MAX_PACKET_FLITS} flits", cfg.packet_flits)));
+            return Err(Error::config(
+                format!("{path}.packet_flits"),
+                format!("{} is out of range: a packet has 1..={MAX_PACKET_FLITS} flits", cfg.packet_flits),
+            ));
         }
         if specs.len() > u32::MAX as usize / 2 {
-            return Err(Error::config(path, format!("{} messages are more than a trace holds ({}); split the trace", specs.len(), u32::MAX / 2)));
+            return Err(Error::config(
+                path,
+                format!("{} messages are more than a trace holds ({}); split the trace", specs.len(), u32::MAX / 2),
+            ));
         }
         let pf = cfg.packet_flits as u64;
         let n = nodes as usize;
@@ -285,12 +302,18 @@ impl Trace {
             }
             let seq = &mut seqs[s.src as usize];
             if *seq + packets > u32::MAX as u64 {
-                return Err(Error::config(names(m), format!("source {} sends more than {} packets in all; raise packet_flits or shorten the trace", s.src, u32::MAX)));
+                return Err(Error::config(
+                    names(m),
+                    format!("source {} sends more than {} packets in all; raise packet_flits or shorten the trace", s.src, u32::MAX),
+                ));
             }
             let mut seen = Vec::with_capacity(s.after.len());
             for &a in &s.after {
                 let Some(dep) = specs.get(a as usize) else {
-                    return Err(Error::config(names(m), format!("after = {a}: there is no message {a} (the trace has {}, numbered from 0)", specs.len())));
+                    return Err(Error::config(
+                        names(m),
+                        format!("after = {a}: there is no message {a} (the trace has {}, numbered from 0)", specs.len()),
+                    ));
                 };
                 if dep.dst != s.src {
                     return Err(Error::config(names(m), format!("after = {a}: message {a} goes to node {}, not to this message's source {}, so node {} could not know it arrived; wait only for messages to the source", dep.dst, s.src, s.src)));
@@ -301,7 +324,18 @@ impl Trace {
                 seen.push(a);
             }
             let last_flits = (s.flits - (packets - 1) * pf) as u32;
-            msgs.push(Msg { src: s.src, dst: s.dst, at: s.at, delay: s.delay, packets: packets as u32, last_flits, first_seq: *seq as u32, local: out_len[s.src as usize], inbox: inbox_len[s.dst as usize], waits: s.after.len() as u32 });
+            msgs.push(Msg {
+                src: s.src,
+                dst: s.dst,
+                at: s.at,
+                delay: s.delay,
+                packets: packets as u32,
+                last_flits,
+                first_seq: *seq as u32,
+                local: out_len[s.src as usize],
+                inbox: inbox_len[s.dst as usize],
+                waits: s.after.len() as u32,
+            });
             *seq += packets;
             out_len[s.src as usize] += 1;
             inbox_len[s.dst as usize] += 1;

@@ -52,15 +52,28 @@ fn validation_names_the_message_and_the_fix() {
         (vec![msg(0, 4, 1)], "traffic.trace.messages[0]", "dst 4 is outside the network: endpoints are 0..=3"),
         (vec![msg(0, 1, 0)], "traffic.trace.messages[0]", "0 flits"),
         (vec![msg(0, 1, 1), MessageSpec { after: vec![2], ..msg(1, 0, 1) }], "traffic.trace.messages[1]", "there is no message 2"),
-        (vec![msg(0, 2, 1), MessageSpec { after: vec![0], ..msg(1, 0, 1) }], "traffic.trace.messages[1]", "goes to node 2, not to this message's source 1"),
+        (
+            vec![msg(0, 2, 1), MessageSpec { after: vec![0], ..msg(1, 0, 1) }],
+            "traffic.trace.messages[1]",
+            "goes to node 2, not to this message's source 1",
+        ),
         (vec![msg(0, 1, 1), MessageSpec { after: vec![0, 0], ..msg(1, 0, 1) }], "traffic.trace.messages[1]", "lists message 0 twice"),
         // 0 waits for 1, which waits for 0.
-        (vec![MessageSpec { after: vec![1], ..msg(0, 1, 1) }, MessageSpec { after: vec![0], ..msg(1, 0, 1) }], "traffic.trace.messages[", "break the cycle"),
+        (
+            vec![MessageSpec { after: vec![1], ..msg(0, 1, 1) }, MessageSpec { after: vec![0], ..msg(1, 0, 1) }],
+            "traffic.trace.messages[",
+            "break the cycle",
+        ),
         // A cycle only through program order: message 0 (node 0's first) waits for
         // message 3 (node 1's second), which follows message 2, which waits for message
         // 1 (node 0's second), which follows message 0.
         (
-            vec![MessageSpec { after: vec![3], ..msg(0, 1, 1) }, msg(0, 1, 1), MessageSpec { after: vec![1], ..msg(1, 0, 1) }, msg(1, 0, 1)],
+            vec![
+                MessageSpec { after: vec![3], ..msg(0, 1, 1) },
+                msg(0, 1, 1),
+                MessageSpec { after: vec![1], ..msg(1, 0, 1) },
+                msg(1, 0, 1),
+            ],
             "traffic.trace.messages[",
             "break the cycle",
         ),
@@ -83,11 +96,7 @@ fn validation_names_the_message_and_the_fix() {
 #[test]
 fn creation_follows_at_delay_program_order_and_after() {
     let t = build(
-        vec![
-            msg(0, 1, 40),
-            MessageSpec { after: vec![0], delay: 10, ..msg(1, 0, 1) },
-            MessageSpec { at: 50, ..msg(0, 1, 3) },
-        ],
+        vec![msg(0, 1, 40), MessageSpec { after: vec![0], delay: 10, ..msg(1, 0, 1) }, MessageSpec { at: 50, ..msg(0, 1, 3) }],
         2,
         16,
     )
@@ -129,7 +138,9 @@ fn creation_follows_at_delay_program_order_and_after() {
 /// A delay counts from the previous creation when that is later than the waits.
 #[test]
 fn delay_counts_from_the_later_of_the_previous_creation_and_the_waits() {
-    let t = build(vec![msg(1, 0, 1), MessageSpec { at: 5, ..msg(0, 1, 1) }, MessageSpec { after: vec![0], delay: 4, ..msg(0, 1, 1) }], 2, 16).unwrap();
+    let t =
+        build(vec![msg(1, 0, 1), MessageSpec { at: 5, ..msg(0, 1, 1) }, MessageSpec { after: vec![0], delay: 4, ..msg(0, 1, 1) }], 2, 16)
+            .unwrap();
     let (mut c0, mut c1) = (t.cursor(0), t.cursor(1));
     let mut tot = Totals::default();
     assert!(t.next(0, 1, &mut c1).is_some());
