@@ -1,4 +1,4 @@
-//! Ranks: one run across processes started by `mpirun` (issue 9). The transport behind
+//! Ranks: one run across processes started by `mpirun`. The transport behind
 //! the core's [`flitsim_core::sim::peers::Peers`] is Open MPI (any MPI) through the
 //! `mpi` crate, compiled in with this tool's `mpi` feature (`cargo build --release
 //! --features mpi`; it needs an MPI library, e.g. Debian's `libopenmpi-dev`, and

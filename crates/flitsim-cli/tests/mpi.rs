@@ -1,4 +1,4 @@
-//! One run across MPI processes (issue 9): `mpirun -np 2 flitsim run CONFIG` writes the
+//! One run across MPI processes: `mpirun -np 2 flitsim run CONFIG` writes the
 //! report of the one-process run, bit for bit. Built with `--features mpi` (the test
 //! command does), these start real Open MPI processes; without the feature, a tool
 //! started by `mpirun` must refuse and say how to build it.

@@ -1,5 +1,5 @@
-//! The partitioned engine across processes (MPI ranks): issue 9's second step, on the
-//! same partitions as the threads of [`super::parallel`].
+//! The partitioned engine across processes (MPI ranks), on the same partitions as the
+//! threads of [`super::parallel`].
 //!
 //! Every process builds the whole simulation from the same config (so every index is
 //! the same everywhere), then narrows it to its partition: process `k` of `P` steps the

@@ -1,4 +1,4 @@
-//! Lookahead windows of the partitioned engine (issue 9): partitions step several cycles
+//! Lookahead windows of the partitioned engine: partitions step several cycles
 //! between two hand-overs when nothing they send can arrive sooner.
 //!
 //! A flit a router sends in cycle `t` arrives at the next router no earlier than

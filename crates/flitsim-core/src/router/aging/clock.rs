@@ -1,7 +1,7 @@
 //! The per-router SeaStar age clock: bit-exact bookkeeping of the 11-bit header age field.
 //!
-//! This implements section 2.3 of the paper (`shared/papers/seastar-age-arbitration.txt`,
-//! "Pseudocode", with Tables 1 and 2):
+//! This implements section 2.3 of AbtsWeisser07 (`docs/bibliography.md`), "Pseudocode",
+//! with Tables 1 and 2:
 //!
 //! * Procedure 1 (packet receipt at an input port) is [`AgeClock::receive`]: add the port's
 //!   REQ/RSP age bias with saturation at 255, count the packet in the current epoch, and keep

@@ -1,6 +1,6 @@
 //! Derivation of the SeaStar aging parameters from the topology and the router buffers
-//! (the paper in `../shared/papers/seastar-age-arbitration.txt`, section 3, using the
-//! average hop counts and channel loads of section 2, Equations 4-9).
+//! (AbtsWeisser07, section 3; keys in `docs/bibliography.md`), using the average hop
+//! counts and channel loads of section 2, Equations 4-9.
 //!
 //! Given the radix of each dimension (dimension-order routed, the first dimension routed
 //! first), whether each dimension is a mesh or a torus, the packet and buffer sizes and the
