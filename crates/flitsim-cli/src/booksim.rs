@@ -138,7 +138,7 @@ pub fn compare(booksim: &Path, rounds: u32, repeat: usize, run_case: impl Fn(&st
         last = Some((b, one));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("median ratio: {:.1}x on one thread, {:.1}x on two (target: 50x)", median(r1), median(r2));
+    println!("median ratio: {:.1}x on one thread, {:.1}x on two", median(r1), median(r2));
     if let Some((b, one)) = last {
         println!(
             "BookSim2: {} cycles, {:.0} cycles/s, packet latency {:.2}, accepted {:.4} flits/node/cycle, {:.3} routers per packet; flitsim: {} cycles, {:.0} cycles/s",

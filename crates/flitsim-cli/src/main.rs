@@ -133,7 +133,7 @@ enum Command {
     },
     /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
     Bench {
-        /// Shorter runs (for a quick look; the README figures use the full suite).
+        /// Shorter runs (for a quick look; the figures of docs/performance.md use the full suite).
         #[arg(long)]
         quick: bool,
         /// Run only the named case.
