@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""The analytic estimate of static routing's eBB on the Clos of clos.toml (README.md).
+
+Random bisections as the benchmark draws them (every node exchanging with its peer both
+ways at once), each flow between line cards on one spine drawn uniformly from `spines`
+of the 16 (a random per-pair table), its rate the max-min fair share of the links it
+crosses (up link of its line card, down link of the spine). Fair round-robin crossbars
+with one-packet buffers deliver this share (flows on one bottleneck finish together, so
+the benchmark's s / t_p is the fair share). Prints the mean over patterns.
+
+    python3 fair_share.py      # about a second
+"""
+import random
+import statistics
+
+
+def pattern(rng, nodes):
+    order = list(range(nodes))
+    rng.shuffle(order)
+    a, b = order[: nodes // 2], order[nodes // 2 :]
+    return [f for x, y in zip(a, b) for f in ((x, y), (y, x))]
+
+
+def routes(flows, rng, spines, per_card=16):
+    out = []
+    for s, d in flows:
+        if s // per_card == d // per_card:
+            out.append([])  # on one crossbar: no shared link
+        else:
+            sp = rng.randrange(spines)
+            out.append([("up", s // per_card, sp), ("down", sp, d // per_card)])
+    return out
+
+
+def max_min(links):
+    cap, rate, left = {}, {}, set(range(len(links)))
+    for ls in links:
+        for l in ls:
+            cap[l] = 1.0
+    while left:
+        count = {}
+        for i in left:
+            for l in links[i]:
+                count[l] = count.get(l, 0) + 1
+        share = min([1.0] + [cap[l] / n for l, n in count.items()])
+        done = {i for i in left if share >= 1.0 or any(abs(cap[l] / count[l] - share) < 1e-12 for l in links[i])}
+        for i in done:
+            rate[i] = share
+            for l in links[i]:
+                cap[l] -= share
+        left -= done
+    return statistics.mean(rate.values())
+
+
+rng = random.Random(1)
+for nodes in [32, 64, 128, 256, 512]:
+    print(f"{nodes} nodes, random table over 16 spines: {statistics.mean(max_min(routes(pattern(rng, nodes), rng, 16)) for _ in range(12)):.3f}")
+for spines in [12, 10, 8]:
+    print(f"512 nodes, routes drawn from {spines} of the 16 spines: {statistics.mean(max_min(routes(pattern(rng, 512), rng, spines)) for _ in range(12)):.3f}")
+print(f"bridge (a flow's spine fixes its up and down link), one stage of balls in bins: 1 - (15/16)^16 = {1 - (15 / 16) ** 16:.3f}")
