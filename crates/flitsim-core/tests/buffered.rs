@@ -93,6 +93,28 @@ fn round_robin_merging_gives_geometric_shares() {
 }
 
 #[test]
+fn a_slow_processor_port_delivers_its_rate() {
+    // Saturated merging into P7: whatever the packet size, P7's processor port delivers
+    // eject_rate flits per cycle in all, shared in the same geometric shares.
+    for (rate, size) in [(0.5, 1), (0.42, 1), (0.42, 9), (0.25, 4)] {
+        let set = [format!("router.eject_rate={rate:?}"), format!("traffic.packet_size={size}")];
+        let r = run(MERGE, &set.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let v = &r.stats.per_source.values;
+        let total: f64 = v.iter().sum();
+        assert!((total - rate).abs() < 0.002, "rate {rate}, {size}-flit packets: {total}");
+        assert!((v[6] / total - 0.5).abs() < 0.01, "rate {rate}: P6 share {}", v[6] / total);
+    }
+    // At zero load a packet's S flits leave the last router 1 / rate cycles apart
+    // instead of one per cycle: (S - 1)(1 / rate - 1) cycles later than the closed form
+    // of the test above (rd = xd = od = L = Le = 1, h = 6, S = 9).
+    let expect = 1 + 7 * 2 + 6 * 2 + 1 + 1 + 8;
+    for (rate, extra) in [(1.0, 0), (0.5, 8), (0.25, 24)] {
+        let r = run(TORNADO, &[&format!("router.eject_rate={rate:?}")]);
+        assert_eq!(r.stats.network_latency.min, expect + extra, "rate {rate}");
+    }
+}
+
+#[test]
 fn age_based_merging_is_fairer_than_round_robin() {
     // Jain's index of the geometric shares above is 0.428; oldest-first arbitration with
     // a clock fast enough to tell ages apart serves the far sources much more.

@@ -446,6 +446,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("req_age_bias_ports", "none", "per-port REQ_AGE_BIAS (overrides the above)"),
             ("rsp_age_bias_ports", "none", "per-port RSP_AGE_BIAS"),
             ("saturation_check", "corrected", "corrected | as_printed (the paper's literal Procedure 2 test)"),
+            ("eject_rate", "1", "flits per cycle a processor port delivers to its endpoint, 0.01..=1 (SeaStar NIC: 0.42)"),
         ],
     },
     crate::config::registry::Entry {
