@@ -171,7 +171,7 @@ See README.md.
 """
 
 ''' % PATTERNS
-    with open("experiment.toml", "w") as f:
+    with open(__import__("pathlib").Path(__file__).with_name("experiment.toml"), "w") as f:
         f.write(head + "\n".join(rows))
 
 

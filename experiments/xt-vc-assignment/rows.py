@@ -121,5 +121,5 @@ for r in rows:
             continue
         lines.append(f"{key} = {q(r[key])}")
     lines.append("")
-open("experiment.toml", "w").write("\n".join(lines))
+open(__import__("pathlib").Path(__file__).with_name("experiment.toml"), "w").write("\n".join(lines))
 print(len(rows), "rows")
