@@ -8,7 +8,12 @@ crosses (up link of its line card, down link of the spine). Fair round-robin cro
 with one-packet buffers deliver this share (flows on one bottleneck finish together, so
 the benchmark's s / t_p is the fair share). Prints the mean over patterns.
 
-    python3 fair_share.py      # about a second
+Then the same with the two directions of a pair coupled, as the paper's MPI benchmark
+couples them (ping-ping / MPI_Sendrecv, one message at a time each way; README.md): the
+pair is one commodity on the links of both its flows, so both directions get the
+smaller share.
+
+    python3 fair_share.py      # a few seconds
 """
 import random
 import statistics
@@ -58,3 +63,26 @@ for nodes in [32, 64, 128, 256, 512]:
 for spines in [12, 10, 8]:
     print(f"512 nodes, routes drawn from {spines} of the 16 spines: {statistics.mean(max_min(routes(pattern(rng, 512), rng, spines)) for _ in range(12)):.3f}")
 print(f"bridge (a flow's spine fixes its up and down link), one stage of balls in bins: 1 - (15/16)^16 = {1 - (15 / 16) ** 16:.3f}")
+
+
+def coupled(flows, rs):
+    """Pairs as commodities: flows come in (x, y), (y, x) order (pattern(), bridge())."""
+    return [rs[i] + rs[i + 1] for i in range(0, len(flows), 2)]
+
+
+def bridge(nodes, per_card=16):
+    return [f for i in range(nodes // (2 * per_card)) for q in range(per_card) for x, y in [(2 * i * per_card + q, (2 * i + 1) * per_card + q)] for f in ((x, y), (y, x))]
+
+
+for nodes in [32, 64, 128, 256, 512]:
+    vals = []
+    for _ in range(12):
+        flows = pattern(rng, nodes)
+        vals.append(max_min(coupled(flows, routes(flows, rng, 16))))
+    print(f"{nodes} nodes, random table, the pair's directions coupled: {statistics.mean(vals):.3f}")
+for nodes in [64, 256, 512]:
+    vals = []
+    for _ in range(12):
+        flows = bridge(nodes)
+        vals.append(max_min(coupled(flows, routes(flows, rng, 16))))
+    print(f"bridge, {nodes} nodes, random table, coupled: {statistics.mean(vals):.3f}")
