@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::sim::packet::Counters;
+use crate::packet::Counters;
+pub use crate::routing::vc_balance::VcBalanceReport;
 use crate::stats::StatsReport;
 use crate::topology::TopologySummary;
 
@@ -135,19 +136,6 @@ pub struct FaultsReport {
     pub packets_unroutable: u64,
     /// Of those, packets for nodes whose router failed.
     pub packets_to_failed_nodes: u64,
-}
-
-/// VC_balance per dimension (see [`crate::routing::vc_balance`]).
-#[derive(Serialize, Clone, Debug, PartialEq)]
-pub struct VcBalanceReport {
-    /// From the routes: one packet per ordered pair of distinct nodes.
-    pub analytic: Vec<crate::routing::vc_balance::DimBalance>,
-    /// Along the ring of the last dimension through router 0 (analytic, + links).
-    pub analytic_ring: Vec<f64>,
-    /// From the flits each link carried per VC in the measurement window.
-    pub simulated: Vec<crate::routing::vc_balance::DimBalance>,
-    /// The same ring, simulated.
-    pub simulated_ring: Vec<f64>,
 }
 
 /// One traffic phase.

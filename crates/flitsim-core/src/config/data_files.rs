@@ -8,16 +8,6 @@ use std::path::Path;
 /// ([`super::Config::load_in`]).
 pub const DATA_FILE_KEYS: [&str; 3] = ["routing.tables", "topology.file", "traffic.trace.file"];
 
-/// The message for a data file that cannot be read; when it is missing, where a relative
-/// path is looked for.
-pub(crate) fn cannot_read(file: &str, e: &std::io::Error) -> String {
-    let mut m = format!("cannot read {file}: {e}");
-    if e.kind() == std::io::ErrorKind::NotFound && Path::new(file).is_relative() {
-        m += " (a relative path in a config file is read from that file's folder, one given with --set from the working directory)";
-    }
-    m
-}
-
 /// Join `dir` before each relative data-file path in `table` ([`DATA_FILE_KEYS`]). A
 /// value that is not a string is left for the parser to refuse with its key path; a
 /// folder that is empty or `.` changes nothing, so a config in the working directory

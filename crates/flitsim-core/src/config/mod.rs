@@ -12,14 +12,12 @@ mod data_files;
 pub(crate) mod parse;
 pub mod registry;
 
-pub(crate) use data_files::cannot_read;
+pub use crate::schema::check_range;
+use crate::schema::tagged::{join_path, path_string, split_marked, without_context};
 use data_files::rebase_data_files;
 pub use data_files::DATA_FILE_KEYS;
 pub use parse::apply_override;
-pub(crate) use parse::deserialize_tagged;
-use parse::{
-    humanize, join_path, line_col, path_string, remove_key, split_marked, tables_where_tables_belong, the_names_here, without_context,
-};
+use parse::{humanize, line_col, remove_key, tables_where_tables_belong, the_names_here};
 
 use serde::{Deserialize, Serialize};
 
@@ -621,7 +619,8 @@ impl Config {
             ));
         }
         if !self.faults.at.is_empty() {
-            crate::link::faults::timed::check_setup(self, &topology)?;
+            let crosspoint_with_retry = matches!(self.router, RouterConfig::Crosspoint(_)) && self.channel.retry.is_some();
+            crate::link::faults::timed::check_setup(&topology, crosspoint_with_retry)?;
         }
         let (mut routing, faults) = self.routes_on(&mut topology, on_progress)?;
         let mut timed_failures = Vec::new();
@@ -802,16 +801,6 @@ impl Config {
         }
         self.stats.validate("stats")?;
         Ok(Spec { config: self.clone(), topology, routing, workload, faults, timed_failures })
-    }
-}
-
-/// A `u32` field that must lie in `lo..=hi`: the error names `path.field` and says what
-/// the field is.
-pub fn check_range(path: &str, field: &str, v: u32, lo: u32, hi: u32, what: &str) -> Result<()> {
-    if v < lo || v > hi {
-        Err(Error::config(format!("{path}.{field}"), format!("{v} is out of range: {what} must be {lo}..={hi}")))
-    } else {
-        Ok(())
     }
 }
 

@@ -2,18 +2,7 @@
 //! parameters beside its code; `flitsim list` prints this, and tests check that every
 //! registered name parses and every parser variant is registered, so they cannot drift.
 
-/// One registered component.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct Entry {
-    /// Family: topology, routing, router, pattern, injection, congestion, ...
-    pub family: &'static str,
-    /// The `type = "..."` name used in config.
-    pub name: &'static str,
-    /// One-line description.
-    pub summary: &'static str,
-    /// `(parameter, default, doc)`.
-    pub params: &'static [(&'static str, &'static str, &'static str)],
-}
+pub use crate::schema::Entry;
 
 /// Every registered component, family by family.
 pub fn all() -> Vec<Entry> {

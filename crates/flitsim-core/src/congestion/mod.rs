@@ -68,9 +68,9 @@ pub mod tuner;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::check_range;
-use crate::config::registry::Entry;
 use crate::error::{Error, Result};
+use crate::schema::check_range;
+use crate::schema::Entry;
 
 pub use sideband::{Sideband, Snapshot};
 pub use tuner::{Action, DropFraction, Period, Tuner};

@@ -42,7 +42,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{fires, threshold, SimRng};
+use crate::rng::{fires, threshold, SimRng};
 
 /// The configured scheme: `routing.selection` with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -307,7 +307,7 @@ impl NicRoutes {
         }
         // A uniformly random other route.
         let other = |rng: &mut SimRng| {
-            let r = crate::sim::rng::below(rng, count - 1);
+            let r = crate::rng::below(rng, count - 1);
             if r >= pair.route {
                 r + 1
             } else {
@@ -352,7 +352,7 @@ impl NicRoutes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::rng::stream;
+    use crate::rng::stream;
 
     fn params(probing: bool, threshold: u32, p: f64, limit: u32) -> DispersionParams {
         DispersionParams::build(

@@ -18,9 +18,9 @@ use std::collections::VecDeque;
 
 use crate::flow::FlowControl;
 use crate::link::{Channels, Flit, InFlight, Ring};
+use crate::packet::{Counters, Packet, PacketArena};
+use crate::rng::{self, SimRng};
 use crate::router::Routers;
-use crate::sim::packet::{Counters, Packet, PacketArena};
-use crate::sim::rng::{self, SimRng};
 use crate::stats::{Collector, Delivered};
 use crate::topology::Topology;
 use crate::traffic::trace::{Cursor, Totals};

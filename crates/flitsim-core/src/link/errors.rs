@@ -20,7 +20,7 @@
 //!
 //! # Determinism
 //! Every component of every lane draws from its own stream,
-//! `sim::rng::stream(seed, DOMAIN, link_id * 8 + k)`, so the data lanes' errors do not
+//! `rng::stream(seed, DOMAIN, link_id * 8 + k)`, so the data lanes' errors do not
 //! depend on the control lane's traffic, a burst schedule does not depend on the traffic
 //! at all, and nothing depends on the order in which links are stepped. All arithmetic
 //! is IEEE `+ - * /` on `f64` (no libm: the logarithm used to draw geometric gaps is
@@ -52,9 +52,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{fires, stream, threshold, SimRng};
+use crate::rng::{fires, stream, threshold, SimRng};
 
-/// RNG domain of link error streams (alongside `sim::rng::domain`; distinct from its
+/// RNG domain of link error streams (alongside `rng::domain`; distinct from its
 /// constants so no endpoint, router, pattern or fault stream coincides with these).
 pub const DOMAIN: u64 = 0x004C_494E_4B45_5252; // "LINKERR"
 

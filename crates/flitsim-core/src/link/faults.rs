@@ -15,7 +15,7 @@ pub mod timed;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{below, domain, stream};
+use crate::rng::{below, domain, stream};
 use crate::topology::{Topology, NONE};
 
 /// Config table `[faults]`.

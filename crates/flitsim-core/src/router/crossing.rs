@@ -17,7 +17,7 @@
 //! gone. Packet ids are therefore private to a partition and never reach a result.
 
 use crate::link::{CreditWire, InFlight, Ring};
-use crate::sim::packet::{Packet, PacketArena};
+use crate::packet::{Packet, PacketArena};
 
 /// Which of a partition's routers a step visits. With the pipelined hand-over
 /// (`sim/pipeline.rs`) a partition steps its *interior* routers (no channel to or

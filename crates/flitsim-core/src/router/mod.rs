@@ -100,7 +100,7 @@ pub enum RouterConfig {
 }
 
 /// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum RawRouter {
@@ -112,7 +112,7 @@ enum RawRouter {
 
 impl<'de> Deserialize<'de> for RouterConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::config::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
+        Ok(match crate::schema::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
             RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
             RawRouter::BufferedCrossbar(c) => RouterConfig::BufferedCrossbar(c),
             RawRouter::Central(c) => RouterConfig::Central(c),
@@ -352,7 +352,7 @@ impl IqConfig {
 
     /// Range checks; `path` is "router".
     pub fn validate(&self, path: &str, max_packet: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
+        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
         range("islip_iterations", self.islip_iterations, 1, 8, "iSLIP iterations")?;
@@ -403,8 +403,8 @@ impl IqConfig {
 }
 
 /// Registry entries for `flitsim list`.
-pub const REGISTRY: &[crate::config::registry::Entry] = &[
-    crate::config::registry::Entry {
+pub const REGISTRY: &[crate::schema::Entry] = &[
+    crate::schema::Entry {
     family: "router",
     name: "input_queued",
     summary: "input-queued VC router: RC, VA, SA, ST pipeline, credit flow control, wormhole or VCT",
@@ -424,7 +424,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
         ("credit_delay", "1", "credit return cycles"),
     ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "router",
         name: "buffered_crossbar",
         summary: "buffered crossbar (SeaStar): input buffers, per-output staging buffers, per-packet output arbitration, bit-exact aging",
@@ -449,7 +449,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("eject_rate", "1", "flits per cycle a processor port delivers to its endpoint, 0.01..=1 (SeaStar NIC: 0.42)"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "router",
         name: "central",
         summary: "central-arbiter wormhole router (one header routed per cycle) for adaptive routing with Duato or Disha",
@@ -463,7 +463,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("token_hop", "1", "Disha: cycles for the recovery token to pass to the next router"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "router",
         name: "crosspoint",
         summary: "SiCortex fabric switch: crosspoint buffers XB_ij of whole packets (one entry reserved per VC), source routes, VCs by node order, cut-through, transmitter-allocated entries",
@@ -616,9 +616,9 @@ impl Routers {
         topo: &crate::topology::Topology,
         routing: &crate::routing::RoutingFunction,
         ch: &mut crate::link::Channels,
-        packets: &mut crate::sim::packet::PacketArena,
+        packets: &mut crate::packet::PacketArena,
         stats: &mut crate::stats::Collector,
-        ctr: &mut crate::sim::packet::Counters,
+        ctr: &mut crate::packet::Counters,
     ) {
         debug_assert!(which == crossing::Which::All || matches!(self, Routers::Iq(_)), "only input-queued routers are stepped by halves");
         match self {

@@ -224,7 +224,7 @@ impl Dor {
     fn tie_plus(&self, dim: u32, c: u32, t: u32, key: u64) -> bool {
         match self.ties {
             TiePolicy::Plus => true,
-            TiePolicy::Random => crate::sim::rng::mix64(self.seed ^ crate::sim::rng::mix64(key)) >> (dim & 63) & 1 == 0,
+            TiePolicy::Random => crate::rng::mix64(self.seed ^ crate::rng::mix64(key)) >> (dim & 63) & 1 == 0,
             TiePolicy::SourceParity => c & 1 == 0,
             TiePolicy::DestinationParity => t & 1 == 0,
         }

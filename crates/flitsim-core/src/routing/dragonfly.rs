@@ -33,8 +33,8 @@ use serde::{Deserialize, Serialize};
 use super::Candidate;
 pub use super::{NoQueues, PortQueues};
 use crate::error::{Error, Result};
-use crate::sim::packet::Packet;
-use crate::sim::rng::mix64;
+use crate::packet::Packet;
+use crate::rng::mix64;
 use crate::topology::dragonfly::{minimal_hops, minimal_port, Dragonfly};
 use crate::topology::Topology;
 

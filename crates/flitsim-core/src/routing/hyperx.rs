@@ -32,8 +32,8 @@ use std::sync::Arc;
 
 use super::{Candidate, PortQueues};
 use crate::error::{Error, Result};
-use crate::sim::packet::Packet;
-use crate::sim::rng::mix64;
+use crate::packet::Packet;
+use crate::rng::mix64;
 use crate::topology::hyperx::HyperX;
 use crate::topology::Topology;
 

@@ -236,7 +236,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 /// Deserialization mirror of [`RoutingConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum RawRouting {
@@ -320,7 +320,7 @@ enum RawRouting {
 
 impl<'de> Deserialize<'de> for RoutingConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::config::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
+        Ok(match crate::schema::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
             RawRouting::Dor { order, datelines, classes, ties, dateline_class } => {
                 RoutingConfig::Dor { order, datelines, classes, ties, dateline_class }
             }
@@ -520,7 +520,7 @@ impl RoutingFunction {
                 let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, seed);
                 if let Some(file) = tables {
                     let field = format!("{path}.tables");
-                    let bytes = std::fs::read(file).map_err(|e| Error::config(&field, crate::config::cannot_read(file, &e)))?;
+                    let bytes = std::fs::read(file).map_err(|e| Error::config(&field, crate::schema::cannot_read(file, &e)))?;
                     let t = table::TableRouting::from_bytes(&bytes, topo, vcs, &field)?.with_dateline_errors(*dateline_errors, path)?;
                     if t.per_class() as u32 != dor.per_class {
                         return Err(Error::config(
@@ -676,7 +676,7 @@ impl RoutingFunction {
     /// [`RoutingFunction::route`] for packet `pk` (its source and sequence number decide
     /// a dimension-order tie under `ties = "random"`).
     #[inline]
-    pub fn route_packet(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, pk: &crate::sim::packet::Packet) -> Candidate {
+    pub fn route_packet(&self, topo: &Topology, router: u32, in_port: u32, in_vc: u32, pk: &crate::packet::Packet) -> Candidate {
         match self {
             RoutingFunction::Dor(d) => d.route(topo, router, in_port, in_vc, pk.dst, dor::packet_key(pk.src, pk.seq)),
             _ => self.route(topo, router, in_port, in_vc, pk.dst),
@@ -767,7 +767,7 @@ impl RoutingFunction {
         let (mut r, mut p, mut v) = (topo.router_of(src), topo.local_port_of(src), vc);
         // A dragonfly's or HyperX's Valiant route: that of the source's first packet
         // (number 0); UGAL's in a network at rest (minimal).
-        let mut header = crate::sim::packet::Packet { src, dst, ..Default::default() };
+        let mut header = crate::packet::Packet { src, dst, ..Default::default() };
         loop {
             let c = match self {
                 RoutingFunction::Dragonfly(d) => d.route_header(r, p, v, hops.is_empty(), &mut header, &NoQueues),

@@ -59,7 +59,7 @@ use std::collections::HashSet;
 use petgraph::graphmap::DiGraphMap;
 
 use crate::error::{Error, Result};
-use crate::sim::rng::mix64;
+use crate::rng::mix64;
 use crate::topology::clos::{FatTree, NodeId, Vertex, MAX_LEVELS};
 
 /// Most ports in a route: one per switch of a climb to the top level and back.

@@ -11,7 +11,7 @@
 //! * [`Selection::Random`]: a uniformly random route per packet (random oblivious). The
 //!   draw is counter-based: route `mix(seed, source, packet number) mod R`, i.e. packet
 //!   `seq` of source `s` takes draw `seq` of the source's own stream (domain
-//!   [`crate::sim::rng::domain::ROUTE`]), so it depends on neither the order routers are
+//!   [`crate::rng::domain::ROUTE`]), so it depends on neither the order routers are
 //!   stepped in nor any state the (immutable) routing function would have to keep.
 //!
 //! **Carrying the route.** The source leaf builds the route string when the head arrives
@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use super::updown::{self, StaticScheme};
 use super::Candidate;
 use crate::error::{Error, Result};
-use crate::sim::rng::{domain, mix64};
+use crate::rng::{domain, mix64};
 use crate::topology::clos::FatTree;
 use crate::topology::{Shape, Topology};
 

@@ -150,19 +150,31 @@ pub fn summarise(topo: &Topology, counts: &[[u64; 2]]) -> VcBalance {
     VcBalance { dims, links, ring }
 }
 
-/// The VC_balance report (`stats.vc_balance`): analytic from the routes, simulated
-/// from the per-channel VC flit counts of the window.
+/// VC_balance per dimension, as the run's report gives it (`stats.vc_balance`).
+#[derive(serde::Serialize, Clone, Debug, PartialEq)]
+pub struct VcBalanceReport {
+    /// From the routes: one packet per ordered pair of distinct nodes.
+    pub analytic: Vec<DimBalance>,
+    /// Along the ring of the last dimension through router 0 (analytic, + links).
+    pub analytic_ring: Vec<f64>,
+    /// From the flits each link carried per VC in the measurement window.
+    pub simulated: Vec<DimBalance>,
+    /// The same ring, simulated.
+    pub simulated_ring: Vec<f64>,
+}
+
+/// The VC_balance report: analytic from the routes (of the pairs `connected` joins),
+/// simulated from the per-channel VC flit counts of the window; `None` where VC_balance
+/// does not apply (not a cube).
 pub(crate) fn report(
-    spec: &crate::config::Spec,
+    routing: &RoutingFunction,
+    topo: &Topology,
+    connected: Option<&super::cdg::PairMask>,
     channels: &crate::link::Channels,
     channel_flits: &[Vec<u64>],
-) -> Option<crate::report::VcBalanceReport> {
-    if !spec.config.stats.vc_balance {
-        return None;
-    }
-    let topo = &spec.topology;
-    let analytic = analyse(&spec.routing, topo, 0, spec.faults.as_ref().map(|f| &*f.mask)).ok()?;
-    let per_class = spec.routing.injection_vcs().1 as usize;
+) -> Option<VcBalanceReport> {
+    let analytic = analyse(routing, topo, 0, connected).ok()?;
+    let per_class = routing.injection_vcs().1 as usize;
     let split = (per_class / 2).max(1);
     let p_n = topo.ports as usize;
     let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
@@ -176,7 +188,7 @@ pub(crate) fn report(
         }
     }
     let simulated = summarise(topo, &counts);
-    Some(crate::report::VcBalanceReport {
+    Some(VcBalanceReport {
         analytic: analytic.dims,
         analytic_ring: analytic.ring,
         simulated: simulated.dims,

@@ -43,11 +43,11 @@ use crate::congestion::metapacket::{Completion, MetaReport};
 use crate::endpoint::Endpoints;
 use crate::endpoint::Throttle;
 use crate::link::Channels;
+use crate::packet::{Counters, PacketArena};
 use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings, MetaCross};
 use crate::router::crosspoint::{RetryEvent, RetryPart};
 use crate::router::Routers;
-use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 
 /// One outbox on the wire, with the sender's counters (so that one exchange per cycle

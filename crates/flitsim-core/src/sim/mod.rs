@@ -8,11 +8,9 @@
 pub mod check;
 pub mod deadlock;
 pub mod distributed;
-pub mod packet;
 pub mod parallel;
 pub mod peers;
 mod pipeline;
-pub mod rng;
 mod team;
 mod window;
 
@@ -27,7 +25,10 @@ use crate::router::{RouterConfig, Routers};
 use crate::stats::{Collector, FinishInfo};
 use crate::topology::NONE;
 
-pub use packet::{Counters, Packet, PacketArena};
+pub use crate::packet::{Counters, Packet, PacketArena};
+/// The packet arena and the random streams live at the crate root, where every layer may
+/// use them; these paths stay for the engine's users.
+pub use crate::{packet, rng};
 
 /// Which part of the run a cycle belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -625,7 +626,13 @@ impl Simulation {
         }
         let topo = &self.spec.topology;
         let mut stats = self.stats.finish(info);
-        let vc_balance = crate::routing::vc_balance::report(&self.spec, &self.channels, &stats.channel_flits);
+        let spec = &self.spec;
+        let vc_balance = if spec.config.stats.vc_balance {
+            let connected = spec.faults.as_ref().map(|f| &*f.mask);
+            crate::routing::vc_balance::report(&spec.routing, &spec.topology, connected, &self.channels, &stats.channel_flits)
+        } else {
+            None
+        };
         let window = (stats.window.1 - stats.window.0).max(1) as f64;
         let mut channels = Vec::new();
         if !stats.channel_flits.is_empty() {

@@ -49,9 +49,9 @@
 use crate::config::Spec;
 use crate::endpoint::{Endpoints, NicView, Throttle};
 use crate::link::Channels;
+use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::Crossings;
 use crate::router::Routers;
-use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 
 /// One partition other than the first: its copy of the network state, of which it steps

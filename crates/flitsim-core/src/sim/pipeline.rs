@@ -51,9 +51,9 @@ use crossbeam_utils::CachePadded;
 use super::parallel::{receive_outbox, take_outbox, PartMut};
 use crate::config::Spec;
 use crate::link::Channels;
+use crate::packet::PacketArena;
 use crate::router::crossing::{Crossings, Which};
 use crate::router::Routers;
-use crate::sim::packet::PacketArena;
 
 /// Can `spec`'s network use the pipelined hand-over? (Input-queued routers, built from
 /// an input-queued router config, with nothing decided across the network every cycle.)

@@ -254,9 +254,9 @@ impl Graph {
 /// Read the link list from a file (see the module docs); `key` is the config key naming
 /// the file, for errors.
 pub fn read_links(file: &str, key: &str) -> Result<Vec<Link>> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::config::cannot_read(file, &e)))?;
+    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::schema::cannot_read(file, &e)))?;
     let mut links = Vec::new();
-    for (line, body) in crate::config::parse::data_lines(&text) {
+    for (line, body) in crate::schema::data_lines(&text) {
         let at = format!("{key} ({file} line {line})");
         let ids: Vec<&str> = body.split_whitespace().collect();
         let parse =

@@ -150,7 +150,7 @@ fn one() -> u32 {
 }
 
 /// Deserialization mirror of [`TopologyConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::config::deserialize_tagged`]).
+/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum RawTopology {
@@ -216,7 +216,7 @@ enum RawTopology {
 
 impl<'de> Deserialize<'de> for TopologyConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::config::deserialize_tagged::<D, RawTopology>(deserializer, "topology", None)? {
+        Ok(match crate::schema::deserialize_tagged::<D, RawTopology>(deserializer, "topology", None)? {
             RawTopology::Torus { dims, concentration } => TopologyConfig::Torus { dims, concentration },
             RawTopology::Mesh { dims, concentration } => TopologyConfig::Mesh { dims, concentration },
             RawTopology::Cube { dims, wrap, concentration } => TopologyConfig::Cube { dims, wrap, concentration },
@@ -240,8 +240,8 @@ impl Default for TopologyConfig {
 }
 
 /// Registry entries for `flitsim list`.
-pub const REGISTRY: &[crate::config::registry::Entry] = &[
-    crate::config::registry::Entry {
+pub const REGISTRY: &[crate::schema::Entry] = &[
+    crate::schema::Entry {
         family: "topology",
         name: "torus",
         summary: "k-ary n-cube, every dimension wrapped; mixed radix allowed",
@@ -250,7 +250,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("concentration", "1", "endpoints per router"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "mesh",
         summary: "k-ary n-mesh, no dimension wrapped; mixed radix allowed",
@@ -259,7 +259,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("concentration", "1", "endpoints per router"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "cube",
         summary: "k-ary n-cube with each dimension a torus ring or a mesh line",
@@ -269,19 +269,19 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("concentration", "1", "endpoints per router"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "crossbar",
         summary: "a single N-port router with one endpoint per port (validation)",
         params: &[("ports", "required", "number of ports/endpoints, 1..=64")],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "kautz",
         summary: "Kautz digraph K(d, D) (SiCortex): (d+1) d^(D-1) routers, d unidirectional links out and in each, one endpoint per router",
         params: &[("degree", "required", "d: links out and in per router, 2..=15 (SC5832: 3)"), ("diameter", "required", "D: diameter and label length, >= 1 (SC5832: 6, 972 nodes)")],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "clos",
         summary: "folded Clos of radix-port crossbars (Myrinet; paper: 3 stages of 32-port crossbars, 512 nodes); routing.type = \"updown\"",
@@ -291,13 +291,13 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("nodes", "full network", "whole top-level subtrees: a multiple of (radix/2)^((stages-1)/2)"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "k_ary_n_tree",
         summary: "Petrini and Vanneschi's k-ary n-tree: k^n nodes, n levels of 2k-port switches; routing.type = \"updown\"",
         params: &[("k", "required", "arity: down and up ports per switch (3k <= 64 in the engine)"), ("n", "required", "levels")],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "dragonfly",
         summary: "dragonfly (Kim et al. 2008): groups of fully connected routers, global channels between groups (consecutive arrangement); routing.type = \"dragonfly\"",
@@ -308,7 +308,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("groups", "a h + 1", "g: groups, with g - 1 dividing a h (one link per group pair at the default)"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "hyperx",
         summary: "HyperX (Ahn et al. 2009): a lattice whose every dimension is a complete graph, optionally with parallel links; routing.type = \"hyperx\"",
@@ -318,7 +318,7 @@ pub const REGISTRY: &[crate::config::registry::Entry] = &[
             ("concentration", "1", "T: endpoints per router"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "topology",
         name: "graph",
         summary: "any network graph: routers joined by the bidirectional links listed inline or in a file; routing.type = \"graph\"",

@@ -23,7 +23,7 @@
 //!   `2in + q` is paired with `(2i+1)n + q`. See [`bridge`].
 //!
 //! The paper draws patterns with the Mersenne Twister; here pattern `ω` of a run with
-//! seed `s` comes from its own stream `sim::rng::stream(s, STREAM_DOMAIN, ω)`, so any
+//! seed `s` comes from its own stream `rng::stream(s, STREAM_DOMAIN, ω)`, so any
 //! pattern can be regenerated alone, in any order, on any thread. One Fisher-Yates shuffle
 //! of the node ids does both random steps: its first half is a uniformly random half A,
 //! and its second half, in shuffled order, a uniformly random pairing of B with A (the
@@ -32,7 +32,7 @@
 //! A pattern costs one shuffle (`O(P)`); [`BisectionGenerator::fill`] reuses its buffers.
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{below, stream};
+use crate::rng::{below, stream};
 
 /// Patterns measured per configuration in the paper (section 5.2).
 pub const PAPER_PATTERNS: u32 = 5000;
@@ -42,7 +42,7 @@ pub const PAPER_MESSAGES: u32 = 50;
 pub const PAPER_MESSAGE_BYTES: u64 = 1 << 20;
 
 /// RNG stream domain of random bisections, apart from the domains of
-/// [`crate::sim::rng::domain`] so pattern `ω` never shares a stream with another component.
+/// [`crate::rng::domain`] so pattern `ω` never shares a stream with another component.
 pub const STREAM_DOMAIN: u64 = 0x6542_4200; // "eBB"
 
 /// A bisect pattern: the nodes split into halves A and B, each node paired with one node

@@ -20,9 +20,9 @@ pub mod trace;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::registry::Entry;
 use crate::error::{Error, Result};
-use crate::sim::rng::SimRng;
+use crate::rng::SimRng;
+use crate::schema::Entry;
 
 pub use injection::{InjectionConfig, InjectionProcess, SourceState};
 pub use message::{Message, MessageConfig};

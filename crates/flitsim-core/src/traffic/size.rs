@@ -8,7 +8,7 @@ use serde::de::{self, MapAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{threshold, SimRng};
+use crate::rng::{threshold, SimRng};
 
 /// Largest packet, in flits (packet sizes travel in 16-bit header fields).
 pub const MAX_PACKET_FLITS: u32 = 65_535;
@@ -215,7 +215,7 @@ fn check_size(size: u32, path: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::rng::{domain, stream};
+    use crate::rng::{domain, stream};
 
     fn dist(sizes: &[u32], weights: &[f64]) -> PacketSizeConfig {
         PacketSizeConfig::Distribution { sizes: sizes.to_vec(), weights: weights.to_vec() }

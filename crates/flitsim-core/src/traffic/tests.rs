@@ -1,7 +1,7 @@
 //! Unit tests of the workload: phases, injection, sizes, budgets and exchanges.
 
 use super::*;
-use crate::sim::rng::{domain, stream};
+use crate::rng::{domain, stream};
 
 fn parse(s: &str) -> TrafficConfig {
     #[derive(Deserialize)]

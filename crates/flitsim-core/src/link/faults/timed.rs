@@ -286,15 +286,16 @@ fn hops_table(r: &SourceRouting, n: u32) -> Vec<u32> {
 }
 
 /// What `[[faults.at]]` needs of the rest of the config, each refusal naming the field and
-/// the fix.
-pub fn check_setup(cfg: &crate::config::Config, topo: &Topology) -> Result<()> {
+/// the fix: a Kautz topology, and (`crosspoint_with_retry`) the crosspoint router with
+/// link-level retry.
+pub fn check_setup(topo: &Topology, crosspoint_with_retry: bool) -> Result<()> {
     if topo.shape != crate::topology::Shape::Kautz {
         return Err(Error::config(
             "faults.at",
             "links failing during the run are modelled on the SiCortex Kautz fabric; use topology.type = \"kautz\", or fail the links before the run with faults.links",
         ));
     }
-    if !matches!(cfg.router, crate::router::RouterConfig::Crosspoint(_)) || cfg.channel.retry.is_none() {
+    if !crosspoint_with_retry {
         return Err(Error::config(
             "faults.at",
             "a link failing during the run reports what its replay buffer held, so it needs link-level retry: set router.type = \"crosspoint\" and add [channel.retry]",

@@ -183,7 +183,7 @@ impl BufferedConfig {
     /// Range checks; `path` is "router". `max_packet` is the workload's largest packet,
     /// `ndims` the topology's dimensions and `ports` its router ports.
     pub fn validate(&self, path: &str, workload_max: u32, ndims: usize, ports: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
+        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
         range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 4096, "flit slots per input VC buffer")?;
         range("staging_depth", self.staging_depth, 1, 4096, "flit slots per staging buffer")?;

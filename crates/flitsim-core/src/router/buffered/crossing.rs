@@ -8,8 +8,8 @@
 
 use super::{bump, BufferedRouters};
 use crate::link::Channels;
+use crate::packet::PacketArena;
 use crate::router::crossing::Crossings;
-use crate::sim::packet::PacketArena;
 
 impl BufferedRouters {
     /// Step only routers `[lo, hi)` (one partition); channels to and from other routers

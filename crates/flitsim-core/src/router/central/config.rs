@@ -59,7 +59,7 @@ impl Default for CentralConfig {
 impl CentralConfig {
     /// Range checks; `path` is "router"; `ports` per router.
     pub fn validate(&self, path: &str, ports: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::config::check_range(path, field, v, lo, hi, what);
+        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
         range("vcs", self.vcs, 1, 15, "the number of virtual channels")?;
         range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
         range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;

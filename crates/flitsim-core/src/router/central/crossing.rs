@@ -11,8 +11,8 @@
 
 use super::CentralRouters;
 use crate::link::Channels;
+use crate::packet::PacketArena;
 use crate::router::crossing::Crossings;
-use crate::sim::packet::PacketArena;
 
 impl CentralRouters {
     /// Step only routers `[lo, hi)` (one partition); channels to and from other routers

@@ -28,8 +28,8 @@
 
 use super::{state, CentralRouters, FREE};
 use crate::link::{Channels, End};
+use crate::packet::PacketArena;
 use crate::routing::adaptive::Adaptive;
-use crate::sim::packet::PacketArena;
 use crate::topology::Topology;
 
 /// The recovery token.

@@ -40,9 +40,9 @@ pub use config::CentralConfig;
 
 use crate::congestion::metapacket::{Agg, MetaNet};
 use crate::link::{Channels, CreditWire, Flit, InFlight};
+use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::{CrossCredit, Crossings};
 use crate::routing::adaptive::{Adaptive, DeadlockHandling};
-use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::check_range;
 use crate::error::{Error, Result};
+use crate::schema::check_range;
 
 /// The crosspoint-buffered switch (SiCortex, section 4).
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]

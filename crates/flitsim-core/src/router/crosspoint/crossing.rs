@@ -30,8 +30,8 @@
 use super::links::{RetryEvent, RX, TX};
 use super::CrosspointRouters;
 use crate::link::Channels;
+use crate::packet::PacketArena;
 use crate::router::crossing::Crossings;
-use crate::sim::packet::PacketArena;
 
 impl CrosspointRouters {
     /// Step only switches `[lo, hi)` (one partition); channels to and from other switches

@@ -43,8 +43,8 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::link::retry::{PacketRef, RetryLink, RetryParams, RetryStats};
 use crate::link::Flit;
+use crate::packet::{Counters, PacketArena};
 use crate::routing::source::SourceRouting;
-use crate::sim::packet::{Counters, PacketArena};
 use crate::topology::{Topology, NONE};
 
 /// Totals over all links, for the report.
@@ -155,7 +155,7 @@ pub(super) const RX: u8 = 2;
 pub enum RetryEvent {
     /// The transmitting switch handed a packet to the link (`Links::push`), with a copy
     /// of its header for the receiving partition.
-    Push { link: u32, pid: u32, flits: u16, vc: u8, route: u64, early: bool, from: u8, header: crate::sim::packet::Packet },
+    Push { link: u32, pid: u32, flits: u16, vc: u8, route: u64, early: bool, from: u8, header: crate::packet::Packet },
     /// The receiving switch sent the arriving packet on before its tail.
     ForwardEarly { link: u32 },
     /// The transmitting switch checked the tail of a packet it had sent on early: good

@@ -44,9 +44,9 @@ pub use config::CrosspointConfig;
 pub use links::{RetryEvent, RetryPart, RetryReport};
 
 use crate::link::{Channels, CreditWire, Flit, InFlight};
+use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::{CrossCredit, Crossings};
 use crate::routing::source::SourceRouting;
-use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 use rails::Rails;

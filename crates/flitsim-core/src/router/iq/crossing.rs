@@ -5,8 +5,8 @@
 use super::arrivals::{Arrivals, Arrive};
 use super::IqRouters;
 use crate::link::Channels;
+use crate::packet::PacketArena;
 use crate::router::crossing::Crossings;
-use crate::sim::packet::PacketArena;
 
 impl IqRouters {
     /// Make this structure step only routers `[lo, hi)` (one partition): channels to and

@@ -122,9 +122,9 @@ use super::drops;
 use super::vcset::VcSet;
 use super::IqConfig;
 use crate::link::{Channels, End, Flit, InFlight};
+use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::Which;
 use crate::routing::RoutingFunction;
-use crate::sim::packet::{Counters, PacketArena};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 

@@ -7,10 +7,10 @@ use super::arrivals::Arrive;
 use super::input_vc::VcSets;
 use super::{view, IqRouters};
 use crate::link::{Channels, Slot};
+use crate::packet::PacketArena;
 use crate::router::allocator::take_lowest;
 use crate::router::prefetch;
 use crate::router::vcset::VcSet;
-use crate::sim::packet::PacketArena;
 
 impl IqRouters {
     /// Ask the cache for what router `r` will touch in this cycle's step: its input VCs

@@ -8,6 +8,7 @@
 
 use super::{state, InputVc};
 use crate::link::Flit;
+use crate::packet::{Packet, PacketArena};
 use crate::routing::dor::Dor;
 use crate::routing::dragonfly::DragonflyRouting;
 use crate::routing::graph::GraphRouting;
@@ -17,7 +18,6 @@ use crate::routing::table::TableRouting;
 use crate::routing::updown_net::UpDownRouting;
 use crate::routing::Candidate;
 use crate::routing::PortQueues;
-use crate::sim::packet::{Packet, PacketArena};
 use crate::topology::Topology;
 
 /// Route computation for a head at router `r`, arrived on `in_port`/`in_vc` (over a

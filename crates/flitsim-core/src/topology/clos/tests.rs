@@ -343,7 +343,7 @@ fn the_bisection_is_cut_optimal_by_exhaustive_search() {
 fn random_balanced_splits_never_cut_fewer_than_half_the_nodes() {
     // Full bisection bandwidth: no balanced split can be separated by fewer than N/2 links
     // (and isolating a half's node links always does it with N/2).
-    use crate::sim::rng::{below, stream};
+    use crate::rng::{below, stream};
     for t in [FatTree::paper_512(), FatTree::k_ary_n_tree(4, 3).unwrap(), FatTree::clos(8, 5).unwrap()] {
         let n = t.node_count();
         let mut rng = stream(11, 99, n as u64);

@@ -2,7 +2,7 @@
 //!
 //! An [`InjectionConfig`] is the `[traffic.injection]` table. [`InjectionProcess::build`]
 //! turns it, for one offered load and mean packet size, into per-cycle probabilities held
-//! as integer thresholds (see [`crate::sim::rng::threshold`]), or for a periodic source
+//! as integer thresholds (see [`crate::rng::threshold`]), or for a periodic source
 //! into a fixed-point regeneration interval, so the per-cycle test is one or two integer
 //! operations and bit-identical on every machine. Per-endpoint state (the on/off phase,
 //! the periodic clock and the source's packet count) lives in a small [`SourceState`]
@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{fires, threshold, SimRng};
+use crate::rng::{fires, threshold, SimRng};
 
 /// Config table `[traffic.injection]`: when endpoints create packets. Select with
 /// `type = "..."`; the rate always comes from the offered load (`traffic.load`).
@@ -75,7 +75,7 @@ impl InjectionConfig {
 }
 
 /// Deserialization mirror of [`InjectionConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::config::deserialize_tagged`]), whose unit
+/// the table keep their key path (see [`crate::schema::deserialize_tagged`]), whose unit
 /// variant is an empty struct variant so that stray keys are rejected.
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -92,7 +92,7 @@ enum RawInjection {
 
 impl<'de> Deserialize<'de> for InjectionConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        crate::config::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None).map(Into::into)
+        crate::schema::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None).map(Into::into)
     }
 }
 
@@ -108,20 +108,20 @@ impl From<RawInjection> for InjectionConfig {
 }
 
 /// Registry entries for `flitsim list`.
-pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
-    crate::config::registry::Entry {
+pub(crate) const REGISTRY: &[crate::schema::Entry] = &[
+    crate::schema::Entry {
         family: "injection",
         name: "bernoulli",
         summary: "each cycle a packet with probability load / mean packet size",
         params: &[],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "injection",
         name: "periodic",
         summary: "a packet every mean packet size / load cycles exactly, from a random offset per source",
         params: &[],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "injection",
         name: "on_off",
         summary: "bursty Markov-modulated source averaging the offered load",
@@ -130,7 +130,7 @@ pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
             ("peak", "1", "load while ON in flits/node/cycle, in (0, 1], above the offered load"),
         ],
     },
-    crate::config::registry::Entry {
+    crate::schema::Entry {
         family: "injection",
         name: "backlogged",
         summary: "saturated source: a packet (message) whenever the source queue has room; load ignored",

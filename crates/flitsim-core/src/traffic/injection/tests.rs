@@ -1,6 +1,6 @@
 //! Tests of the injection processes: rates, on/off statistics, periodic timing, errors.
 use super::*;
-use crate::sim::rng::{domain, stream};
+use crate::rng::{domain, stream};
 
 fn on_off(burst_length: f64, peak: f64) -> InjectionConfig {
     InjectionConfig::OnOff { burst_length, peak }

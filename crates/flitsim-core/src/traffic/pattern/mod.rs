@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{below, domain, fires, stream, threshold, SimRng};
+use crate::rng::{below, domain, fires, stream, threshold, SimRng};
 
 /// Endpoint layout the patterns need. Endpoint id = `router_index * concentration + local`;
 /// `router_index` is mixed radix over `dims` with dimension 0 varying fastest.
@@ -173,7 +173,7 @@ pub enum PatternConfig {
 }
 
 /// Deserialization mirror of [`PatternConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::config::deserialize_tagged`]), with the
+/// the table keep their key path (see [`crate::schema::deserialize_tagged`]), with the
 /// unit variants written as empty struct variants so that stray keys are refused:
 /// `{ type = "tornado", k = 8 }` must be an error, not silently accepted.
 #[derive(Deserialize)]
@@ -227,7 +227,7 @@ enum RawPattern {
 
 impl<'de> Deserialize<'de> for PatternConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        crate::config::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None).map(Into::into)
+        crate::schema::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None).map(Into::into)
     }
 }
 
@@ -256,7 +256,7 @@ impl From<RawPattern> for PatternConfig {
 }
 
 /// Registry entries for `flitsim list`.
-pub(crate) const REGISTRY: &[crate::config::registry::Entry] = &[
+pub(crate) const REGISTRY: &[crate::schema::Entry] = &[
     entry(
         "uniform",
         "uniform random destination over all nodes, source included",
@@ -359,8 +359,8 @@ const fn entry(
     name: &'static str,
     summary: &'static str,
     params: &'static [(&'static str, &'static str, &'static str)],
-) -> crate::config::registry::Entry {
-    crate::config::registry::Entry { family: "pattern", name, summary, params }
+) -> crate::schema::Entry {
+    crate::schema::Entry { family: "pattern", name, summary, params }
 }
 
 /// A built, validated traffic pattern. Cheap to query from the hot loop.

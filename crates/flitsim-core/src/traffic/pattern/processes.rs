@@ -15,7 +15,7 @@
 //! count. A node with no active process sends nothing.
 
 use crate::error::{Error, Result};
-use crate::sim::rng::{below, domain, stream};
+use crate::rng::{below, domain, stream};
 
 /// The built pairing: per node, the partner node of each of its active processes.
 #[derive(Clone, Debug)]

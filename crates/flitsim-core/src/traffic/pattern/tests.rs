@@ -1,7 +1,7 @@
 //! Tests of the traffic patterns: hand-computed destinations, bijections, rates.
 
 use super::*;
-use crate::sim::rng::stream;
+use crate::rng::stream;
 
 fn build(cfg: PatternConfig, space: &NodeSpace) -> Pattern {
     Pattern::build(&cfg, space, 1, "traffic.pattern").unwrap()

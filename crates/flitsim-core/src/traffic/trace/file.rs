@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 /// Read the messages of trace file `file` (`key`: the config key naming it, for errors),
 /// with the file line of each.
 pub fn read(file: &str, key: &str) -> Result<(Vec<MessageSpec>, Vec<usize>)> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::config::cannot_read(file, &e)))?;
+    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::schema::cannot_read(file, &e)))?;
     parse(&text, &format!("{key} ({file}"))
 }
 
@@ -23,7 +23,7 @@ pub fn read(file: &str, key: &str) -> Result<(Vec<MessageSpec>, Vec<usize>)> {
 pub fn parse(text: &str, at: &str) -> Result<(Vec<MessageSpec>, Vec<usize>)> {
     let mut specs = Vec::new();
     let mut lines = Vec::new();
-    for (line, body) in crate::config::parse::data_lines(text) {
+    for (line, body) in crate::schema::data_lines(text) {
         let where_ = format!("{at} line {line})");
         let err = |msg: String| Error::config(&where_, msg);
         let fields: Vec<&str> = body.split_whitespace().collect();
