@@ -69,6 +69,29 @@ fn pingping_latency_and_bandwidth_are_the_closed_forms() {
     }
 }
 
+/// The same pair exchanging (`exchange = true`, a loop of MPI_Sendrecv): a node creates
+/// its message m + 1 only once it holds the peer's message m, which completes F + 5
+/// cycles after the peer created it. Both start at 0, so message m is created at
+/// (m - 1)(F + 5) on both sides and completes at m (F + 5): k messages finish at
+/// k (F + 5), every latency is still F + 5, and a flow carries k bytes in k (F + 5)
+/// cycles, where streaming took k F + 5.
+#[test]
+fn an_exchange_waits_for_the_peers_message() {
+    let (bytes, f, k) = (640u64, 80u64, 3u64);
+    let r = run(&pingping(bytes, 64, 0, k).replace("per_source = 3 }", "per_source = 3, exchange = true }"));
+    let m = r.messages.as_ref().expect("message report");
+    assert_eq!((m.created, m.delivered, m.incomplete), (2 * k, 2 * k, 0));
+    assert_eq!((m.latency_min, m.latency_max), (f + 5, f + 5));
+    assert_eq!(m.completion, k * (f + 5));
+    let bw = (k * bytes) as f64 / (k * (f + 5)) as f64;
+    assert!((m.flow_bandwidth.min - bw).abs() < 1e-9 && (m.flow_bandwidth.max - bw).abs() < 1e-9, "{:?} vs {bw}", m.flow_bandwidth);
+    // A pattern whose destinations do not send back is refused, naming the field.
+    let uniform =
+        pingping(bytes, 64, 0, k).replace("random_bisection", "uniform").replace("per_source = 3 }", "per_source = 3, exchange = true }");
+    let e = err(&uniform);
+    assert!(e.contains("traffic.message.exchange") && e.contains("pair"), "{e}");
+}
+
 /// Random up*/down* routes spread a flow's packets over the spines, so they overtake
 /// each other (buffers hold two packets, so one can wait while another passes);
 /// reassembly still completes every message exactly once.

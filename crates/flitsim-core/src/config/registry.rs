@@ -62,7 +62,7 @@ pub const TABLES: &[Entry] = &[
             ("phases", "[]", "list of { duration, load, pattern? }: a phased schedule replacing load/pattern over time"),
             ("packets_per_source", "none", "most packets each source creates over the run, >= 1 (e.g. N - 1 with all_to_all); none = no limit"),
             ("source_queue", "none", "most packets (messages) a source queue holds, >= 1; none = unbounded (1 message with backlogged injection)"),
-            ("message", "none", "{ bytes, mtu?, header_flits = 0, per_source? }: messages segmented into packets of mtu payload bytes (needs channel.flit_bytes), reassembled at the receiver"),
+            ("message", "none", "{ bytes, mtu?, header_flits = 0, per_source?, exchange = false }: messages segmented into packets of mtu payload bytes (needs channel.flit_bytes), reassembled at the receiver; exchange: a node's message k + 1 waits until it has received k (MPI_Sendrecv, ping-ping), for patterns that pair the nodes"),
             ("trace", "none", "a [traffic.trace] table: replay a trace of messages instead of pattern and injection (every other traffic key then stays unset)"),
         ],
     },

@@ -482,7 +482,9 @@ impl Endpoints {
                 }
             }
             if let Some(r) = reassembly {
-                r.packet(pk.src, e, pk.seq, pk.create, now);
+                if r.packet(pk.src, e, pk.seq, pk.create, now) {
+                    nic.src_state.messages_in += 1;
+                }
             }
             workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
             if let Some(t) = workload.trace() {

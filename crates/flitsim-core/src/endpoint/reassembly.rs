@@ -74,9 +74,10 @@ impl Reassembly {
         }
     }
 
-    /// The tail of packet `seq` from `src`, created at `create`, reached `dst` at `now`.
+    /// The tail of packet `seq` from `src`, created at `create`, reached `dst` at `now`;
+    /// whether it completed its message.
     #[inline]
-    pub fn packet(&mut self, src: u32, dst: u32, seq: u32, create: u64, now: u64) {
+    pub fn packet(&mut self, src: u32, dst: u32, seq: u32, create: u64, now: u64) -> bool {
         let msg = seq as u64 / self.shape.packets as u64;
         if self.shape.packets > 1 {
             let open = &mut self.open[dst as usize];
@@ -89,11 +90,12 @@ impl Reassembly {
             };
             open[i].got += 1;
             if open[i].got < self.shape.packets {
-                return;
+                return false;
             }
             open.swap_remove(i);
         }
         self.complete(src, dst, create, now);
+        true
     }
 
     #[cold]
@@ -223,7 +225,7 @@ mod tests {
     use super::*;
 
     fn shape(packets: u32) -> Message {
-        Message { bytes: 1000, packets, full_flits: 4, last_flits: 4, per_source: u64::MAX }
+        Message { bytes: 1000, packets, full_flits: 4, last_flits: 4, per_source: u64::MAX, exchange: false }
     }
 
     #[test]

@@ -40,6 +40,13 @@ pub struct MessageConfig {
     /// Default: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_source: Option<u64>,
+    /// Exchange: each node sends its message k + 1 only once it has received k whole
+    /// messages, as a loop of MPI_Sendrecv or a ping-ping does (the eBB benchmark), so a
+    /// pair of nodes advances at the pace of its slower direction. Needs a pattern that
+    /// pairs the nodes (each node's destination sends back to it: `random_bisection`,
+    /// `bridge`, a pairing `permutation`). Default false: each direction streams on its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exchange: bool,
 }
 
 /// A validated message shape: how many packets, and how big each is.
@@ -55,6 +62,8 @@ pub struct Message {
     pub last_flits: u32,
     /// Messages per source (`u64::MAX`: no limit).
     pub per_source: u64,
+    /// Message k + 1 waits for k messages received ([`MessageConfig::exchange`]).
+    pub exchange: bool,
 }
 
 impl Message {
@@ -104,6 +113,7 @@ impl Message {
             full_flits: full as u32,
             last_flits: last as u32,
             per_source: cfg.per_source.unwrap_or(u64::MAX),
+            exchange: cfg.exchange,
         })
     }
 
@@ -128,7 +138,7 @@ mod tests {
     use super::*;
 
     fn cfg(bytes: u64, mtu: Option<u64>, header: u32) -> MessageConfig {
-        MessageConfig { bytes, mtu, header_flits: header, per_source: None }
+        MessageConfig { bytes, mtu, header_flits: header, per_source: None, exchange: false }
     }
 
     #[test]

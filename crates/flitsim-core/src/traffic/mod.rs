@@ -338,6 +338,16 @@ impl Workload {
             // A backlogged source offers all the injection channel carries.
             info.iter_mut().for_each(|p| p.load = 1.0);
         }
+        if message.is_some_and(|m| m.exchange) {
+            if let Some(i) = patterns.iter().position(|p| !p.pairs()) {
+                return Err(Error::config(
+                    "traffic.message.exchange",
+                    format!(
+                        "an exchange waits for the messages a node's destination sends back, but pattern {i} does not pair the nodes (a destination that does not send back to its source would never answer); use random_bisection, bridge or a permutation that pairs them, or remove exchange"
+                    ),
+                ));
+            }
+        }
         if message.is_some() && patterns.iter().any(|p| p.round_of(0).is_some()) {
             return Err(Error::config(
                 "traffic.message",
@@ -510,6 +520,13 @@ impl Workload {
         self.phases[0].injection.initial_state(rng)
     }
 
+    /// Whether an exchange's source waits for its peer's answer: it has created k whole
+    /// messages and received fewer than k ([`MessageConfig::exchange`]).
+    #[inline]
+    fn awaits_answer(&self, state: &SourceState) -> bool {
+        self.message.is_some_and(|m| m.exchange && state.messages_in < state.created / m.packets as u64)
+    }
+
     /// Called once per endpoint per cycle with the phase index from
     /// [`phase_at`](Self::phase_at). Returns `Some((dest, size_flits))` if endpoint `src`
     /// creates a packet this cycle, and counts it in `state`. Endpoints that are not
@@ -522,6 +539,7 @@ impl Workload {
         let pattern = &self.patterns[ph.pattern];
         if state.created >= self.packets_per_source
             || !pattern.is_source(src)
+            || self.awaits_answer(state)
             || pattern.may_create(state.created, &state.received) != Some(true)
             || !ph.injection.fires(state, rng)
         {
@@ -576,6 +594,7 @@ impl Workload {
         let pattern = &self.patterns[p.pattern];
         if state.created >= self.packets_per_source
             || !pattern.is_source(src)
+            || self.awaits_answer(state)
             || pattern.may_create(state.created, &state.received) != Some(true)
             || p.injection.is_silent()
         {

@@ -70,7 +70,7 @@ fn config_round_trips_through_toml() {
         phases: vec![PhaseConfig { duration: 9, load: 0.5, pattern: Some(PatternConfig::Uniform) }],
         packets_per_source: Some(14),
         source_queue: Some(1),
-        message: Some(super::MessageConfig { bytes: 1 << 20, mtu: Some(4096), header_flits: 1, per_source: Some(50) }),
+        message: Some(super::MessageConfig { bytes: 1 << 20, mtu: Some(4096), header_flits: 1, per_source: Some(50), exchange: true }),
         trace: Some(super::TraceConfig {
             file: None,
             messages: vec![super::trace::MessageSpec { src: 1, dst: 2, flits: 3, at: 4, after: vec![5, 6], delay: 7 }],

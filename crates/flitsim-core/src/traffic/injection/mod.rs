@@ -152,6 +152,9 @@ pub struct SourceState {
     /// Recursive doubling: packets this node has received per round (kept by
     /// [`Workload::delivered`](super::Workload::delivered)).
     pub(crate) received: [u32; super::pattern::MAX_ROUNDS as usize],
+    /// Whole messages this node has received (kept by the endpoint's reassembly), which
+    /// an exchange waits for ([`super::MessageConfig::exchange`]).
+    pub(crate) messages_in: u64,
     /// Packets this source did not inject because failures left their destination
     /// unreachable (kept by [`Workload::generate`](super::Workload::generate)).
     pub(crate) unroutable: u64,

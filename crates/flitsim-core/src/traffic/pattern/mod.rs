@@ -599,6 +599,19 @@ impl Pattern {
         }
     }
 
+    /// Whether the pattern pairs its nodes: every source's one destination is another
+    /// source whose destination is it (random bisections, the bridge, pairing
+    /// permutations).
+    pub fn pairs(&self) -> bool {
+        match &self.kind {
+            Kind::Table(t) => (0..t.len() as u32).filter(|&s| self.is_source(s)).all(|s| {
+                let d = t[s as usize];
+                d != s && self.is_source(d) && t[d as usize] == s
+            }),
+            _ => false,
+        }
+    }
+
     /// The round of the `k`-th packet of a source (recursive doubling), for the receiver's
     /// bookkeeping; `None` for patterns without rounds.
     #[inline]
