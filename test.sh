@@ -41,6 +41,15 @@ if cargo fmt --version >/dev/null 2>&1; then
 else
     echo "note: rustfmt is missing and could not be installed: the format check is left out"
 fi
+# Lints next (a check build, a few minutes fresh): clippy's warnings are errors.
+if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+    rustup component add clippy || true
+fi
+if cargo clippy --version >/dev/null 2>&1; then
+    cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
+else
+    echo "note: clippy is missing and could not be installed: the lint check is left out"
+fi
 cargo test --workspace --locked "${features[@]}" "$@"
 
 # The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned

@@ -5,6 +5,7 @@
 
 use flitsim_core::config::Config;
 use flitsim_core::flow::StopGo;
+use flitsim_core::router::RouterFamily;
 use flitsim_core::sim::Simulation;
 
 /// 8 nodes in a line all sending to the last (the merge of the validation study), one

@@ -20,7 +20,7 @@ use crate::flow::FlowControl;
 use crate::link::{Channels, Flit, InFlight, Ring};
 use crate::packet::{Counters, Packet, PacketArena};
 use crate::rng::{self, SimRng};
-use crate::router::Routers;
+use crate::router::{RouterFamily, Routers};
 use crate::stats::{Collector, Delivered};
 use crate::topology::Topology;
 use crate::traffic::trace::{Cursor, Totals};
@@ -340,8 +340,8 @@ impl Endpoints {
         let own = self.own;
         // Networks large enough for their routers to prefetch (state far beyond the
         // caches) prefetch the endpoints too (hints only: no result changes).
-        let ahead = matches!(routers, Routers::Iq(r) if r.prefetching());
-        let tracked = matches!(routers, Routers::Iq(r) if r.tracks_endpoints());
+        let ahead = routers.prefetching();
+        let tracked = routers.tracks_endpoints();
         let Endpoints { nics, credits, phase_flits, order, reassembly, dispersion, probe_arrivals, trace, wakes, .. } = self;
         // One endpoint's step (written once for the two loops below).
         macro_rules! step_endpoint {
@@ -369,8 +369,7 @@ impl Endpoints {
         if tracked {
             // Only the endpoints with work ([`wake`]), each then told when it next has
             // work of its own.
-            let Routers::Iq(iq) = routers else { unreachable!("tracked endpoints have input-queued routers") };
-            let all = wakes.begin(now, phase, own, iq);
+            let all = wakes.begin(now, phase, own, routers);
             let mut due = std::mem::take(&mut wakes.due);
             if all {
                 due.clear();
@@ -382,9 +381,8 @@ impl Endpoints {
                     prefetch_nic(nics, |k| due.get(i + k).map(|&x| x as usize), now, ch, packets);
                 }
                 step_endpoint!(e, &mut nics[e], &mut credits[e * vcs..(e + 1) * vcs]);
-                let Routers::Iq(iq) = routers else { unreachable!() };
                 let next = wake::next_creation(workload, now, phase, e as u32, &nics[e]);
-                wakes.after(e as u32, now, !nics[e].queue.is_empty(), next, iq);
+                wakes.after(e as u32, now, !nics[e].queue.is_empty(), next, routers);
             }
             wakes.due = due;
         } else if ahead {
@@ -424,10 +422,8 @@ impl Endpoints {
                     route,
                 });
                 nic.queue.insert(usize::from(nic.sent > 0).min(nic.queue.len()), reply);
-                if let Routers::Iq(iq) = routers {
-                    if iq.tracks_endpoints() {
-                        iq.wake_endpoint(a.dst, now + 1);
-                    }
+                if routers.tracks_endpoints() {
+                    routers.wake_endpoint(a.dst, now + 1);
                 }
                 nic.control += 1;
                 dispersion.replies += 1;
@@ -649,11 +645,9 @@ impl Endpoints {
                     }
                 }
                 Throttle::Alo(a, free) => {
-                    if let Routers::Central(c) = routers {
-                        let t = a.dest_router(packets.get(pid).dst);
-                        if !c.alo_allows(nic.router, a.productive(nic.router, t), free) {
-                            return;
-                        }
+                    let t = a.dest_router(packets.get(pid).dst);
+                    if !routers.alo_allows(nic.router, a.productive(nic.router, t), free) {
+                        return;
                     }
                 }
             }

@@ -21,6 +21,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::router::RouterFamily;
 use crate::traffic::{NextCreation, Workload};
 
 /// The endpoints' own wakes (the calendar holds the rest).
@@ -48,7 +49,7 @@ pub(super) trait DueSet {
     fn take_due(&mut self, now: u64, span: (u32, u32), list: &mut Vec<u32>);
 }
 
-impl DueSet for crate::router::iq::IqRouters {
+impl DueSet for crate::router::Routers {
     fn horizon(&self) -> u64 {
         self.wake_horizon()
     }

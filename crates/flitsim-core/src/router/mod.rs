@@ -4,8 +4,9 @@
 //! VC allocation, switch allocation, switch traversal) in [`iq`], with the round-robin
 //! [`arbiter`] and the separable / iSLIP switch [`allocator`]s; the buffered-crossbar
 //! router (SeaStar) in [`buffered`] with SeaStar [`aging`]; the central-arbiter adaptive
-//! router in [`central`]; the SiCortex crosspoint-buffered switch in [`crosspoint`]; and
-//! [`Routers`], the routers of a network of any of these kinds.
+//! router in [`central`]; the SiCortex crosspoint-buffered switch in [`crosspoint`]. Each
+//! family implements the contract of [`family`], [`RouterFamily`]; [`Routers`] holds the
+//! routers of a network of any of these kinds and dispatches to its family.
 //! `docs/architecture.md` walks through one cycle of it.
 
 pub mod aging;
@@ -16,6 +17,7 @@ pub mod central;
 pub mod crossing;
 pub mod crosspoint;
 pub mod drops;
+pub mod family;
 pub mod iq;
 pub mod vcset;
 mod wiring;
@@ -24,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::flow::FlowControl;
+pub use family::{FamilyReport, FamilyTotals, RouterFamily, StepContext, WaitGraph};
 
 /// Ask the cache for the line holding `v` (a hint: no effect on results). Routers of
 /// large networks call it a few routers ahead of the one they step.
@@ -479,8 +482,10 @@ pub const REGISTRY: &[crate::schema::Entry] = &[
     },
 ];
 
-/// The routers of a network: one microarchitecture for all of them, chosen at build
-/// (a closed enum: the per-cycle dispatch happens once per cycle, not per router).
+/// The routers of a network: one family for all of them, chosen at build. The engine
+/// sees them through [`RouterFamily`], dispatched here once per call (a closed enum:
+/// static dispatch, no virtual calls in the cycle loop). A new family is a folder with
+/// its `RouterFamily` impl, a variant here and one line in [`each_family`].
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // one per simulation: its size does not matter
 pub enum Routers {
@@ -494,148 +499,198 @@ pub enum Routers {
     Crosspoint(crosspoint::CrosspointRouters),
 }
 
+/// `$body` with `$r` bound to the family inside `$routers` (a [`Routers`]); with a
+/// second `$other` of the same family bound to `$o`.
+macro_rules! each_family {
+    ($routers:expr, $r:ident => $body:expr) => {
+        match $routers {
+            Routers::Iq($r) => $body,
+            Routers::Buffered($r) => $body,
+            Routers::Central($r) => $body,
+            Routers::Crosspoint($r) => $body,
+        }
+    };
+    ($routers:expr, $other:expr, $r:ident, $o:ident => $body:expr) => {
+        match ($routers, $other) {
+            (Routers::Iq($r), Routers::Iq($o)) => $body,
+            (Routers::Buffered($r), Routers::Buffered($o)) => $body,
+            (Routers::Central($r), Routers::Central($o)) => $body,
+            (Routers::Crosspoint($r), Routers::Crosspoint($o)) => $body,
+            _ => unreachable!("partitions and processes have the routers of the network"),
+        }
+    };
+}
+
+/// What building the routers needs besides the router table.
+pub struct Build<'a> {
+    /// The network.
+    pub topo: &'a crate::topology::Topology,
+    /// Its channels.
+    pub channels: &'a crate::link::Channels,
+    /// The largest packet of the workload, in flits.
+    pub max_packet: u32,
+    /// VCs a request may use (the buffered crossbar's request/response classes).
+    pub request_vcs: u32,
+}
+
 impl Routers {
-    /// The dateline drops of routers that drop ([`drops`]): input-queued and
-    /// buffered-crossbar.
-    pub fn dateline_drops(&self) -> Option<drops::DatelineDrops> {
+    /// The routers `rc` describes, for the network of `b`.
+    pub fn new(rc: &RouterConfig, b: &Build<'_>) -> Routers {
+        match rc {
+            RouterConfig::InputQueued(c) => Routers::Iq(iq::IqRouters::new(c, b.topo, b.channels)),
+            RouterConfig::BufferedCrossbar(c) => {
+                let max_packet = c.max_packet.unwrap_or(b.max_packet);
+                Routers::Buffered(buffered::BufferedRouters::new(c, b.topo, b.channels, max_packet, b.request_vcs))
+            }
+            RouterConfig::Central(c) => Routers::Central(central::CentralRouters::new(c, b.topo, b.channels)),
+            RouterConfig::Crosspoint(c) => Routers::Crosspoint(crosspoint::CrosspointRouters::new(c, b.topo, b.channels)),
+        }
+    }
+
+    /// The crosspoint switches, to set up their retry links (`[channel.retry]`).
+    pub fn crosspoint_mut(&mut self) -> Option<&mut crosspoint::CrosspointRouters> {
         match self {
-            Routers::Iq(r) => Some(r.dateline_drops),
-            Routers::Buffered(r) => Some(r.dateline_drops),
+            Routers::Crosspoint(r) => Some(r),
             _ => None,
         }
     }
 
-    /// Add another partition's (or process's) dateline drops.
-    pub fn merge_dateline_drops(&mut self, o: &drops::DatelineDrops) {
+    /// The central-arbiter routers, to set up their metapackets.
+    pub fn central_mut(&mut self) -> Option<&mut central::CentralRouters> {
         match self {
-            Routers::Iq(r) => r.dateline_drops.merge(o),
-            Routers::Buffered(r) => r.dateline_drops.merge(o),
-            _ => {}
+            Routers::Central(r) => Some(r),
+            _ => None,
         }
     }
 
-    /// The router a crossing flit's or credit's `row` names
-    /// ([`crossing::CrossFlit::row`]): input-queued routers number arrival-calendar rows,
-    /// the others routers.
-    pub fn crossing_router(&self, row: u32) -> u32 {
+    /// The input-queued routers, for tests and measurements that switch how they step
+    /// (prefetching, wide VC sets, activity tracking) or read their state.
+    pub fn iq_mut(&mut self) -> Option<&mut iq::IqRouters> {
         match self {
-            Routers::Iq(r) => r.row_router(row),
-            _ => row,
+            Routers::Iq(r) => Some(r),
+            _ => None,
         }
     }
+}
 
-    /// Ports per router.
-    pub fn ports(&self) -> u32 {
-        match self {
-            Routers::Iq(r) => r.ports,
-            Routers::Buffered(r) => r.ports,
-            Routers::Central(r) => r.ports,
-            Routers::Crosspoint(r) => r.ports,
-        }
+impl RouterFamily for Routers {
+    fn ports(&self) -> u32 {
+        each_family!(self, r => r.ports())
     }
-
-    /// VCs per port.
-    pub fn vcs(&self) -> u32 {
-        match self {
-            Routers::Iq(r) => r.vcs,
-            Routers::Buffered(r) => r.vcs,
-            Routers::Central(r) => r.lanes,
-            Routers::Crosspoint(r) => r.vcs,
-        }
+    fn vcs(&self) -> u32 {
+        each_family!(self, r => RouterFamily::vcs(r))
     }
-
-    /// Input buffer depth per VC.
-    pub fn depth(&self) -> u32 {
-        match self {
-            Routers::Iq(r) => r.depth,
-            Routers::Buffered(r) => r.depth,
-            Routers::Central(r) => r.depth,
-            Routers::Crosspoint(r) => r.inject_depth,
-        }
+    fn depth(&self) -> u32 {
+        each_family!(self, r => r.depth())
     }
-
-    /// Flits in input VC buffer `(router, port, vc)`.
-    pub fn input_len(&self, r: u32, p: u32, v: u32) -> u32 {
-        match self {
-            Routers::Iq(x) => x.buffer_len(((r * x.ports + p) * x.vcs + v) as usize),
-            Routers::Buffered(x) => x.input_len(r, p, v),
-            Routers::Central(x) => x.input_len(r, p, v),
-            Routers::Crosspoint(x) => x.input_len(r, p, v),
-        }
+    fn input_len(&self, r: u32, p: u32, v: u32) -> u32 {
+        each_family!(self, x => RouterFamily::input_len(x, r, p, v))
     }
-
-    /// Front flit of input VC buffer `(router, port, vc)`.
-    pub fn input_front(&self, r: u32, p: u32, v: u32) -> Option<crate::link::Flit> {
-        match self {
-            Routers::Iq(x) => x.buffer_front(((r * x.ports + p) * x.vcs + v) as usize),
-            Routers::Buffered(x) => x.input_front(r, p, v),
-            Routers::Central(x) => x.input_front(r, p, v),
-            Routers::Crosspoint(x) => x.input_front(r, p, v),
-        }
+    fn input_front(&self, r: u32, p: u32, v: u32) -> Option<crate::link::Flit> {
+        each_family!(self, x => RouterFamily::input_front(x, r, p, v))
     }
-
-    /// Credits of output VC `(router, port, vc)` for the downstream buffer.
-    pub fn out_credits(&self, r: u32, p: u32, v: u32) -> u32 {
-        match self {
-            Routers::Iq(x) => x.out[((r * x.ports + p) * x.vcs + v) as usize].credits,
-            Routers::Buffered(x) => x.credits[((r * x.ports + p) * x.vcs + v) as usize],
-            Routers::Central(x) => x.out_credits(r, p, v),
-            Routers::Crosspoint(_) => 0,
-        }
+    fn out_credits(&self, r: u32, p: u32, v: u32) -> u32 {
+        each_family!(self, x => RouterFamily::out_credits(x, r, p, v))
     }
-
-    /// Flits buffered in all routers.
-    pub fn total_buffered(&self) -> u64 {
-        match self {
-            Routers::Iq(r) => r.total_buffered(),
-            Routers::Buffered(r) => r.total_buffered(),
-            Routers::Central(r) => r.total_buffered(),
-            Routers::Crosspoint(r) => r.total_buffered(),
-        }
+    fn total_buffered(&self) -> u64 {
+        each_family!(self, r => RouterFamily::total_buffered(r))
     }
-
-    /// An endpoint sent a flit into input `port` of router `r`, arriving at `arrive`.
     #[inline]
-    pub fn flit_sent_to(&mut self, r: u32, port: u32, arrive: u64) {
-        match self {
-            Routers::Iq(x) => x.flit_sent_to(r, port, arrive),
-            Routers::Buffered(x) => x.flit_sent_to(r, port, arrive),
-            Routers::Central(x) => x.flit_sent_to(r, port, arrive),
-            Routers::Crosspoint(x) => x.flit_sent_to(r),
-        }
+    fn flit_sent_to(&mut self, r: u32, port: u32, arrive: u64) {
+        each_family!(self, x => RouterFamily::flit_sent_to(x, r, port, arrive))
     }
-
-    /// Advance the routers `which` names that have work by one cycle: every router
-    /// ([`crossing::Which::All`]), or one half of a partition's input-queued routers (the
-    /// pipelined hand-over, `sim/pipeline.rs`, which applies to them only).
-    #[allow(clippy::too_many_arguments)]
-    pub fn step(
-        &mut self,
-        which: crossing::Which,
-        now: u64,
-        topo: &crate::topology::Topology,
-        routing: &crate::routing::RoutingFunction,
-        ch: &mut crate::link::Channels,
-        packets: &mut crate::packet::PacketArena,
-        stats: &mut crate::stats::Collector,
-        ctr: &mut crate::packet::Counters,
-    ) {
-        debug_assert!(which == crossing::Which::All || matches!(self, Routers::Iq(_)), "only input-queued routers are stepped by halves");
-        match self {
-            Routers::Iq(r) => r.step(which, now, topo, routing, ch, packets, stats, ctr),
-            Routers::Buffered(r) => r.step_all(now, topo, routing, ch, packets, stats, ctr),
-            Routers::Central(r) => {
-                let crate::routing::RoutingFunction::Adaptive(a) = routing else {
-                    unreachable!("the central router runs adaptive routing (checked by Config::validate)")
-                };
-                r.step_all(now, topo, a, ch, packets, stats, ctr)
-            }
-            Routers::Crosspoint(r) => {
-                let crate::routing::RoutingFunction::Source(s) = routing else {
-                    unreachable!("the crosspoint switch runs source routing (checked by Config::validate)")
-                };
-                r.step_all(now, topo, s, ch, packets, stats, ctr)
-            }
-        }
+    #[inline]
+    fn step(&mut self, which: crossing::Which, cx: &mut StepContext<'_>) {
+        each_family!(self, r => RouterFamily::step(r, which, cx))
+    }
+    fn steps_by_halves(&self) -> bool {
+        each_family!(self, r => r.steps_by_halves())
+    }
+    fn windowed(&self) -> bool {
+        each_family!(self, r => r.windowed())
+    }
+    fn serial_reason(&self) -> Option<&'static str> {
+        each_family!(self, r => r.serial_reason())
+    }
+    fn partition(&mut self, lo: u32, hi: u32) {
+        each_family!(self, r => RouterFamily::partition(r, lo, hi))
+    }
+    fn span(&self) -> (u32, u32) {
+        each_family!(self, r => RouterFamily::span(r))
+    }
+    fn take_crossings(&mut self, spare: crossing::Crossings) -> crossing::Crossings {
+        each_family!(self, r => RouterFamily::take_crossings(r, spare))
+    }
+    fn receive_crossings(&mut self, from: &crossing::Crossings, ch: &mut crate::link::Channels, packets: &mut crate::packet::PacketArena) {
+        each_family!(self, r => RouterFamily::receive_crossings(r, from, ch, packets))
+    }
+    fn copy_span_from(&mut self, other: &Self) {
+        each_family!(self, other, r, o => RouterFamily::copy_span_from(r, o))
+    }
+    fn merge_counters(&mut self, other: &Self) {
+        each_family!(self, other, r, o => RouterFamily::merge_counters(r, o))
+    }
+    fn crossing_router(&self, row: u32) -> u32 {
+        each_family!(self, r => r.crossing_router(row))
+    }
+    fn prefetch_crossings(&self) {
+        each_family!(self, r => RouterFamily::prefetch_crossings(r))
+    }
+    fn report(&self, topo: &crate::topology::Topology) -> FamilyReport {
+        each_family!(self, r => r.report(topo))
+    }
+    fn totals(&self) -> FamilyTotals {
+        each_family!(self, r => r.totals())
+    }
+    fn absorb_totals(&mut self, t: &FamilyTotals) {
+        each_family!(self, r => r.absorb_totals(t))
+    }
+    fn dateline_drops(&self) -> Option<drops::DatelineDrops> {
+        each_family!(self, r => r.dateline_drops())
+    }
+    fn merge_dateline_drops(&mut self, o: &drops::DatelineDrops) {
+        each_family!(self, r => r.merge_dateline_drops(o))
+    }
+    fn foreign_flits_in_channels(&self) -> u64 {
+        each_family!(self, r => r.foreign_flits_in_channels())
+    }
+    fn conserves_credits(&self, from_endpoint: bool) -> bool {
+        each_family!(self, r => r.conserves_credits(from_endpoint))
+    }
+    fn check(&self, ch: &crate::link::Channels) -> Option<String> {
+        each_family!(self, r => r.check(ch))
+    }
+    fn wait_graph(&self) -> Option<&dyn WaitGraph> {
+        each_family!(self, r => r.wait_graph())
+    }
+    fn describe_wait(&self, r: u32, p: u32, v: u32, now: u64) -> String {
+        each_family!(self, x => RouterFamily::describe_wait(x, r, p, v, now))
+    }
+    fn describe(&self, r: u32, now: u64) -> Vec<String> {
+        each_family!(self, x => RouterFamily::describe(x, r, now))
+    }
+    fn congestion_count(&self, occupied: bool) -> Option<u32> {
+        each_family!(self, r => r.congestion_count(occupied))
+    }
+    fn metapackets(&mut self) -> Option<&mut crate::congestion::metapacket::MetaNet> {
+        each_family!(self, r => r.metapackets())
+    }
+    fn alo_allows(&self, r: u32, productive: u32, free: crate::congestion::AloFree) -> bool {
+        each_family!(self, x => RouterFamily::alo_allows(x, r, productive, free))
+    }
+    fn prefetching(&self) -> bool {
+        each_family!(self, r => RouterFamily::prefetching(r))
+    }
+    fn tracks_endpoints(&self) -> bool {
+        each_family!(self, r => RouterFamily::tracks_endpoints(r))
+    }
+    fn wake_horizon(&self) -> u64 {
+        each_family!(self, r => RouterFamily::wake_horizon(r))
+    }
+    fn wake_endpoint(&mut self, e: u32, at: u64) {
+        each_family!(self, r => RouterFamily::wake_endpoint(r, e, at))
+    }
+    fn due_endpoints(&mut self, now: u64, span: (u32, u32), list: &mut Vec<u32>) {
+        each_family!(self, r => RouterFamily::due_endpoints(r, now, span, list))
     }
 }

@@ -1,96 +1,23 @@
-//! Deadlock diagnosis: the wait-for graph of blocked buffers and a cycle in it, for
-//! input-queued and buffered-crossbar routers ([`WaitGraph`]; the central router's
-//! deadlocks are resolved by Duato's escape VCs or Disha, and the crosspoint switch is
-//! deadlock-free by its node-order VCs).
+//! Deadlock diagnosis: a cycle in the wait-for graph of blocked buffers, for the router
+//! families that have one ([`WaitGraph`]: input-queued and buffered-crossbar; the central
+//! router's deadlocks are resolved by Duato's escape VCs or Disha, and the crosspoint
+//! switch is deadlock-free by its node-order VCs).
 //!
-//! When the watchdog fires, every input VC holding flits waits for something: an
-//! active VC waits for credits of its output VC, i.e. for the downstream input VC that
-//! output feeds; a VC waiting for VC allocation waits for every output VC in its
-//! candidate range, each either held by another input VC of the same router or lacking
-//! the credits virtual cut-through needs. A cycle in this graph is the cycle of waiting
-//! channels that the report names.
+//! When the watchdog fires, every buffer holding flits waits for something (each family
+//! says what); a cycle in this graph is the cycle of waiting channels that the report
+//! names.
 
-use crate::link::Channels;
-use crate::link::{End, Flit};
-use crate::router::buffered::BufferedRouters;
-use crate::router::iq::{state, IqRouters, FREE};
-
-/// Input VCs (global indices) that `i` waits for.
-fn waits_for(r: &IqRouters, ch: &Channels, i: usize, out: &mut Vec<usize>) {
-    out.clear();
-    let (p_n, v_n) = (r.ports as usize, r.vcs as usize);
-    let router = i / (p_n * v_n);
-    let base = router * p_n * v_n;
-    let st = &r.ivc[i];
-    let downstream = |o: usize, w: usize| -> Option<usize> {
-        match ch.dst[router * p_n + o] {
-            End::Router { router: dr, port: dp } => Some((dr as usize * p_n + dp as usize) * v_n + w),
-            _ => None,
-        }
-    };
-    match st.state {
-        state::ACTIVE => {
-            if let Some(d) = downstream(st.port as usize, st.out_vc as usize) {
-                out.push(d);
-            }
-        }
-        state::VC_ALLOC => {
-            for w in st.lo as usize..st.hi as usize {
-                let ovc = base + st.port as usize * v_n + w;
-                let owner = r.out[ovc].owner;
-                if owner != FREE {
-                    out.push(base + owner as usize);
-                } else if let Some(d) = downstream(st.port as usize, w) {
-                    out.push(d);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A router array's wait-for graph: nodes that hold flits and what each waits for.
-pub trait WaitGraph {
-    /// Number of nodes.
-    fn nodes(&self) -> usize;
-    /// The flit at the front of node `i`, if it holds any.
-    fn front(&self, i: usize) -> Option<Flit>;
-    /// The nodes `i` waits for, into `out`.
-    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>);
-}
-
-impl WaitGraph for IqRouters {
-    fn nodes(&self) -> usize {
-        self.ivc.len()
-    }
-    fn front(&self, i: usize) -> Option<Flit> {
-        self.buffer_front(i)
-    }
-    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
-        waits_for(self, ch, i, out)
-    }
-}
-
-impl WaitGraph for BufferedRouters {
-    fn nodes(&self) -> usize {
-        self.wait_nodes()
-    }
-    fn front(&self, i: usize) -> Option<Flit> {
-        self.wait_front(i)
-    }
-    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
-        self.waits_for(ch, i, out)
-    }
-}
+use crate::link::{Channels, Flit};
+pub use crate::router::WaitGraph;
 
 /// A cycle of blocked nodes (input VCs of input-queued routers), if the wait-for graph
 /// has one.
-pub fn wait_cycle<G: WaitGraph>(g: &G, ch: &Channels) -> Option<Vec<usize>> {
+pub fn wait_cycle<G: WaitGraph + ?Sized>(g: &G, ch: &Channels) -> Option<Vec<usize>> {
     cycle_among(g, ch, &|i| g.front(i).is_some())
 }
 
 /// The front flit of every node, to compare a watchdog period later.
-pub fn fronts<G: WaitGraph>(g: &G) -> Vec<Option<Flit>> {
+pub fn fronts<G: WaitGraph + ?Sized>(g: &G) -> Vec<Option<Flit>> {
     (0..g.nodes()).map(|i| g.front(i)).collect()
 }
 
@@ -99,7 +26,7 @@ pub fn fronts<G: WaitGraph>(g: &G) -> Vec<Option<Flit>> {
 /// still at the front). No member can move until the next one does, so they never will,
 /// even while the rest of the network keeps moving (which hides the deadlock from the
 /// network-wide watchdog).
-pub fn stuck_cycle<G: WaitGraph>(g: &G, ch: &Channels, before: &[Option<Flit>]) -> Option<Vec<usize>> {
+pub fn stuck_cycle<G: WaitGraph + ?Sized>(g: &G, ch: &Channels, before: &[Option<Flit>]) -> Option<Vec<usize>> {
     cycle_among(g, ch, &|i| {
         let f = g.front(i);
         f.is_some() && before.get(i).copied().flatten() == f
@@ -107,7 +34,7 @@ pub fn stuck_cycle<G: WaitGraph>(g: &G, ch: &Channels, before: &[Option<Flit>]) 
 }
 
 /// A cycle in the wait-for graph restricted to the nodes `member` accepts.
-fn cycle_among<G: WaitGraph>(g: &G, ch: &Channels, member: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
+fn cycle_among<G: WaitGraph + ?Sized>(g: &G, ch: &Channels, member: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
     let n = g.nodes();
     // 0 = unvisited, 1 = on the DFS stack, 2 = done.
     let mut color = vec![0u8; n];

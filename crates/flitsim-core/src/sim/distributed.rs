@@ -36,18 +36,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::parallel::{partition, receive_outbox, span, take_outbox, PartMut};
+use super::parallel::{receive_outbox, span, take_outbox, PartMut};
 use super::peers::Peers;
 use crate::config::Spec;
-use crate::congestion::metapacket::{Completion, MetaReport};
+use crate::congestion::metapacket::Completion;
 use crate::endpoint::Endpoints;
 use crate::endpoint::Throttle;
 use crate::link::Channels;
 use crate::packet::{Counters, PacketArena};
 use crate::router::central::disha::Token;
 use crate::router::crossing::{CrossCredit, CrossFlit, Crossings, MetaCross};
-use crate::router::crosspoint::{RetryEvent, RetryPart};
-use crate::router::Routers;
+use crate::router::crosspoint::RetryEvent;
+use crate::router::{FamilyTotals, RouterFamily, Routers};
 use crate::stats::Collector;
 
 /// One outbox on the wire, with the sender's counters (so that one exchange per cycle
@@ -86,18 +86,10 @@ struct Finish {
     stats: Collector,
     phase_flits: Vec<u64>,
     unroutable: (u64, u64),
-    /// The buffered-crossbar routers' performance counters.
-    perf: Option<crate::stats::router_counters::PerfCounters>,
-    /// The central-arbiter routers' event counts.
-    central: Option<crate::router::central::CentralCounters>,
+    /// The router family's counters.
+    family: FamilyTotals,
     /// The input-queued or buffered-crossbar routers' dateline drops.
     drops: Option<crate::router::drops::DatelineDrops>,
-    /// The crosspoint switches' event counts.
-    crosspoint: Option<crate::router::crosspoint::CrosspointCounters>,
-    /// The retry links' totals (each link counted by its transmitter's process).
-    retry: Option<RetryPart>,
-    /// The metapacket gather's report counters.
-    meta: Option<(MetaReport, u64)>,
     /// Message reassembly, NIC dispersion and trace replay totals.
     nic: crate::endpoint::NicTotals,
 }
@@ -140,7 +132,7 @@ impl Distributed {
     pub fn new(peers: Box<dyn Peers>, spec: &Spec, routers: &mut Routers, endpoints: &mut Endpoints) -> Distributed {
         let (size, rank) = (peers.size(), peers.rank());
         let ((lo, hi), (nlo, nhi)) = span(spec, size, rank);
-        partition(routers, lo, hi);
+        routers.partition(lo, hi);
         endpoints.partition(nlo, nhi);
         let starts = (0..=size).map(|k| if k == size { spec.topology.num_routers } else { span(spec, size, k).0 .0 }).collect();
         let sorted = (0..size).map(|_| Sorted::default()).collect();
@@ -196,10 +188,8 @@ impl Distributed {
         // Rounds finished here go to every process (each controller sees them all).
         let mut done = std::mem::take(&mut self.done);
         done.clear();
-        if let Routers::Central(c) = &mut *routers {
-            if let Some(m) = c.meta.as_mut() {
-                done.extend(m.completions.drain(..));
-            }
+        if let Some(m) = routers.metapackets() {
+            done.extend(m.completions.drain(..));
         }
         let (mut counts, mut last) = (self.local.counts(), self.local.last());
         // Each crossing goes only to the process whose partition holds its receiving
@@ -297,33 +287,13 @@ impl Distributed {
     /// End of the run: process 0 merges every other process's measurements and endpoint
     /// totals into its own; the others keep theirs (their report is not used).
     pub fn finish(self, routers: &mut Routers, endpoints: &mut Endpoints, stats: &mut Collector) {
-        let perf = match &*routers {
-            Routers::Buffered(b) => Some(b.counters.clone()),
-            _ => None,
-        };
-        let central = match &*routers {
-            Routers::Central(c) => Some(c.counters),
-            _ => None,
-        };
-        let meta = match &*routers {
-            Routers::Central(c) => c.meta.as_ref().map(|m| m.report_part()),
-            _ => None,
-        };
-        let (crosspoint, retry) = match &*routers {
-            Routers::Crosspoint(c) => (Some(c.counters), c.retry_part()),
-            _ => (None, None),
-        };
         let drops = routers.dateline_drops();
         let mine = Finish {
             stats: stats.clone(),
             phase_flits: endpoints.phase_flits.clone(),
             unroutable: endpoints.unroutable(),
-            perf,
-            central,
+            family: routers.totals(),
             drops,
-            crosspoint,
-            retry,
-            meta,
             nic: endpoints.nic_totals(),
         };
         let bytes = postcard::to_allocvec(&mine).expect("a collector serializes");
@@ -336,22 +306,7 @@ impl Distributed {
             stats.merge(&f.stats);
             endpoints.add_totals(&f.phase_flits, f.unroutable);
             endpoints.add_nic_totals(&f.nic);
-            match &mut *routers {
-                Routers::Buffered(b) => b.counters.merge(f.perf.as_ref().expect("the same routers on every process")),
-                Routers::Central(c) => {
-                    c.counters.merge(f.central.as_ref().expect("the same routers on every process"));
-                    if let (Some(m), Some(p)) = (c.meta.as_mut(), &f.meta) {
-                        m.absorb_report(p);
-                    }
-                }
-                Routers::Crosspoint(c) => {
-                    c.counters.merge(f.crosspoint.as_ref().expect("the same routers on every process"));
-                    if let Some(p) = &f.retry {
-                        c.absorb_retry(p);
-                    }
-                }
-                Routers::Iq(_) => {}
-            }
+            routers.absorb_totals(&f.family);
             if let Some(d) = &f.drops {
                 routers.merge_dateline_drops(d);
             }

@@ -19,9 +19,7 @@ use crate::endpoint::Endpoints;
 use crate::error::{Error, Result};
 use crate::link::{Channels, End, RingPool};
 use crate::report::{ChannelRow, PhaseReport, Report};
-use crate::router::buffered::BufferedRouters;
-use crate::router::iq::IqRouters;
-use crate::router::{RouterConfig, Routers};
+use crate::router::{RouterConfig, RouterFamily, Routers, StepContext};
 use crate::stats::{Collector, FinishInfo};
 use crate::topology::NONE;
 
@@ -152,16 +150,13 @@ impl Simulation {
             src,
             dst,
         };
-        let mut routers = match rc {
-            RouterConfig::InputQueued(c) => Routers::Iq(IqRouters::new(c, topo, &channels)),
-            RouterConfig::BufferedCrossbar(c) => {
-                let max_packet = c.max_packet.unwrap_or_else(|| spec.workload.size().max());
-                let (_, request_vcs) = spec.routing.injection_vcs();
-                Routers::Buffered(BufferedRouters::new(c, topo, &channels, max_packet, request_vcs as u32))
-            }
-            RouterConfig::Central(c) => Routers::Central(crate::router::central::CentralRouters::new(c, topo, &channels)),
-            RouterConfig::Crosspoint(c) => Routers::Crosspoint(crate::router::crosspoint::CrosspointRouters::new(c, topo, &channels)),
+        let build = crate::router::Build {
+            topo,
+            channels: &channels,
+            max_packet: spec.workload.size().max(),
+            request_vcs: spec.routing.injection_vcs().1 as u32,
         };
+        let mut routers = Routers::new(rc, &build);
         let mut endpoints = Endpoints::new(
             topo,
             &channels,
@@ -185,7 +180,7 @@ impl Simulation {
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);
         use crate::congestion::{Controller, Policy};
-        if let (Some(retry), Routers::Crosspoint(r)) = (&cfg.channel.retry, &mut routers) {
+        if let (Some(retry), Some(r)) = (&cfg.channel.retry, routers.crosspoint_mut()) {
             let latency = |id: usize| {
                 let c = topo.channels[id];
                 channels.latency[(c.src_router * topo.ports + c.src_port) as usize]
@@ -209,7 +204,7 @@ impl Simulation {
             }
             Policy::None | Policy::Alo => None,
         };
-        if let (true, Routers::Central(r), RouterConfig::Central(rc)) = (metapackets, &mut routers, &cfg.router) {
+        if let (true, Some(r), RouterConfig::Central(rc)) = (metapackets, routers.central_mut(), &cfg.router) {
             let cc = &cfg.congestion;
             let coords = (0..topo.num_routers).flat_map(|r| topo.coords(r).to_vec()).collect();
             let timing = crate::congestion::metapacket::MetaTiming {
@@ -376,22 +371,24 @@ impl Simulation {
         // process). Without throttling (the paper's "No tune") they are dropped.
         let mut done = std::mem::take(&mut self.done);
         done.clear();
-        if let Routers::Central(r) = &mut self.routers {
-            if let Some(meta) = r.meta.as_mut() {
-                if let Some(d) = &mut self.distributed {
-                    d.pop_meta(now, &mut done);
-                } else {
-                    while let Some(x) = meta.pop_usable(now) {
-                        done.push(x);
-                    }
-                    if let Some(p) = &mut self.parallel {
-                        p.pop_meta(now, &mut done);
-                    }
+        let metapackets = if let Some(meta) = self.routers.metapackets() {
+            if let Some(d) = &mut self.distributed {
+                d.pop_meta(now, &mut done);
+            } else {
+                while let Some(x) = meta.pop_usable(now) {
+                    done.push(x);
+                }
+                if let Some(p) = &mut self.parallel {
+                    p.pop_meta(now, &mut done);
                 }
             }
-        }
-        let throttle = match (&mut self.congestion, &mut self.routers) {
-            (Some(c), Routers::Central(r)) if r.meta.is_some() => {
+            true
+        } else {
+            false
+        };
+        // (Source throttling runs on the central-arbiter routers only: Config::validate.)
+        let throttle = match &mut self.congestion {
+            Some(c) if metapackets => {
                 // (Each round updates its own router's estimate: their order does not
                 // matter.)
                 for x in &done {
@@ -399,17 +396,18 @@ impl Simulation {
                 }
                 crate::endpoint::Throttle::PerRouter(c.throttled_each(now))
             }
-            (Some(c), Routers::Central(r)) => {
+            Some(c) => {
                 if c.sample_due(now) {
                     let occupied = self.spec.config.congestion.count == crate::congestion::Count::Occupied;
                     // The count over every partition (and process).
-                    let here = r.count_buffers(occupied) + self.parallel.as_ref().map_or(0, |p| p.count_buffers(occupied));
+                    let here = self.routers.congestion_count(occupied).unwrap_or(0)
+                        + self.parallel.as_ref().map_or(0, |p| p.count_buffers(occupied));
                     let full = self.distributed.as_ref().map_or(here as u64, |d| d.total(here as u64));
                     c.on_sample(now, full as u32, self.counters.flits_ejected);
                 }
                 crate::endpoint::Throttle::Global(c.throttled(now))
             }
-            _ => match (&self.spec.routing, self.spec.config.congestion.policy) {
+            None => match (&self.spec.routing, self.spec.config.congestion.policy) {
                 (crate::routing::RoutingFunction::Adaptive(a), crate::congestion::Policy::Alo) => {
                     crate::endpoint::Throttle::Alo(a, self.spec.config.congestion.alo_free.unwrap_or_default())
                 }
@@ -460,16 +458,16 @@ impl Simulation {
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
             }
-            self.routers.step(
-                crate::router::crossing::Which::All,
+            let mut cx = StepContext {
                 now,
-                &self.spec.topology,
-                &self.spec.routing,
-                &mut self.channels,
-                &mut self.packets,
-                &mut self.stats,
-                &mut self.counters,
-            );
+                topo: &self.spec.topology,
+                routing: &self.spec.routing,
+                ch: &mut self.channels,
+                packets: &mut self.packets,
+                stats: &mut self.stats,
+                ctr: &mut self.counters,
+            };
+            self.routers.step(crate::router::crossing::Which::All, &mut cx);
         }
         self.done = done;
         if self.spec.config.sim.check {
@@ -504,15 +502,13 @@ impl Simulation {
             if let Some(p) = &self.parallel {
                 p.gather_routers(&mut self.routers);
             }
-            let found = match &self.routers {
-                Routers::Iq(x) => self.partial_check(x),
-                Routers::Buffered(x) => self.partial_check(x),
-                // Its deadlocks are handled by Duato's escape VCs or Disha; a network that
-                // stops altogether still trips the watchdog above.
-                Routers::Central(_) => Ok(None),
-                // Deadlock-free by the node-order VCs (checked by the CDG tests); a network
-                // that stops altogether still trips the watchdog above.
-                Routers::Crosspoint(_) => Ok(None),
+            // (Families without a wait-for graph: the central router's deadlocks are
+            // handled by Duato's escape VCs or Disha, the crosspoint switch is deadlock-free
+            // by its node-order VCs; a network that stops altogether still trips the
+            // watchdog above.)
+            let found = match self.routers.wait_graph() {
+                Some(g) => self.partial_check(g),
+                None => Ok(None),
             };
             self.fronts = found?;
         }
@@ -707,6 +703,7 @@ impl Simulation {
             crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some() => Some(self.endpoints.dispersion),
             _ => None,
         };
+        let family = self.routers.report(topo);
         Report {
             dispersion,
             messages,
@@ -722,27 +719,12 @@ impl Simulation {
             phases,
             channels,
             vc_balance,
-            router_counters: match &self.routers {
-                Routers::Buffered(b) => Some(b.counters.report(|p| port_direction(topo, p))),
-                Routers::Iq(_) | Routers::Central(_) | Routers::Crosspoint(_) => None,
-            },
+            router_counters: family.router_counters,
             congestion: self.congestion.as_ref().map(|c| c.report()),
-            metapackets: match &self.routers {
-                Routers::Central(c) => c.meta.as_ref().map(|m| m.report()),
-                _ => None,
-            },
-            central: match &self.routers {
-                Routers::Central(c) => Some(c.counters),
-                _ => None,
-            },
-            crosspoint: match &self.routers {
-                Routers::Crosspoint(c) => Some(c.counters),
-                _ => None,
-            },
-            retry: match &self.routers {
-                Routers::Crosspoint(c) => c.retry_report(),
-                _ => None,
-            },
+            metapackets: family.metapackets,
+            central: family.central,
+            crosspoint: family.crosspoint,
+            retry: family.retry,
             dateline_drops: match &self.spec.routing {
                 crate::routing::RoutingFunction::Table(t) if t.policy() != crate::routing::table::VcPolicy::Dor => {
                     self.routers.dateline_drops()
@@ -772,7 +754,7 @@ impl Simulation {
 
     /// Once per watchdog period: a cycle of waiting buffers whose fronts have not moved
     /// since the last period is a partial deadlock; otherwise the fronts to compare next.
-    fn partial_check<G: deadlock::WaitGraph + RouterNames>(&self, g: &G) -> Result<Option<Vec<Option<crate::link::Flit>>>> {
+    fn partial_check(&self, g: &dyn crate::router::WaitGraph) -> Result<Option<Vec<Option<crate::link::Flit>>>> {
         if let Some(cycle) = self.fronts.as_deref().and_then(|before| deadlock::stuck_cycle(g, &self.channels, before)) {
             let topo = &self.spec.topology;
             let mut names: Vec<String> = cycle.iter().map(|&i| g.node_name(topo, i)).collect();
@@ -806,10 +788,7 @@ impl Simulation {
                         let f = r.input_front(router, p, v).expect("non-empty");
                         let arena = self.parallel.as_ref().and_then(|p| p.arena_of(router)).unwrap_or(&self.packets);
                         let pk = arena.get(f.pid);
-                        let why = match r {
-                            Routers::Iq(x) => x.describe_wait(router, p, v, self.now),
-                            Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => String::new(),
-                        };
+                        let why = r.describe_wait(router, p, v, self.now);
                         lines.push(format!(
                             "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}{}{}",
                             topo.router_name(router),
@@ -827,61 +806,25 @@ impl Simulation {
                     }
                 }
             }
-            if let Routers::Buffered(x) = r {
-                if lines.len() < 24 && x.buffered(router) > 0 {
-                    for l in x.describe(router, self.now).into_iter().take(8) {
-                        lines.push(format!("  router {}: {l}", topo.router_name(router)));
-                    }
+            if lines.len() < 24 {
+                for l in r.describe(router, self.now).into_iter().take(8) {
+                    lines.push(format!("  router {}: {l}", topo.router_name(router)));
                 }
             }
         }
         if count > lines.len() {
             lines.push(format!("  ... and {} more blocked VCs", count - lines.len()));
         }
-        if let Routers::Iq(x) = r {
-            let name = |i: usize| {
-                let (p_n, v_n) = (x.ports as usize, x.vcs as usize);
-                let router = (i / (p_n * v_n)) as u32;
-                let p = ((i / v_n) % p_n) as u32;
-                format!("{}{} vc{}", topo.router_name(router), topo.port_name(p), i % v_n)
-            };
-            match deadlock::wait_cycle(x, &self.channels) {
+        if let Some(g) = r.wait_graph() {
+            match deadlock::wait_cycle(g, &self.channels) {
                 Some(cycle) => {
-                    let mut names: Vec<String> = cycle.iter().map(|&i| name(i)).collect();
-                    names.push(name(cycle[0]));
-                    lines.insert(0, format!("  cycle of waiting channels ({} input VCs): {}", cycle.len(), names.join(" -> ")));
+                    let mut names: Vec<String> = cycle.iter().map(|&i| g.node_name(topo, i)).collect();
+                    names.push(g.node_name(topo, cycle[0]));
+                    lines.insert(0, format!("  cycle of waiting channels ({} {}): {}", cycle.len(), g.node_kind(), names.join(" -> ")));
                 }
                 None => lines.insert(0, "  no cycle found in the wait-for graph (a livelock or a chain blocked on something else)".into()),
             }
         }
         Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
-    }
-}
-
-/// Names of the wait-for graph's nodes, for reports.
-trait RouterNames {
-    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String;
-}
-
-impl RouterNames for IqRouters {
-    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String {
-        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
-        format!("{}{} vc{}", topo.router_name((i / (p_n * v_n)) as u32), topo.port_name(((i / v_n) % p_n) as u32), i % v_n)
-    }
-}
-
-impl RouterNames for BufferedRouters {
-    fn node_name(&self, topo: &crate::topology::Topology, i: usize) -> String {
-        self.wait_name(i, &|r| topo.router_name(r), &|p| topo.port_name(p))
-    }
-}
-
-/// Name of port `p` as a direction: the topology's port name (`+x`, `-x`, ...), with a
-/// single processor port called `proc` as in the SeaStar paper.
-fn port_direction(topo: &crate::topology::Topology, p: u32) -> String {
-    if topo.ports - topo.network_ports() == 1 && p == topo.network_ports() {
-        "proc".into()
-    } else {
-        topo.port_name(p)
     }
 }

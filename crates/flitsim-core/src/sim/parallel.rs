@@ -50,8 +50,8 @@ use crate::config::Spec;
 use crate::endpoint::{Endpoints, NicView, Throttle};
 use crate::link::Channels;
 use crate::packet::{Counters, PacketArena};
-use crate::router::crossing::Crossings;
-use crate::router::Routers;
+use crate::router::crossing::{Crossings, Which};
+use crate::router::{RouterFamily, Routers, StepContext};
 use crate::stats::Collector;
 
 /// One partition other than the first: its copy of the network state, of which it steps
@@ -99,16 +99,21 @@ impl PartMut<'_> {
             throttle,
             view,
         );
-        self.routers.step(
-            crate::router::crossing::Which::All,
+        self.step_routers(Which::All, now, spec);
+    }
+
+    /// Step the routers `which` names of this partition for cycle `now`.
+    pub fn step_routers(&mut self, which: Which, now: u64, spec: &Spec) {
+        let mut cx = StepContext {
             now,
-            &spec.topology,
-            &spec.routing,
-            self.channels,
-            self.packets,
-            self.stats,
-            self.counters,
-        );
+            topo: &spec.topology,
+            routing: &spec.routing,
+            ch: self.channels,
+            packets: self.packets,
+            stats: self.stats,
+            ctr: self.counters,
+        };
+        self.routers.step(which, &mut cx);
     }
 
     /// Cycles `now .. now + k` of this partition (a lookahead window, [`super::window`]);
@@ -187,9 +192,8 @@ pub fn serial_reason(spec: &Spec, routers: &Routers, threads: usize) -> Option<&
     if threads <= 1 {
         return Some("one thread asked for");
     }
-    match routers {
-        Routers::Iq(iq) if !iq.has_calendar() => return Some("delays of 64 cycles or more (no arrival calendar) are not partitioned"),
-        Routers::Iq(_) | Routers::Buffered(_) | Routers::Central(_) | Routers::Crosspoint(_) => {}
+    if let Some(why) = routers.serial_reason() {
+        return Some(why);
     }
     if (spec.topology.num_routers as usize) < threads {
         return Some("fewer routers than threads");
@@ -216,7 +220,7 @@ impl Parallel {
         for k in 1..threads {
             let ((lo, hi), (nlo, nhi)) = span(k);
             let mut r = routers.clone();
-            partition(&mut r, lo, hi);
+            r.partition(lo, hi);
             let mut e = endpoints.clone();
             e.partition(nlo, nhi);
             parts.push(Part {
@@ -232,7 +236,7 @@ impl Parallel {
             });
         }
         let ((lo, hi), (nlo, nhi)) = span(0);
-        partition(routers, lo, hi);
+        routers.partition(lo, hi);
         endpoints.partition(nlo, nhi);
         let team = super::team::Team::new(threads - 1, "flitsim-part")
             .map_err(|e| crate::error::Error::Config { path: "threads".into(), message: format!("cannot start {threads} threads: {e}") })?;
@@ -244,7 +248,7 @@ impl Parallel {
             boxes: vec![Crossings::default(); threads],
             outbox0: Crossings::default(),
             pending: false,
-            defer: matches!(routers, Routers::Iq(_) | Routers::Buffered(_)),
+            defer: routers.windowed(),
             crossed: 0,
             pipe,
             last: None,
@@ -358,24 +362,16 @@ impl Parallel {
     /// The congestion estimate's count of full (or occupied) VC buffers in the
     /// partitions after the first (central-arbiter routers).
     pub fn count_buffers(&self, occupied: bool) -> u32 {
-        self.parts
-            .iter()
-            .map(|p| match &p.routers {
-                Routers::Central(c) => c.count_buffers(occupied),
-                _ => 0,
-            })
-            .sum()
+        self.parts.iter().map(|p| p.routers.congestion_count(occupied).unwrap_or(0)).sum()
     }
 
     /// The metapacket rounds usable by cycle `now` finished in the partitions after the
     /// first, onto `done`.
     pub fn pop_meta(&mut self, now: u64, done: &mut Vec<crate::congestion::metapacket::Completion>) {
         for p in &mut self.parts {
-            if let Routers::Central(c) = &mut p.routers {
-                if let Some(meta) = c.meta.as_mut() {
-                    while let Some(x) = meta.pop_usable(now) {
-                        done.push(x);
-                    }
+            if let Some(meta) = p.routers.metapackets() {
+                while let Some(x) = meta.pop_usable(now) {
+                    done.push(x);
                 }
             }
         }
@@ -413,13 +409,7 @@ impl Parallel {
     /// packet ids ([`Parallel::arena_of`] finds their arena).
     pub fn gather_routers(&self, routers: &mut Routers) {
         for p in &self.parts {
-            match (&mut *routers, &p.routers) {
-                (Routers::Iq(into), Routers::Iq(x)) => into.copy_span_from(x),
-                (Routers::Buffered(into), Routers::Buffered(x)) => into.copy_span_from(x),
-                (Routers::Central(into), Routers::Central(x)) => into.copy_span_from(x),
-                (Routers::Crosspoint(into), Routers::Crosspoint(x)) => into.copy_span_from(x),
-                _ => unreachable!("partitions have the routers of the network"),
-            }
+            routers.copy_span_from(&p.routers);
         }
     }
 
@@ -429,7 +419,7 @@ impl Parallel {
         self.parts
             .iter()
             .find(|p| {
-                let (lo, hi) = span_of(&p.routers);
+                let (lo, hi) = p.routers.span();
                 (lo..hi).contains(&router)
             })
             .map(|p| &p.packets)
@@ -441,12 +431,7 @@ impl Parallel {
         for p in &self.parts {
             stats.merge(&p.stats);
             endpoints.absorb(&p.endpoints);
-            match (&mut *routers, &p.routers) {
-                (Routers::Buffered(into), Routers::Buffered(x)) => into.merge_counters(x),
-                (Routers::Central(into), Routers::Central(x)) => into.merge_counters(x),
-                (Routers::Crosspoint(into), Routers::Crosspoint(x)) => into.merge_counters(x),
-                _ => {}
-            }
+            routers.merge_counters(&p.routers);
             if let Some(d) = p.routers.dateline_drops() {
                 routers.merge_dateline_drops(&d);
             }
@@ -473,39 +458,9 @@ pub(super) fn span(spec: &Spec, parts: usize, k: usize) -> ((u32, u32), (u32, u3
     ((lo as u32, hi as u32), ((lo * c).min(n) as u32, (hi * c).min(n) as u32))
 }
 
-/// Make `r` step only routers `[lo, hi)`.
-pub(super) fn partition(r: &mut Routers, lo: u32, hi: u32) {
-    match r {
-        Routers::Iq(x) => x.partition(lo, hi),
-        Routers::Buffered(x) => x.partition(lo, hi),
-        Routers::Central(x) => x.partition(lo, hi),
-        Routers::Crosspoint(x) => x.partition(lo, hi),
-    }
-}
-
-/// The routers a partition steps.
-fn span_of(r: &Routers) -> (u32, u32) {
-    match r {
-        Routers::Iq(x) => x.span(),
-        Routers::Buffered(x) => x.span(),
-        Routers::Central(x) => x.span(),
-        Routers::Crosspoint(x) => x.span(),
-    }
-}
-
-/// A partition's outbox of this cycle.
-pub(super) fn take_crossings(r: &mut Routers, spare: Crossings) -> Crossings {
-    match r {
-        Routers::Iq(x) => x.take_crossings(spare),
-        Routers::Buffered(x) => x.take_crossings(spare),
-        Routers::Central(x) => x.take_crossings(spare),
-        Routers::Crosspoint(x) => x.take_crossings(spare),
-    }
-}
-
 /// A partition's outbox of this cycle: its routers' crossings.
 pub(super) fn take_outbox(r: &mut Routers, spare: Crossings) -> Crossings {
-    take_crossings(r, spare)
+    r.take_crossings(spare)
 }
 
 /// Every partition, on its own thread, receives the outboxes `boxes` of the others.
@@ -532,15 +487,5 @@ fn receive_all(boxes: &[Crossings], own: usize, r: &mut Routers, ch: &mut Channe
 
 /// Receive another partition's outbox ([`take_outbox`]).
 pub(super) fn receive_outbox(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
-    receive_crossings(r, b, ch, packets);
-}
-
-/// Receive another partition's outbox.
-pub(super) fn receive_crossings(r: &mut Routers, b: &Crossings, ch: &mut Channels, packets: &mut PacketArena) {
-    match r {
-        Routers::Iq(x) => x.receive_crossings(b, ch, packets),
-        Routers::Buffered(x) => x.receive_crossings(b, ch, packets),
-        Routers::Central(x) => x.receive_crossings(b, ch, packets),
-        Routers::Crosspoint(x) => x.receive_crossings(b, ch, packets),
-    }
+    r.receive_crossings(b, ch, packets);
 }

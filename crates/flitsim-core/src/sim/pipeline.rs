@@ -53,7 +53,7 @@ use crate::config::Spec;
 use crate::link::Channels;
 use crate::packet::PacketArena;
 use crate::router::crossing::{Crossings, Which};
-use crate::router::Routers;
+use crate::router::{RouterFamily, Routers};
 
 /// Can `spec`'s network use the pipelined hand-over? (Input-queued routers, built from
 /// an input-queued router config, with nothing decided across the network every cycle.)
@@ -196,9 +196,7 @@ impl Mailboxes {
             if let Some(c) = receiving {
                 self.prefetch(own, c, false);
             }
-            if let Routers::Iq(r) = &*p.routers {
-                r.prefetch_crossings();
-            }
+            p.routers.prefetch_crossings();
             let before = p.counters.packets_created;
             p.endpoints.step_all(
                 t,
@@ -215,7 +213,7 @@ impl Mailboxes {
             if let Some(c) = receiving {
                 self.prefetch(own, c, true);
             }
-            p.routers.step(Which::Interior, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
+            p.step_routers(Which::Interior, t, spec);
             if let Some(c) = t.checked_sub(1) {
                 self.wait_for(own, t);
                 // Every other partition has received this partition's outbox of `t - 2`:
@@ -226,7 +224,7 @@ impl Mailboxes {
                     self.receive(own, c, p.routers, p.channels, p.packets);
                 }
             }
-            p.routers.step(Which::Boundary, t, &spec.topology, &spec.routing, p.channels, p.packets, p.stats, p.counters);
+            p.step_routers(Which::Boundary, t, spec);
             self.publish(own, t, p);
             if p.stats.in_window(t) {
                 made += p.counters.packets_created - before;

@@ -30,7 +30,7 @@ use super::Simulation;
 use crate::config::Spec;
 use crate::error::Result;
 use crate::link::Channels;
-use crate::router::Routers;
+use crate::router::{RouterFamily, Routers};
 
 /// Cycles between progress reports of [`Simulation::run`].
 pub(super) const PROGRESS_EVERY: u64 = 4096;
@@ -39,10 +39,7 @@ pub(super) const PROGRESS_EVERY: u64 = 4096;
 /// hand-overs (at least 1).
 pub(super) fn lookahead(spec: &Spec, routers: &Routers, channels: &Channels) -> u64 {
     let cfg = &spec.config;
-    if !matches!(routers, Routers::Iq(_) | Routers::Buffered(_))
-        || cfg.congestion.policy != crate::congestion::Policy::None
-        || !spec.timed_failures.is_empty()
-    {
+    if !routers.windowed() || cfg.congestion.policy != crate::congestion::Policy::None || !spec.timed_failures.is_empty() {
         return 1;
     }
     // Only channels between routers cross partitions (an endpoint is its router's).

@@ -49,6 +49,7 @@
 
 pub mod config;
 mod crossing;
+mod family;
 mod prefetch;
 mod staging;
 mod waits;

@@ -8,15 +8,17 @@
 
 use super::{state, BufferedRouters, IDLE_OUT};
 use crate::link::{Channels, End, Flit};
+use crate::router::family::WaitGraph;
+use crate::topology::Topology;
 
-impl BufferedRouters {
+impl WaitGraph for BufferedRouters {
     /// Nodes of the wait-for graph: input VCs, then staging buffers.
-    pub fn wait_nodes(&self) -> usize {
+    fn nodes(&self) -> usize {
         self.ivc.len() + self.stg.len()
     }
 
     /// The front flit of node `i` (`None` when it is empty).
-    pub fn wait_front(&self, i: usize) -> Option<Flit> {
+    fn front(&self, i: usize) -> Option<Flit> {
         let n_in = self.ivc.len();
         if i < n_in {
             let st = &self.ivc[i];
@@ -28,7 +30,7 @@ impl BufferedRouters {
     }
 
     /// The nodes node `i` waits for, into `out`.
-    pub fn waits_for(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
+    fn waits(&self, ch: &Channels, i: usize, out: &mut Vec<usize>) {
         out.clear();
         let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
         let n_in = self.ivc.len();
@@ -61,8 +63,9 @@ impl BufferedRouters {
         }
     }
 
-    /// A readable name of node `i` (`router` names the router).
-    pub fn wait_name(&self, i: usize, router: &dyn Fn(u32) -> String, port: &dyn Fn(u32) -> String) -> String {
+    /// A readable name of node `i`.
+    fn node_name(&self, topo: &Topology, i: usize) -> String {
+        let (router, port) = (|r| topo.router_name(r), |p| topo.port_name(p));
         let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
         let n_in = self.ivc.len();
         if i < n_in {

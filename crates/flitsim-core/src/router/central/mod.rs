@@ -35,6 +35,7 @@
 pub mod config;
 mod crossing;
 pub mod disha;
+mod family;
 
 pub use config::CentralConfig;
 

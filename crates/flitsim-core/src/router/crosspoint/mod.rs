@@ -37,6 +37,7 @@
 
 pub mod config;
 mod crossing;
+mod family;
 mod links;
 mod rails;
 

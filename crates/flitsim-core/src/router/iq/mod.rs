@@ -99,6 +99,7 @@
 mod arrivals;
 pub mod crossing;
 mod describe;
+mod family;
 mod input_vc;
 mod inspect;
 mod lanes;
@@ -124,6 +125,7 @@ use super::IqConfig;
 use crate::link::{Channels, End, Flit, InFlight};
 use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::Which;
+use crate::router::family::StepContext;
 use crate::routing::RoutingFunction;
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -386,18 +388,9 @@ impl IqRouters {
     /// reads — configuration, array bases, the arrival mode — out of the per-router work.)
     /// `which` picks the routers of a partition (the pipelined hand-over,
     /// `sim/pipeline.rs`); [`Which::All`] steps every router.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step(
-        &mut self,
-        which: Which,
-        now: u64,
-        topo: &Topology,
-        routing: &RoutingFunction,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    pub fn step(&mut self, which: Which, cx: &mut StepContext<'_>) {
+        let StepContext { now, topo, routing, ch, packets, stats, ctr } = cx;
+        let (now, topo, routing) = (*now, *topo, *routing);
         // The arrival state is moved out for the pass (a move of a `Vec`, no allocation)
         // so the routers' other state and it can be borrowed separately.
         // So are the lanes (a move of a `Box`).
