@@ -81,6 +81,34 @@ pub struct DispersionConfig {
 }
 
 impl DispersionParams {
+    /// The NICs' dispersive scheme `routing` selects (`selection = "adaptive"` or
+    /// `"probing"` of up*/down* routing) with its parameters, if it selects one; errors
+    /// name `{path}.field`.
+    pub fn of_routing(routing: &crate::routing::RoutingConfig, path: &str) -> Result<Option<Self>> {
+        use crate::routing::updown_net::Selection;
+        let crate::routing::RoutingConfig::Updown { selection, threshold, probability, probe_limit, .. } = *routing else {
+            return Ok(None);
+        };
+        let cfg = DispersionConfig { threshold, probability, probe_limit };
+        let params = match selection {
+            Selection::Adaptive | Selection::Probing => Self::build(&cfg, selection == Selection::Probing, path)?,
+            _ if threshold.is_some() || probability.is_some() || probe_limit.is_some() => {
+                return Err(Error::config(
+                    format!("{path}.selection"),
+                    "threshold, probability and probe_limit are parameters of the dispersive schemes; use selection = \"adaptive\" or \"probing\", or remove them",
+                ))
+            }
+            _ => return Ok(None),
+        };
+        if selection == Selection::Adaptive && probe_limit.is_some() {
+            return Err(Error::config(
+                format!("{path}.probe_limit"),
+                "only the probing scheme probes; use selection = \"probing\", or remove probe_limit",
+            ));
+        }
+        Ok(Some(params))
+    }
+
     /// Validate; `probing` selects the scheme's defaults (the paper's Figures 4 and 5).
     pub fn build(cfg: &DispersionConfig, probing: bool, path: &str) -> Result<Self> {
         let p = cfg.probability.unwrap_or(if probing { 1.0 } else { 0.5 });

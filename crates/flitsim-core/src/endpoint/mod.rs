@@ -155,6 +155,8 @@ struct ProbeArrival {
 pub struct NicView<'a> {
     /// The routing function.
     pub routing: &'a crate::routing::RoutingFunction,
+    /// The dispersive route selection, if the NICs disperse.
+    pub dispersion: Option<&'a dispersion::DispersionParams>,
 }
 
 impl Endpoints {
@@ -332,7 +334,7 @@ impl Endpoints {
         let sending = Sending { vc_lo: self.vc_lo, vc_hi: self.vc_hi, flow: self.flow };
         let n = self.n as usize;
         let disp = match view.routing {
-            crate::routing::RoutingFunction::UpDown(u) => u.dispersion().map(|p| Disperse { routing: u, params: p }),
+            crate::routing::RoutingFunction::UpDown(u) => view.dispersion.map(|p| Disperse { routing: u, params: p }),
             _ => None,
         };
         let timing = self.probe_timing;

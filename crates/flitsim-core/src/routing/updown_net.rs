@@ -83,8 +83,6 @@ pub struct UpDownRouting {
     vcs: u32,
     net_ports: u32,
     bits: u32,
-    /// Adaptive and probing selection: the NIC's parameters.
-    dispersion: Option<crate::endpoint::dispersion::DispersionParams>,
 }
 
 impl UpDownRouting {
@@ -111,35 +109,7 @@ impl UpDownRouting {
             StaticSchemeConfig::Hashed => StaticScheme::Hashed { seed },
         };
         let key = mix64(seed ^ mix64(domain::ROUTE));
-        Ok(UpDownRouting { tree: tree.clone(), selection, scheme, key, vcs, net_ports: topo.net_ports, bits, dispersion: None })
-    }
-
-    /// The adaptive and probing schemes' parameters (`routing.threshold`, ...); errors
-    /// name `{path}.field`.
-    pub fn with_dispersion(mut self, cfg: &crate::endpoint::dispersion::DispersionConfig, path: &str) -> Result<Self> {
-        let given = cfg.threshold.is_some() || cfg.probability.is_some() || cfg.probe_limit.is_some();
-        match self.selection {
-            Selection::Adaptive | Selection::Probing => {
-                self.dispersion =
-                    Some(crate::endpoint::dispersion::DispersionParams::build(cfg, self.selection == Selection::Probing, path)?);
-            }
-            _ if given => {
-                return Err(Error::config(format!("{path}.selection"), "threshold, probability and probe_limit are parameters of the dispersive schemes; use selection = \"adaptive\" or \"probing\", or remove them"));
-            }
-            _ => {}
-        }
-        if self.selection == Selection::Adaptive && cfg.probe_limit.is_some() {
-            return Err(Error::config(
-                format!("{path}.probe_limit"),
-                "only the probing scheme probes; use selection = \"probing\", or remove probe_limit",
-            ));
-        }
-        Ok(self)
-    }
-
-    /// The NIC's dispersion parameters (adaptive and probing selection).
-    pub fn dispersion(&self) -> Option<&crate::endpoint::dispersion::DispersionParams> {
-        self.dispersion.as_ref()
+        Ok(UpDownRouting { tree: tree.clone(), selection, scheme, key, vcs, net_ports: topo.net_ports, bits })
     }
 
     /// Number of routes from `src` to `dst` (1 on one leaf or to itself).

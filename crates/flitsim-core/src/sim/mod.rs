@@ -453,7 +453,7 @@ impl Simulation {
                 &mut self.counters,
                 &mut self.routers,
                 throttle,
-                crate::endpoint::NicView { routing: &self.spec.routing },
+                crate::endpoint::NicView { routing: &self.spec.routing, dispersion: self.spec.dispersion.as_ref() },
             );
             if self.stats.in_window(now) {
                 self.measured_created += self.counters.packets_created - created_before;
@@ -699,10 +699,7 @@ impl Simulation {
             r.report(self.counters.packets_created / per, wire.and_then(|u| u.bytes_per_s()))
         });
         let trace = self.spec.workload.trace().map(|t| t.report(&self.endpoints.trace));
-        let dispersion = match &self.spec.routing {
-            crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some() => Some(self.endpoints.dispersion),
-            _ => None,
-        };
+        let dispersion = self.spec.dispersion.is_some().then_some(self.endpoints.dispersion);
         let family = self.routers.report(topo);
         Report {
             dispersion,
@@ -750,81 +747,5 @@ impl Simulation {
                 }
             }),
         }
-    }
-
-    /// Once per watchdog period: a cycle of waiting buffers whose fronts have not moved
-    /// since the last period is a partial deadlock; otherwise the fronts to compare next.
-    fn partial_check(&self, g: &dyn crate::router::WaitGraph) -> Result<Option<Vec<Option<crate::link::Flit>>>> {
-        if let Some(cycle) = self.fronts.as_deref().and_then(|before| deadlock::stuck_cycle(g, &self.channels, before)) {
-            let topo = &self.spec.topology;
-            let mut names: Vec<String> = cycle.iter().map(|&i| g.node_name(topo, i)).collect();
-            names.push(g.node_name(topo, cycle[0]));
-            let period = self.spec.config.sim.watchdog;
-            return Err(Error::PartialDeadlock {
-                cycle: self.now,
-                period,
-                buffered: self.in_network(),
-                blocked: format!("  cycle of waiting channels ({} buffers, front flits unmoved): {}", cycle.len(), names.join(" -> ")),
-            });
-        }
-        Ok((self.in_network() > 0).then(|| deadlock::fronts(g)))
-    }
-
-    fn deadlock_error(&self, idle: u64) -> Error {
-        let topo = &self.spec.topology;
-        let r = &self.routers;
-        let (p_n, v_n) = (r.ports(), r.vcs());
-        let mut lines = Vec::new();
-        let mut count = 0;
-        for router in 0..topo.num_routers {
-            for p in 0..p_n {
-                for v in 0..v_n {
-                    let len = r.input_len(router, p, v);
-                    if len == 0 {
-                        continue;
-                    }
-                    count += 1;
-                    if lines.len() < 24 {
-                        let f = r.input_front(router, p, v).expect("non-empty");
-                        let arena = self.parallel.as_ref().and_then(|p| p.arena_of(router)).unwrap_or(&self.packets);
-                        let pk = arena.get(f.pid);
-                        let why = r.describe_wait(router, p, v, self.now);
-                        lines.push(format!(
-                            "  router {} in-port {} vc{}: {} flits, front = packet {} ({} -> {}) flit {}/{}{}{}",
-                            topo.router_name(router),
-                            topo.port_name(p),
-                            v,
-                            len,
-                            f.pid,
-                            pk.src,
-                            pk.dst,
-                            f.idx,
-                            f.last,
-                            if why.is_empty() { "" } else { "; " },
-                            why
-                        ));
-                    }
-                }
-            }
-            if lines.len() < 24 {
-                for l in r.describe(router, self.now).into_iter().take(8) {
-                    lines.push(format!("  router {}: {l}", topo.router_name(router)));
-                }
-            }
-        }
-        if count > lines.len() {
-            lines.push(format!("  ... and {} more blocked VCs", count - lines.len()));
-        }
-        if let Some(g) = r.wait_graph() {
-            match deadlock::wait_cycle(g, &self.channels) {
-                Some(cycle) => {
-                    let mut names: Vec<String> = cycle.iter().map(|&i| g.node_name(topo, i)).collect();
-                    names.push(g.node_name(topo, cycle[0]));
-                    lines.insert(0, format!("  cycle of waiting channels ({} {}): {}", cycle.len(), g.node_kind(), names.join(" -> ")));
-                }
-                None => lines.insert(0, "  no cycle found in the wait-for graph (a livelock or a chain blocked on something else)".into()),
-            }
-        }
-        Error::Deadlock { cycle: self.now, idle, buffered: self.in_network(), blocked: lines.join("\n") }
     }
 }

@@ -86,7 +86,7 @@ impl PartMut<'_> {
     /// One cycle of this partition: its endpoints (held back by `throttle`), then its
     /// routers.
     pub fn step(&mut self, now: u64, phase: Option<usize>, spec: &Spec, throttle: Throttle) {
-        let view = NicView { routing: &spec.routing };
+        let view = NicView { routing: &spec.routing, dispersion: spec.dispersion.as_ref() };
         self.endpoints.step_all(
             now,
             phase,

@@ -61,7 +61,7 @@ pub(crate) fn applies(spec: &Spec) -> bool {
     matches!(spec.config.router, crate::router::RouterConfig::InputQueued(_))
         && spec.config.congestion.policy == crate::congestion::Policy::None
         && spec.timed_failures.is_empty()
-        && !matches!(&spec.routing, crate::routing::RoutingFunction::UpDown(u) if u.dispersion().is_some())
+        && spec.dispersion.is_none()
 }
 
 /// One partition's published outboxes.
@@ -187,7 +187,7 @@ impl Mailboxes {
     pub fn step_cycles(&self, own: usize, p: &mut PartMut<'_>, now: u64, k: u64, spec: &Spec) -> u64 {
         let _abort = AbortOnUnwind(&self.abort);
         let open = crate::endpoint::Throttle::Open;
-        let view = crate::endpoint::NicView { routing: &spec.routing };
+        let view = crate::endpoint::NicView { routing: &spec.routing, dispersion: spec.dispersion.as_ref() };
         let mut made = 0;
         for t in now..now + k {
             // (Prefetches, see `prefetch`: the outboxes this cycle receives, and the

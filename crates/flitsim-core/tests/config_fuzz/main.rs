@@ -21,7 +21,11 @@
 //! Clos networks; DOR, XT tables with faults, adaptive with self-tuning, source routes
 //! with link retry, dispersive up*/down* routes with STOP/GO and messages).
 
+#[path = "../common/mod.rs"]
 mod common;
+mod paths;
+
+use paths::*;
 
 use flitsim_core::config::Config;
 use flitsim_core::Error;
@@ -321,70 +325,6 @@ const BASES: &[&str] = &[
      [traffic.trace]\npacket_flits = 4\nmessages = [{ src = 0, dst = 5, flits = 9 }, { src = 5, dst = 0, flits = 3, after = [0], delay = 7 }, \
      { src = 3, dst = 5, flits = 1, at = 20 }, { src = 5, dst = 3, flits = 12, after = [2] }, { src = 0, dst = 15, flits = 2, after = [1] }]",
 ];
-
-#[derive(Clone, Debug, PartialEq)]
-enum Seg {
-    Key(String),
-    Index(usize),
-}
-
-fn path_text(path: &[Seg]) -> String {
-    let mut s = String::new();
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                if !s.is_empty() {
-                    s.push('.');
-                }
-                s.push_str(k);
-            }
-            Seg::Index(i) => s.push_str(&format!("[{i}]")),
-        }
-    }
-    s
-}
-
-/// Every value's path in the table (tables, arrays and their elements, and leaves).
-fn all_paths(v: &toml::Value, prefix: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
-    match v {
-        toml::Value::Table(t) => {
-            for (k, child) in t {
-                prefix.push(Seg::Key(k.clone()));
-                out.push(prefix.clone());
-                all_paths(child, prefix, out);
-                prefix.pop();
-            }
-        }
-        toml::Value::Array(a) => {
-            for (i, child) in a.iter().enumerate() {
-                prefix.push(Seg::Index(i));
-                out.push(prefix.clone());
-                all_paths(child, prefix, out);
-                prefix.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The container holding the last segment of `path`.
-fn parent_mut<'a>(root: &'a mut toml::Value, path: &[Seg]) -> &'a mut toml::Value {
-    let mut cur = root;
-    for seg in &path[..path.len() - 1] {
-        cur = match seg {
-            Seg::Key(k) => cur.get_mut(k.as_str()).expect("path exists"),
-            Seg::Index(i) => cur.get_mut(*i).expect("path exists"),
-        };
-    }
-    cur
-}
-
-fn get_mut<'a>(root: &'a mut toml::Value, path: &[Seg]) -> &'a mut toml::Value {
-    match &path[path.len() - 1] {
-        Seg::Key(k) => parent_mut(root, path).get_mut(k.as_str()).expect("path exists"),
-        Seg::Index(i) => parent_mut(root, path).get_mut(*i).expect("path exists"),
-    }
-}
 
 #[derive(Clone, Debug)]
 enum Mutation {
