@@ -3,15 +3,16 @@
 as the paper's benchmark couples them (README.md, "The benchmark couples the two
 directions"), against the same pairs streaming independently (what the rows measure).
 
-The rows cannot express the coupling: `traffic.message` streams each direction on its
-own. A trace can (`traffic.trace`, `after`), but a trace run reports no per-flow
-bandwidth, so this script measures each flow's rate over a fixed window instead: every
+This is the evidence for the coupled mode the rows now use (`traffic.message.exchange`),
+measured before the engine had it, with a trace (`traffic.trace`, `after`). A trace run
+reports no per-flow bandwidth, so this script measures each flow's rate over a fixed
+window instead: every
 node receives one flow, so a node's accepted rate over cycles [0, T] is its flow's rate,
 and their mean over the nodes is the eBB while no flow has finished (64 messages of
 256 KiB per flow, so even an uncontended flow runs for 262,144 cycles, past T = 80,000).
-For static routing and random oblivious the rates are steady and this equals the rows'
-b_p = s / t_p (static, 512 nodes, pattern 0 of the rows: 0.512 over the window, 0.513
-as the row measures it). For adaptive and probing it reads lower, since their rates rise
+For static routing and random oblivious the rates are steady and this equals
+b_p = s / t_p (static, 512 nodes, pattern 0, independent: 0.512 over the window, 0.513
+as b_p). For adaptive and probing it reads lower, since their rates rise
 as they settle (probing, 512 nodes, pattern 0: 0.773 against 0.810): compare the two
 modes, not the absolute values.
 
