@@ -9,8 +9,8 @@
 //! VCs or 64 ports, channels too long for the routers' arrival calendar) and one case for
 //! each of the other router families (the SeaStar buffered crossbar with aging, the
 //! SiCortex crosspoint switch with link-level retry, the central-arbiter router with
-//! Disha and the self-tuned throttle), so that a performance change that alters any
-//! simulated result fails here.
+//! Disha and the self-tuned throttle, and with Duato's escape VCs and metapackets), so
+//! that a performance change that alters any simulated result fails here.
 //!
 //! Compared: every field of the report except `version` and the echoed `config` (those
 //! describe the run, not its result, and change when the crate version or the config
@@ -324,6 +324,30 @@ injection = { type = "periodic" }
 source_queue = 1
 [congestion]
 policy = "tune"
+"#,
+    ),
+    (
+        // The central-arbiter router with Duato's escape VCs, the self-tuned throttle's
+        // estimate gathered in metapackets.
+        "torus4x4_central_duato_metapackets",
+        r#"
+[topology]
+type = "torus"
+dims = [4, 4]
+[router]
+type = "central"
+vcs = 3
+buffer_depth = 8
+[routing]
+type = "adaptive"
+deadlock = "avoidance"
+[traffic]
+load = 0.6
+packet_size = 8
+pattern = { type = "uniform" }
+[congestion]
+policy = "tune"
+distribution = "metapackets"
 "#,
     ),
 ];
