@@ -37,7 +37,8 @@ impl RouterFamily for BufferedRouters {
     #[inline]
     fn step(&mut self, which: Which, cx: &mut StepContext<'_>) {
         debug_assert!(which == Which::All, "only input-queued routers are stepped by halves");
-        self.step_all(cx.now, cx.topo, cx.routing, cx.ch, cx.packets, cx.stats, cx.ctr)
+        let routing = cx.routing;
+        self.step_all(cx, routing)
     }
     fn windowed(&self) -> bool {
         true

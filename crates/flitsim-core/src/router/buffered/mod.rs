@@ -61,6 +61,7 @@ use super::aging::clock::{age_selected, AgeClock};
 use super::allocator::take_lowest;
 use crate::link::{Channels, CreditWire, End, Flit, InFlight, Ring};
 use crate::packet::{Counters, PacketArena};
+use crate::router::family::StepContext;
 use crate::routing::RoutingFunction;
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -394,17 +395,9 @@ impl BufferedRouters {
     }
 
     /// Advance every router with work by one cycle at time `now`, in router order.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &Topology,
-        routing: &RoutingFunction,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    pub fn step_all(&mut self, cx: &mut StepContext<'_>, routing: &RoutingFunction) {
+        let (now, topo) = (cx.now, cx.topo);
+        let (ch, packets, stats, ctr) = (&mut *cx.ch, &mut *cx.packets, &mut *cx.stats, &mut *cx.ctr);
         let counting = stats.in_window(now);
         let (lo, n) = (self.span.0 as usize, self.span.1 as usize);
         for r in lo..n {

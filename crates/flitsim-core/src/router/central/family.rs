@@ -43,7 +43,7 @@ impl RouterFamily for CentralRouters {
         let RoutingFunction::Adaptive(a) = cx.routing else {
             unreachable!("the central router runs adaptive routing (checked by Config::validate)")
         };
-        self.step_all(cx.now, cx.topo, a, cx.ch, cx.packets, cx.stats, cx.ctr)
+        self.step_all(cx, a)
     }
 
     fn partition(&mut self, lo: u32, hi: u32) {

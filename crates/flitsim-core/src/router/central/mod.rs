@@ -43,6 +43,7 @@ use crate::congestion::metapacket::{Agg, MetaNet};
 use crate::link::{Channels, CreditWire, Flit, InFlight};
 use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::{CrossCredit, Crossings};
+use crate::router::family::StepContext;
 use crate::routing::adaptive::{Adaptive, DeadlockHandling};
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -312,17 +313,9 @@ impl CentralRouters {
     }
 
     /// Advance every router with work by one cycle.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &Topology,
-        routing: &Adaptive,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    pub fn step_all(&mut self, cx: &mut StepContext<'_>, routing: &Adaptive) {
+        let (now, topo) = (cx.now, cx.topo);
+        let (ch, packets, stats, ctr) = (&mut *cx.ch, &mut *cx.packets, &mut *cx.stats, &mut *cx.ctr);
         if routing.handling == DeadlockHandling::Recovery {
             self.token_step(now, topo, routing, packets);
         }

@@ -41,7 +41,7 @@ impl RouterFamily for CrosspointRouters {
         let RoutingFunction::Source(s) = cx.routing else {
             unreachable!("the crosspoint switch runs source routing (checked by Config::validate)")
         };
-        self.step_all(cx.now, cx.topo, s, cx.ch, cx.packets, cx.stats, cx.ctr)
+        self.step_all(cx, s)
     }
 
     fn partition(&mut self, lo: u32, hi: u32) {

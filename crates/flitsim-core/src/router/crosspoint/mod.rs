@@ -47,6 +47,7 @@ pub use links::{RetryEvent, RetryPart, RetryReport};
 use crate::link::{Channels, CreditWire, Flit, InFlight};
 use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::{CrossCredit, Crossings};
+use crate::router::family::StepContext;
 use crate::routing::source::SourceRouting;
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
@@ -292,17 +293,9 @@ impl CrosspointRouters {
     }
 
     /// Advance every switch with work by one cycle.
-    #[allow(clippy::too_many_arguments)]
-    pub fn step_all(
-        &mut self,
-        now: u64,
-        topo: &Topology,
-        routing: &SourceRouting,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    pub fn step_all(&mut self, cx: &mut StepContext<'_>, routing: &SourceRouting) {
+        let (now, topo) = (cx.now, cx.topo);
+        let (ch, packets, stats, ctr) = (&mut *cx.ch, &mut *cx.packets, &mut *cx.stats, &mut *cx.ctr);
         let retry = self.retry.is_some();
         if retry {
             self.step_links(now, topo, routing, packets, ctr);
