@@ -54,6 +54,8 @@ cargo test --workspace --locked "${features[@]}" "$@"
 
 # The Python package (python/, crates/flitsim-py) in the virtualenv .venv: the pinned
 # development requirements, the package built and installed (editable) by maturin, pytest.
+# Every relative link in the Markdown pages resolves (seconds; the standard library only).
+python3 scripts/check_links.py
 echo "== Python package: .venv, maturin develop, pytest =="
 python=${PYTHON:-python3}
 venv=.venv

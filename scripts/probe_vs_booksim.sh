@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one-thread bound of docs/performance.md: per round, one BookSim2 run
+# The one-thread bound of docs/reference/performance.md: per round, one BookSim2 run
 # of the comparison case (its config is `flitsim bench`'s, in
 # crates/flitsim-cli/src/booksim.rs), then the hand-specialised probe
 # (crates/flitsim-core/examples/lean_bound.rs) and flitsim's two comparison cases, three

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The scaling table of docs/scaling.md and docs/performance.md: simulated cycles/s, flit-hops/s
-# and peak memory of 11x12x16, 32x32x32 and 64x64x64 tori at 0.1 and 0.4 flits/node/cycle
-# (default router and routing, uniform 1-flit packets), on 1 and 2 threads (set THREADS
-# to choose, e.g. THREADS="1 2 4"), and with PROCS="2" also on that many MPI processes
-# (the tool built with --features mpi; peak memory is then mpirun's). About 9 minutes
-# on 2 cores. Needs GNU time (/usr/bin/time) and python3.
+# The scaling table of docs/design/scaling.md and docs/reference/performance.md: simulated
+# cycles/s, flit-hops/s and peak memory of 11x12x16, 32x32x32 and 64x64x64 tori at 0.1 and
+# 0.4 flits/node/cycle (default router and routing, uniform 1-flit packets), on 1 and 2
+# threads (set THREADS to choose, e.g. THREADS="1 2 4"), and with PROCS="2" also on that
+# many MPI processes (the tool built with --features mpi; peak memory is then mpirun's).
+# About 9 minutes on 2 cores. Needs GNU time (/usr/bin/time) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 features=()

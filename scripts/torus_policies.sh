@@ -4,7 +4,8 @@
 # stays within 3x zero-load) of every combination of routing.ties, routing.dateline_class
 # and router.vc_allocator, on an 8x8 and a 4x4x4 torus (64 nodes each) with 1-, 4- and
 # 16-flit packets, uniform traffic, otherwise flitsim's default router (4 VCs x 8 flits,
-# 1-cycle stages and links). Prints a Markdown table; docs/booksim.md holds its output.
+# 1-cycle stages and links). Prints a Markdown table; experiments/validation/booksim/README.md
+# holds its output.
 # Usage: scripts/torus_policies.sh   (about 5 minutes on one core; FLITSIM=path uses
 # that binary instead of building one)
 set -euo pipefail

@@ -127,13 +127,13 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Print the Markdown config reference (docs/config.md).
+        /// Print the Markdown config reference (docs/reference/config.md).
         #[arg(long, conflicts_with = "json")]
         markdown: bool,
     },
     /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
     Bench {
-        /// Shorter runs (for a quick look; the figures of docs/performance.md use the full suite).
+        /// Shorter runs (for a quick look; the figures of docs/reference/performance.md use the full suite).
         #[arg(long)]
         quick: bool,
         /// Run only the named case.

@@ -372,8 +372,8 @@ fn reproduce_unknown_study_is_a_clear_error() {
 fn config_reference_is_generated_from_the_registry() {
     let (code, out, _) = run(&["list", "--markdown"]);
     assert_eq!(code, 0);
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
-    assert_eq!(doc, out, "docs/config.md is stale: regenerate with `flitsim list --markdown > docs/config.md`");
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/reference/config.md")).unwrap();
+    assert_eq!(doc, out, "docs/reference/config.md is stale: regenerate with `flitsim list --markdown > docs/reference/config.md`");
 }
 
 #[test]

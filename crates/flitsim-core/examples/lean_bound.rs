@@ -21,7 +21,7 @@
 //! cargo run --release -p flitsim-core --example profile
 //! ```
 //!
-//! Measured (docs/performance.md): 514 M instructions against
+//! Measured (docs/reference/performance.md): 514 M instructions against
 //! the engine's 858 M for 5,000 + 5,000 cycles, 1.5x less time (0.314 s against
 //! 0.47 s for the full case, medians of ten alternating runs), and 46-50x BookSim2's
 //! speed measured at the same moment (median 48x): at, not past, 50x. (Its first

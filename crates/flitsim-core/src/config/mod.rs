@@ -3,7 +3,7 @@
 //!
 //! Stages: raw TOML -> [`Config`] (types checked, unknown keys refused, defaults filled)
 //! -> [`Spec`] (ranges and cross-field rules checked, topology and workload built).
-//! Every field is documented where it is defined; `docs/config.md` is the reference.
+//! Every field is documented where it is defined; `docs/reference/config.md` is the reference.
 //! Overrides, key paths and error messages are in `parse`, the registry of components
 //! that `flitsim list` prints in [`registry`].
 

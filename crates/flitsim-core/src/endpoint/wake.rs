@@ -1,5 +1,6 @@
 //! Endpoint activity tracking: which endpoints have work in a cycle, so that an idle
-//! endpoint costs nothing (DESIGN.md: only components with work are visited).
+//! endpoint costs nothing (only components with work are visited;
+//! `docs/design/architecture.md`).
 //!
 //! In networks of input-queued routers whose arrival calendar keeps a due set (networks
 //! far beyond the caches, `router/iq/arrivals.rs`), an endpoint is stepped in a cycle

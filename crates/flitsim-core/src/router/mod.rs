@@ -7,7 +7,7 @@
 //! router in [`central`]; the SiCortex crosspoint-buffered switch in [`crosspoint`]. Each
 //! family implements the contract of [`family`], [`RouterFamily`]; [`Routers`] holds the
 //! routers of a network of any of these kinds and dispatches to its family.
-//! `docs/architecture.md` walks through one cycle of it.
+//! `docs/design/architecture.md` walks through one cycle of it.
 
 pub mod aging;
 pub mod allocator;

@@ -1,5 +1,5 @@
 //! The partitioned engine: one simulation stepped on several threads, with results
-//! identical bit for bit to one thread (the design is in `docs/scaling.md`).
+//! identical bit for bit to one thread (the design is in `docs/design/scaling.md`).
 //!
 //! The routers are split into contiguous ranges (slabs of a torus along its slowest
 //! dimension; leaf groups of a Clos), each with the endpoints attached to them: a

@@ -1,6 +1,6 @@
 //! The per-router SeaStar age clock: bit-exact bookkeeping of the 11-bit header age field.
 //!
-//! This implements section 2.3 of AbtsWeisser07 (`docs/bibliography.md`), "Pseudocode",
+//! This implements section 2.3 of AbtsWeisser07 (`docs/papers.md`), "Pseudocode",
 //! with Tables 1 and 2:
 //!
 //! * Procedure 1 (packet receipt at an input port) is [`AgeClock::receive`]: add the port's

@@ -1,5 +1,5 @@
 //! SeaStar age-based output arbitration (Cray XT; AbtsWeisser07, section 2.3; keys in
-//! `docs/bibliography.md`).
+//! `docs/papers.md`).
 //!
 //! * [`clock`]: the per-router age clock and the three procedures of section 2.3 —
 //!   Procedure 1 on packet receipt at an input port, Procedure 2 (age calculation at the

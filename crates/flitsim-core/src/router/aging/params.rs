@@ -1,5 +1,5 @@
 //! Derivation of the SeaStar aging parameters from the topology and the router buffers
-//! (AbtsWeisser07, section 3; keys in `docs/bibliography.md`), using the average hop
+//! (AbtsWeisser07, section 3; keys in `docs/papers.md`), using the average hop
 //! counts and channel loads of section 2, Equations 4-9.
 //!
 //! Given the radix of each dimension (dimension-order routed, the first dimension routed

@@ -1,7 +1,7 @@
 //! The buffered-crossbar router: input buffers per port and VC, a crossbar into
 //! per-output **staging buffers** (one per input port and VC), and per-packet output
 //! arbitration — the microarchitecture of the Cray XT SeaStar router (AbtsWeisser07,
-//! section 2; keys in `docs/bibliography.md`), written as a general
+//! section 2; keys in `docs/papers.md`), written as a general
 //! router: port count, VCs, buffer sizes, delays and the arbitration policy are
 //! parameters ([`BufferedConfig`]), and the SiCortex crosspoint-buffered switch is the
 //! same structure.

@@ -23,7 +23,7 @@
 //!    `vc_alloc_delay` cycles later. (An input VC's pointer is kept per output port, over
 //!    that port's VCs. BookSim2's input arbiters keep one pointer over all the router's
 //!    output VCs, which after a turn favours the lowest VCs: ~0.7 cycles more latency on
-//!    its comparison case at load 0.3, see `docs/performance.md`;
+//!    its comparison case at load 0.3, see `docs/reference/performance.md`;
 //!    `vc_alloc_pointer = "per_router"` selects that.)
 //! 4. **Switch allocation**: among active input VCs with a flit and a downstream credit,
 //!    the separable input-first or iSLIP allocator matches inputs to outputs.

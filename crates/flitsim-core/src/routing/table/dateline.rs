@@ -1,5 +1,5 @@
 //! The dateline node's drop rule of the Cray XT router (Abts07, section 3; keys in
-//! `docs/bibliography.md`): "The dateline will switch any
+//! `docs/papers.md`): "The dateline will switch any
 //! packet from VC0 to VC1. If a packet is already on VC1, it is considered a software
 //! error and it will be dropped by the router. For this reason, all packets going into
 //! the dateline must be on VC0."

@@ -1,5 +1,5 @@
 //! The Cray XT's next-hop rules around failed links (Abts07, section 2.2; keys in
-//! `docs/bibliography.md`), from which table generation
+//! `docs/papers.md`), from which table generation
 //! builds every entry when links have failed.
 
 use crate::topology::Topology;

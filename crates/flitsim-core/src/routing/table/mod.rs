@@ -1,5 +1,5 @@
 //! Table-driven routing as in the Cray XT (Abts07, section 2.2; keys in
-//! `docs/bibliography.md`): every input port of every
+//! `docs/papers.md`): every input port of every
 //! router has its own lookup table, read at run time, that gives the output port and
 //! the VC rule for a destination. The tables are hierarchical: node ids are split into
 //! **regions** of `region_size` nodes (SeaStar: 4,096, the destination's upper bits);
