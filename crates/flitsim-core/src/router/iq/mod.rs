@@ -422,16 +422,11 @@ impl IqRouters {
     ) {
         // The common router shapes get a step compiled for their port and VC counts
         // (constant index arithmetic, unrolled loops); others use the general step.
-        // The routing function too is chosen here, once per cycle.
+        // Dimension-order routing gets a step of its own; the others share one that
+        // chooses the function per head (see `route`).
         match routing {
             RoutingFunction::Dor(d) => self.step_routed(arr, lanes, which, now, topo, d, ch, packets, stats, ctr),
-            RoutingFunction::Table(t) => self.step_routed(arr, lanes, which, now, topo, &**t, ch, packets, stats, ctr),
-            RoutingFunction::Source(r) => self.step_routed(arr, lanes, which, now, topo, r, ch, packets, stats, ctr),
-            RoutingFunction::UpDown(u) => self.step_routed(arr, lanes, which, now, topo, u, ch, packets, stats, ctr),
-            RoutingFunction::Dragonfly(d) => self.step_routed(arr, lanes, which, now, topo, d, ch, packets, stats, ctr),
-            RoutingFunction::HyperX(h) => self.step_routed(arr, lanes, which, now, topo, h, ch, packets, stats, ctr),
-            RoutingFunction::Graph(g) => self.step_routed(arr, lanes, which, now, topo, g, ch, packets, stats, ctr),
-            RoutingFunction::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
+            _ => self.step_routed(arr, lanes, which, now, topo, routing, ch, packets, stats, ctr),
         }
     }
 
@@ -490,29 +485,29 @@ impl IqRouters {
         let k = which as usize;
         let (mut due, select) = (std::mem::take(&mut self.due), std::mem::take(&mut self.select[k]));
         if arr.due_routers(now, &select, &mut due) {
-            self.visit::<A, R, B, P, V, D>(arr, lanes, due.len(), |i| due[i] as usize, now, topo, routing, ch, packets, stats, ctr);
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(&due), now, topo, routing, ch, packets, stats, ctr);
         } else if which == Which::All {
-            let lo = self.span.0 as usize;
-            self.visit::<A, R, B, P, V, D>(arr, lanes, self.span.1 as usize - lo, |i| lo + i, now, topo, routing, ch, packets, stats, ctr);
+            let (lo, hi) = (self.span.0 as usize, self.span.1 as usize);
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::Span(lo, hi), now, topo, routing, ch, packets, stats, ctr);
         } else {
             // Every router of one of the lists.
             let (i, b) = (std::mem::take(&mut self.interior), std::mem::take(&mut self.boundary));
             let l = if which == Which::Interior { &i } else { &b };
-            self.visit::<A, R, B, P, V, D>(arr, lanes, l.len(), |k| l[k] as usize, now, topo, routing, ch, packets, stats, ctr);
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(l), now, topo, routing, ch, packets, stats, ctr);
             (self.interior, self.boundary) = (i, b);
         }
         (self.due, self.select[k]) = (due, select);
     }
 
-    /// Step the routers `at(0), .., at(n - 1)` that have work.
+    /// Step the routers of `routers` that have work (prefetching the state of those a
+    /// few places ahead when `prefetch` is on).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn visit<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         lanes: &mut Lanes<B>,
-        n: usize,
-        at: impl Fn(usize) -> usize,
+        routers: Visit<'_>,
         now: u64,
         topo: &Topology,
         routing: &R,
@@ -521,27 +516,23 @@ impl IqRouters {
         stats: &mut Collector,
         ctr: &mut Counters,
     ) {
-        if self.prefetch {
-            for i in 0..n {
+        // (One loop, and the router step inlined once: the step is most of the engine's
+        // code, and each copy of it costs build time.)
+        let n = routers.len();
+        for i in 0..n {
+            if self.prefetch {
                 if i + PREFETCH_STATE < n {
-                    let r = at(i + PREFETCH_STATE);
+                    let r = routers.at(i + PREFETCH_STATE);
                     self.prefetch_router(arr, r, &lanes.sets[r], now, ch);
                 }
                 if i + PREFETCH_HEADERS < n {
-                    let r = at(i + PREFETCH_HEADERS);
+                    let r = routers.at(i + PREFETCH_HEADERS);
                     self.prefetch_headers(arr, r, &lanes.sets[r], now, ch, packets);
                 }
-                let r = at(i);
-                if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
-                    self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
-                }
             }
-        } else {
-            for i in 0..n {
-                let r = at(i);
-                if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
-                    self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
-                }
+            let r = routers.at(i);
+            if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
+                self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
             }
         }
     }
@@ -787,5 +778,30 @@ impl IqRouters {
             ctr.last_progress = now;
         }
         sets[ru] = VcSets { occ, va, act, free, wait, cred, drop, stopped };
+    }
+}
+
+/// The routers one pass of the step visits: a list of ids, or every id of a span.
+#[derive(Clone, Copy)]
+enum Visit<'a> {
+    List(&'a [u32]),
+    Span(usize, usize),
+}
+
+impl Visit<'_> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        match self {
+            Visit::List(l) => l.len(),
+            Visit::Span(lo, hi) => hi - lo,
+        }
+    }
+
+    #[inline(always)]
+    fn at(self, i: usize) -> usize {
+        match self {
+            Visit::List(l) => l[i] as usize,
+            Visit::Span(lo, _) => lo + i,
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The routing function as the router step calls it: [`super::IqRouters::step`]
-//! picks the variant of [`crate::routing::RoutingFunction`] once per cycle, so each is
-//! compiled into the step and no head tests which one it is. Route computation reads the
+//! compiles dimension-order routing, the one the large tori and the comparison with
+//! BookSim2 run, into a step of its own, and the other functions into one step that
+//! chooses per head ([`crate::routing::RoutingFunction`] implements [`Route`]). Route computation reads the
 //! packet header: destination-routed functions read its destination, source-routed ones
 //! (up*/down*) the route it carries, which the source switch writes, and a dragonfly's
 //! Valiant and UGAL routes the intermediate group they carry (a HyperX's, the intermediate router). UGAL also reads the
@@ -164,6 +165,43 @@ impl Route for GraphRouting {
         _queues: &Q,
     ) -> Candidate {
         GraphRouting::route(self, r, in_port, in_vc, header.dst)
+    }
+}
+
+/// Every routing function but dimension order, chosen per head: their routers share one
+/// compiled step (route computation is once per packet per router, so the choice costs
+/// little), where a step compiled for each would multiply the engine's build time.
+impl Route for crate::routing::RoutingFunction {
+    const MAY_DROP: bool = true;
+    #[inline(always)]
+    fn route<Q: PortQueues>(
+        &self,
+        topo: &Topology,
+        r: u32,
+        in_port: u32,
+        in_vc: u32,
+        hop: bool,
+        header: &mut Packet,
+        queues: &Q,
+    ) -> Candidate {
+        use crate::routing::RoutingFunction as F;
+        match self {
+            F::Dor(d) => Route::route(d, topo, r, in_port, in_vc, hop, header, queues),
+            F::Table(t) => Route::route(&**t, topo, r, in_port, in_vc, hop, header, queues),
+            F::Source(s) => Route::route(s, topo, r, in_port, in_vc, hop, header, queues),
+            F::UpDown(u) => Route::route(u, topo, r, in_port, in_vc, hop, header, queues),
+            F::Dragonfly(d) => Route::route(d, topo, r, in_port, in_vc, hop, header, queues),
+            F::HyperX(h) => Route::route(h, topo, r, in_port, in_vc, hop, header, queues),
+            F::Graph(g) => Route::route(g, topo, r, in_port, in_vc, hop, header, queues),
+            F::Adaptive(_) => unreachable!("adaptive routing runs on the central router (checked by Config::validate)"),
+        }
+    }
+    #[inline(always)]
+    fn drops(&self, r: u32, in_port: u32, in_vc: u32, out_port: u32) -> bool {
+        match self {
+            crate::routing::RoutingFunction::Table(t) => TableRouting::drops(t, r, in_port, in_vc, out_port),
+            _ => false,
+        }
     }
 }
 
