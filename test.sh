@@ -56,6 +56,8 @@ cargo test --workspace --locked "${features[@]}" "$@"
 # development requirements, the package built and installed (editable) by maturin, pytest.
 # Every relative link in the Markdown pages resolves (seconds; the standard library only).
 python3 scripts/check_links.py
+# The engine's top-level modules import each other without a cycle.
+python3 scripts/check_module_cycles.py
 echo "== Python package: .venv, maturin develop, pytest =="
 python=${PYTHON:-python3}
 venv=.venv

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use flitsim_core::config::{registry, Config, Spec};
+use flitsim_core::config::{reference, Config, Spec};
 use flitsim_core::report::Report;
 use flitsim_core::sim::{Progress, Simulation, Stage};
 use flitsim_core::topology::Topology;
@@ -318,10 +318,10 @@ pub fn cmd_topo(args: &ConfigArgs, json: bool) -> CliResult<ExitCode> {
 /// `flitsim list`.
 pub fn cmd_list(json: bool, markdown: bool) -> CliResult<ExitCode> {
     if markdown {
-        print!("{}", registry::markdown());
+        print!("{}", reference::markdown());
         return Ok(ExitCode::SUCCESS);
     }
-    let all = registry::all();
+    let all = reference::all();
     if json {
         println!("{}", serde_json::to_string_pretty(&all).unwrap());
         return Ok(ExitCode::SUCCESS);
@@ -338,8 +338,8 @@ pub fn cmd_list(json: bool, markdown: bool) -> CliResult<ExitCode> {
             }
         }
         println!("  {:<22} {}", e.name, e.summary);
-        for (p, d, doc) in e.params {
-            println!("      {p:<18} (default {d}) {doc}");
+        for p in &e.params {
+            println!("      {:<18} {} (default {}) {}", p.name, p.kind, p.default, p.doc);
         }
     }
     Ok(ExitCode::SUCCESS)

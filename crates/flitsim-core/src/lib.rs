@@ -10,6 +10,7 @@ pub mod config;
 pub mod congestion;
 pub mod endpoint;
 pub mod error;
+pub mod faults;
 pub mod flow;
 pub mod link;
 pub mod packet;

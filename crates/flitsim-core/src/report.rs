@@ -72,7 +72,7 @@ pub struct Report {
     /// (diameter, mean length before and after, largest growth, VCs needed). The packets
     /// lost are in `counters.packets_lost` and `retry`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failures_during_run: Vec<crate::link::faults::timed::TimedFailure>,
+    pub failures_during_run: Vec<crate::faults::timed::TimedFailure>,
     /// With nodes failing during the run (`[[faults.at]]` nodes): packets the sources
     /// refused because their destination had failed (before or during the run), over the
     /// whole run; never injected, so not in `counters.packets_created`.
@@ -119,7 +119,7 @@ pub struct UnitsReport {
     pub network_latency_ns: Option<f64>,
 }
 
-/// Failures and their cost (see [`crate::link::faults`]).
+/// Failures and their cost (see [`crate::faults`]).
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct FaultsReport {
     /// Failed links, `(router, port)` of one direction each.

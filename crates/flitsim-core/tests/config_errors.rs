@@ -229,6 +229,11 @@ const CASES: &[Case] = &[
         "router.flow_control",
         &["unknown variant `store_and_forward`", "`wormhole`", "`virtual_cut_through`"],
     ),
+    // ---- declared ranges of the congestion table (checked before anything else) ----
+    case("hop_delay_zero", "[congestion]\npolicy = \"tune\"\nhop_delay = 0", Cfg, "congestion.hop_delay", &["0 is out of range", "1..=1024"]),
+    case("hop_delay_too_long", "[congestion]\npolicy = \"tune\"\nhop_delay = 2000", Cfg, "congestion.hop_delay", &["2000 is out of range", "1..=1024"]),
+    case("tuning_period_zero", "[congestion]\npolicy = \"tune\"\ntuning_period = 0", Cfg, "congestion.tuning_period", &["0 is out of range", "1..="]),
+    case("max_resets_zero", "[congestion]\npolicy = \"tune\"\nmax_resets = 0", Cfg, "congestion.max_resets", &["0 is out of range", "at least 1"]),
     // ---- router ranges ----
     case("zero_vcs", "[router]\nvcs = 0", Cfg, "router.vcs", &["0 is out of range", "1..=16"]),
     case("seventeen_vcs", "[router]\nvcs = 17", Cfg, "router.vcs", &["17 is out of range", "1..=16"]),
@@ -297,7 +302,7 @@ const CASES: &[Case] = &[
     case("vc_alloc_delay_too_large", "[router]\nvc_alloc_delay = 100", Cfg, "router.vc_alloc_delay", &["100 is out of range", "0..=16"]),
     case("sw_alloc_delay_too_large", "[router]\nsw_alloc_delay = 17", Cfg, "router.sw_alloc_delay", &["17 is out of range"]),
     case("st_delay_too_large", "[router]\nst_delay = 17", Cfg, "router.st_delay", &["17 is out of range"]),
-    case("credit_delay_zero", "[router]\ncredit_delay = 0", Cfg, "router.credit_delay", &["0 is out of range", "1..=64", "at least 1 cycle"]),
+    case("credit_delay_zero", "[router]\ncredit_delay = 0", Cfg, "router.credit_delay", &["0 is out of range", "1..=64", "credit"]),
     case("credit_delay_too_large", "[router]\ncredit_delay = 65", Cfg, "router.credit_delay", &["65 is out of range", "1..=64"]),
     // ---- buffered-crossbar router ----
     case("buffered_staging_too_small", "[router]\ntype = \"buffered_crossbar\"\nstaging_depth = 8\n[traffic]\npacket_size = 9", Cfg, "router.staging_depth", &["8 flits cannot hold a 9-flit packet", "staging_depth >= 9"]),
@@ -309,7 +314,7 @@ const CASES: &[Case] = &[
     case("buffered_bias_too_large", "[router]\ntype = \"buffered_crossbar\"\nrsp_age_bias = [1, 8]", Cfg, "router.rsp_age_bias[1]", &["8 is out of range", "0..=7", "3-bit"]),
     case("buffered_port_biases_wrong_length", "[router]\ntype = \"buffered_crossbar\"\nreq_age_bias_ports = [1, 1]", Cfg, "router.req_age_bias_ports", &["has 2 entries", "5 ports"]),
     case("buffered_local_bias_too_large", "[router]\ntype = \"buffered_crossbar\"\nreq_age_bias_local = 9", Cfg, "router.req_age_bias_local", &["9 is out of range", "0..=7"]),
-    case("buffered_age_clock_zero", "[router]\ntype = \"buffered_crossbar\"\nage_clock_period = 0", Cfg, "router.age_clock_period", &["0 is out of range", "age clock period"]),
+    case("buffered_age_clock_zero", "[router]\ntype = \"buffered_crossbar\"\nage_clock_period = 0", Cfg, "router.age_clock_period", &["0 is out of range", "AGE_CLK_PERIOD", "at least 1"]),
     case("buffered_mask_not_hex", "[router]\ntype = \"buffered_crossbar\"\nage_rr_select = \"0xzz\"", Parse, "router.age_rr_select", &["not a 64-bit mask", "0x5555555555555555"]),
     case("buffered_mask_a_float", "[router]\ntype = \"buffered_crossbar\"\nage_rr_select = 1.5", Parse, "router.age_rr_select", &["1.5", "a 64-bit mask", "0x5555555555555555"]),
     case("sync_loss_lanes_a_number", "[router]\ntype = \"crosspoint\"\n[topology]\ntype = \"kautz\"\ndegree = 2\ndiameter = 3\n[routing]\ntype = \"source\"\n[channel.retry.errors]\nsync_loss = [{ start = 1, duration = 2, lanes = 0 }]", Parse, "channel.retry.errors.sync_loss[0].lanes", &["`data`", "`control`", "`both`"]),

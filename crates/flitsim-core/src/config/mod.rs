@@ -4,13 +4,14 @@
 //! Stages: raw TOML -> [`Config`] (types checked, unknown keys refused, defaults filled)
 //! -> [`Spec`] (ranges and cross-field rules checked, topology and workload built).
 //! Every field is documented where it is defined; `docs/reference/config.md` is the reference.
-//! Overrides, key paths and error messages are in `parse`, the registry of components
-//! that `flitsim list` prints in [`registry`].
+//! Overrides, key paths and error messages are in `parse`; the reference that
+//! `flitsim list` prints, and the range checks, read the schema derived from the
+//! declarations ([`reference`]).
 
 pub mod booksim;
 mod data_files;
 pub(crate) mod parse;
-pub mod registry;
+pub mod reference;
 mod spec;
 
 pub use crate::schema::check_range;
@@ -32,7 +33,7 @@ use crate::traffic::TrafficConfig;
 
 /// A whole simulation config. Every table and field has a default, so an empty file
 /// is the built-in default simulation (an 8x8 torus at moderate uniform load).
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Seed of every random stream (default 1). Same config + seed = same results, bit for bit.
@@ -60,9 +61,9 @@ pub struct Config {
     #[serde(default)]
     pub stats: StatsConfig,
     /// Link and node failures before the run, and links failing during it (`[faults]`).
-    /// Default none.
-    #[serde(default, skip_serializing_if = "crate::link::faults::FaultsConfig::is_empty")]
-    pub faults: crate::link::faults::FaultsConfig,
+    #[schemars(!skip_serializing_if)]
+    #[serde(default, skip_serializing_if = "crate::faults::FaultsConfig::is_empty")]
+    pub faults: crate::faults::FaultsConfig,
     /// Source throttling (`[congestion]`): none (default), ALO, a static threshold, or the
     /// global self-tuned threshold. Needs the central router.
     #[serde(default)]
@@ -84,23 +85,23 @@ impl Default for Config {
             traffic: TrafficConfig::default(),
             sim: SimConfig::default(),
             stats: StatsConfig::default(),
-            faults: crate::link::faults::FaultsConfig::default(),
+            faults: crate::faults::FaultsConfig::default(),
             congestion: crate::congestion::CongestionConfig::default(),
         }
     }
 }
 
 /// `[channel]`: wire latencies. Every channel carries one flit per cycle.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelConfig {
-    /// Router-to-router channel latency in cycles (1..=1000). Default 1.
+    /// Router-to-router channel latency in cycles (1..=1000).
     #[serde(default = "d_one")]
     pub latency: u32,
     /// Optional per-dimension latency overriding `latency`, x first (one entry per dimension).
     #[serde(default)]
     pub dim_latency: Option<Vec<u32>>,
-    /// Injection and ejection channel latency in cycles (1..=1000). Default 1.
+    /// Injection and ejection channel latency in cycles (1..=1000).
     #[serde(default = "d_one")]
     pub endpoint_latency: u32,
     /// Injection channel latency in cycles (1..=1000), overriding `endpoint_latency` for
@@ -154,17 +155,17 @@ impl Default for ChannelConfig {
 
 /// `[sim]`: run length (BookSim's convention: warm-up, measurement window, drain),
 /// the deadlock watchdog and check mode.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
-    /// Warm-up cycles before measurement starts. Default 1000.
+    /// Warm-up cycles before measurement starts.
     #[serde(default = "d_warmup")]
     pub warmup: u64,
-    /// Measurement window in cycles: packets created in it are measured. Default 10000.
+    /// Measurement window in cycles: packets created in it are measured.
     #[serde(default = "d_measure")]
     pub measure: u64,
     /// Most cycles to keep running after the window until every measured packet is
-    /// delivered; if it runs out the run is reported as saturated. Default 50000.
+    /// delivered; if it runs out the run is reported as saturated.
     #[serde(default = "d_drain")]
     pub drain_limit: u64,
     /// Deadlock watchdog: stop with an error naming the blocked channels when no flit has
@@ -176,14 +177,15 @@ pub struct SimConfig {
     #[serde(default = "d_watchdog")]
     pub watchdog: u64,
     /// Check mode: verify flit and credit conservation and buffer bounds every cycle
-    /// (slow; for tests and debugging). Default false.
+    /// (slow; for tests and debugging).
     #[serde(default)]
     pub check: bool,
     /// Finite workloads (`traffic.packets_per_source`, `traffic.message.per_source`,
     /// `traffic.phases`, a schedule that ends, or `traffic.trace`): end the run, and the measurement window
     /// with it, in the first cycle after warm-up in which every source has created all
     /// its packets and every packet is delivered or lost; the window is then
-    /// `[warmup, that cycle)`. Refused for a workload that never ends. Default false.
+    /// `[warmup, that cycle)`. Refused for a workload that never ends.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub until_done: bool,
 }

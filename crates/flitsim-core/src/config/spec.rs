@@ -26,14 +26,14 @@ pub struct Spec {
     pub faults: Option<FaultRoutes>,
     /// With `[[faults.at]]`: the links failing during the run, by cycle (the routes to
     /// switch to are in the routing function).
-    pub timed_failures: Vec<crate::link::faults::timed::TimedFailure>,
+    pub timed_failures: Vec<crate::faults::timed::TimedFailure>,
 }
 
 /// The failures of a run and the routes around them.
 #[derive(Clone, Debug)]
 pub struct FaultRoutes {
     /// What failed.
-    pub failed: crate::link::faults::Failed,
+    pub failed: crate::faults::Failed,
     /// Endpoints whose router failed.
     pub dead: Vec<bool>,
     /// Node pairs the routes connect.
@@ -73,7 +73,7 @@ impl Config {
         &self,
         topology: &Topology,
         vcs: u32,
-        failed: crate::link::faults::Failed,
+        failed: crate::faults::Failed,
         on_progress: &dyn Fn(SearchProgress),
     ) -> Result<(RoutingFunction, FaultRoutes)> {
         let mut down = vec![false; topology.num_routers as usize];
@@ -141,6 +141,8 @@ impl Config {
     /// [`Config::validate`], telling `on_progress` how a dateline search around failures
     /// advances (on the XT's 2,112-node torus, about 15 candidates of ~2 s each).
     pub fn validate_with_progress(&self, on_progress: &dyn Fn(SearchProgress)) -> Result<Spec> {
+        // The ranges every field declares, first.
+        super::reference::check_ranges(self)?;
         let mut topology = Topology::build(&self.topology, "topology")?;
         let space = match topology.shape {
             // No coordinates: patterns see the nodes as one group, as on a crossbar.
@@ -271,7 +273,7 @@ impl Config {
         }
         if !self.faults.at.is_empty() {
             let crosspoint_with_retry = matches!(self.router, RouterConfig::Crosspoint(_)) && self.channel.retry.is_some();
-            crate::link::faults::timed::check_setup(&topology, crosspoint_with_retry)?;
+            crate::faults::timed::check_setup(&topology, crosspoint_with_retry)?;
         }
         let (mut routing, faults) = self.routes_on(&mut topology, on_progress)?;
         let dispersion = crate::endpoint::dispersion::DispersionParams::of_routing(&self.routing, "routing")?;
@@ -280,7 +282,7 @@ impl Config {
             (&routing, &self.routing, self.faults.at.is_empty())
         {
             let dead = faults.as_ref().map(|f| f.failed.routers.clone()).unwrap_or_default();
-            let (failures, switches) = crate::link::faults::timed::schedule(&self.faults.at, &topology, vcs, *vc_start, &dead, "faults")?;
+            let (failures, switches) = crate::faults::timed::schedule(&self.faults.at, &topology, vcs, *vc_start, &dead, "faults")?;
             routing = RoutingFunction::Source(s.clone().with_switches(switches));
             timed_failures = failures;
         }
@@ -328,7 +330,7 @@ impl Config {
         }
         let mut workload = workload;
         if let Some(f) = &faults {
-            if f.check.unreachable_pairs > 0 && self.faults.unroutable == crate::link::faults::Unroutable::Refuse {
+            if f.check.unreachable_pairs > 0 && self.faults.unroutable == crate::faults::Unroutable::Refuse {
                 return Err(Error::config(
                     "faults",
                     format!(
@@ -341,7 +343,7 @@ impl Config {
                     ),
                 ));
             }
-            if !f.check.acyclic && self.faults.cyclic_routes == crate::link::faults::CyclicRoutes::Refuse {
+            if !f.check.acyclic && self.faults.cyclic_routes == crate::faults::CyclicRoutes::Refuse {
                 return Err(Error::config(
                     "faults",
                     format!(

@@ -70,13 +70,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::schema::check_range;
-use crate::schema::Entry;
 
 pub use sideband::{Sideband, Snapshot};
 pub use tuner::{Action, DropFraction, Period, Tuner};
 
 /// Config table `[congestion]`: source throttling.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CongestionConfig {
     /// `none` (default), `alo`, `static` or `tune`; see [`Policy`].
@@ -87,9 +86,10 @@ pub struct CongestionConfig {
     /// Refused with `none` and `alo`, which use no threshold.
     #[serde(default)]
     pub threshold: Option<u32>,
-    /// `h`: side-band neighbour-to-neighbour delay in cycles (1..=1024). Default 2
+    /// `h`: side-band neighbour-to-neighbour delay in cycles. Default 2
     /// (the paper's; 3 and 6 in its section 5.2.2).
     #[serde(default = "d_hop_delay")]
+    #[schemars(range(min = 1, max = 1024))]
     pub hop_delay: u32,
     /// `g`: gather duration in cycles, overriding the side-band's time on the topology
     /// (`(k/2) h` per dimension: 32 for a 16x16 torus with `h = 2`) (1..=1048576).
@@ -103,10 +103,11 @@ pub struct CongestionConfig {
     /// Cycles per tuning period; for `tune` a positive multiple of the gather duration.
     /// Default 96 (the paper's).
     #[serde(default = "d_tuning_period")]
+    #[schemars(range(min = 1, max = 1073741824))]
     pub tuning_period: u32,
     /// A period whose throughput is below this fraction of the previous period's is a
     /// drop (Table 1), and one below this fraction of the best period's triggers a reset
-    /// (section 4.2). In (0, 1), held to 1/65,536. Default 0.75.
+    /// (section 4.2). In (0, 1), held to 1/65,536.
     #[serde(default = "d_drop_fraction")]
     pub drop_fraction: f64,
     /// Fraction of all counted buffers added to the threshold when throttling without a
@@ -117,12 +118,12 @@ pub struct CongestionConfig {
     /// (0, 1]. Default 0.04 (122 of 3,072 buffers).
     #[serde(default = "d_decrement")]
     pub decrement: f64,
-    /// Local-maximum avoidance (section 4.2). Default true.
+    /// Local-maximum avoidance (section 4.2).
     #[serde(default = "d_true")]
     pub local_max: bool,
     /// `r`: consecutive resets after which the remembered maximum is forgotten (>= 1).
-    /// Default 5.
     #[serde(default = "d_max_resets")]
+    #[schemars(range(min = 1))]
     pub max_resets: u32,
     /// ALO only: what counts as a free VC, `unassigned` (default) or `drained`; see
     /// [`AloFree`]. Refused with the other policies.
@@ -132,7 +133,7 @@ pub struct CongestionConfig {
     /// [`Count`].
     #[serde(default)]
     pub count: Count,
-    /// Record one trace entry per tuning period in the report. Default true.
+    /// Record one trace entry per tuning period in the report.
     #[serde(default = "d_true")]
     pub trace: bool,
     /// How the global counts reach the nodes: `sideband` (default, the paper's dedicated
@@ -145,12 +146,14 @@ pub struct CongestionConfig {
     /// gather duration `g`, so both mechanisms sample equally often.
     #[serde(default)]
     pub metapacket_interval: Option<u32>,
-    /// Metapackets: flits per metapacket (1..=16). Default 2 (the paper's).
+    /// Metapackets: flits per metapacket. Default 2 (the paper's).
     #[serde(default = "d_metapacket_flits")]
+    #[schemars(range(min = 1, max = 16))]
     pub metapacket_flits: u32,
-    /// Metapackets: cycles a router's adder takes to add its counts (0..=64). Default 1
+    /// Metapackets: cycles a router's adder takes to add its counts. Default 1
     /// (the paper's "one cycle adder-delay").
     #[serde(default = "d_adder_delay")]
+    #[schemars(range(min = 0, max = 64))]
     pub adder_delay: u32,
     /// Metapackets: how their flits share a link with data flits: `round_robin` (default)
     /// or `priority`; see [`MetaLink`].
@@ -214,7 +217,7 @@ impl Default for CongestionConfig {
 }
 
 /// The throttling policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// Sources are never throttled.
@@ -241,7 +244,7 @@ pub enum Policy {
 /// paper's ALO does (uniform 0.05 packets/node/cycle: 0.005 flits/node/cycle, bursty
 /// latency ~2,570 cycles against the paper's 2,571), while `drained` keeps the network
 /// out of deadlock altogether (0.337, latency 139). See the self-tuned-congestion study.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AloFree {
     /// No packet holds it: its last packet's tail has left this router (default).
@@ -252,7 +255,7 @@ pub enum AloFree {
 }
 
 /// How the side-band's snapshots become the estimate of the present.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimate {
     /// Linear extrapolation from the two newest usable snapshots (the paper's).
@@ -263,7 +266,7 @@ pub enum Estimate {
 }
 
 /// How the network-wide counts reach every node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Distribution {
     /// A dedicated side-band: every node sees the same snapshot `g` cycles after it was
@@ -279,7 +282,7 @@ pub enum Distribution {
 /// How metapacket flits share an output link with data flits. Either way a metapacket
 /// never waits for the central arbiter (its unit routes it: the VC's priority) and never
 /// for credits (the next unit absorbs it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MetaLink {
     /// One more requester in the output's flit-by-flit round robin over the VCs: a
@@ -295,7 +298,7 @@ pub enum MetaLink {
 
 /// Which VC buffers the estimate counts (the engine counts; the paper counts "full
 /// virtual channel buffers").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Count {
     /// A VC buffer counts when it holds as many flits as its capacity.
@@ -309,12 +312,9 @@ impl CongestionConfig {
     /// Range checks that need no knowledge of the network; `path` is "congestion".
     pub fn validate(&self, path: &str) -> Result<()> {
         let field = |f: &str| format!("{path}.{f}");
-        check_range(path, "hop_delay", self.hop_delay, 1, 1024, "the side-band hop delay in cycles")?;
         if let Some(g) = self.gather {
             check_range(path, "gather", g, 1, 1 << 20, "the gather duration in cycles")?;
         }
-        check_range(path, "tuning_period", self.tuning_period, 1, 1 << 30, "the tuning period in cycles")?;
-        check_range(path, "max_resets", self.max_resets, 1, u32::MAX, "the consecutive resets before the maximum is forgotten")?;
         let d = self.drop_fraction;
         if !(d > 0.0 && d < 1.0) {
             return Err(Error::config(
@@ -335,8 +335,6 @@ impl CongestionConfig {
         if let Some(i) = self.metapacket_interval {
             check_range(path, "metapacket_interval", i, 1, 1 << 20, "the cycles between metapacket gather rounds")?;
         }
-        check_range(path, "metapacket_flits", self.metapacket_flits, 1, 16, "the flits per metapacket")?;
-        check_range(path, "adder_delay", self.adder_delay, 0, 64, "the metapacket adder's delay in cycles")?;
         if self.policy != Policy::Alo && self.alo_free.is_some() {
             return Err(Error::config(field("alo_free"), "only policy \"alo\" counts free VCs; set policy = \"alo\", or remove alo_free"));
         }
@@ -710,65 +708,6 @@ impl Controller {
         }
     }
 }
-
-/// Registry entries for `flitsim list`: the values of `[congestion] policy`.
-pub const REGISTRY: &[Entry] = &[
-    Entry {
-        family: "congestion",
-        name: "none",
-        summary: "no source throttling (the default); with distribution = \"metapackets\" the metapackets are still gathered (the paper's \"No tune\")",
-        params: &[("distribution", "sideband", "metapackets: gather on the data links without throttling")],
-    },
-    Entry {
-        family: "congestion",
-        name: "alo",
-        summary: "At-Least-One (Baydal et al.): a source injects only if every useful output has a free VC or some useful output is entirely free; local",
-        params: &[("alo_free", "unassigned", "what counts as a free VC: unassigned (its last packet's tail has left the router) or drained (also its downstream buffer is empty, when the router may reuse it)")],
-    },
-    Entry {
-        family: "congestion",
-        name: "static",
-        summary: "throttle all sources while the global estimate of full buffers (side-band snapshots, Thottethodi et al. section 3) exceeds a fixed threshold",
-        params: &[
-            ("threshold", "required", "threshold in counted buffers (0..=all buffers)"),
-            ("hop_delay", "2", "h: side-band neighbour-to-neighbour delay, cycles (1..=1024)"),
-            ("gather", "topology", "g: gather duration, cycles; default floor(k/2) h per torus dimension, (k-1) h per mesh dimension"),
-            ("estimate", "extrapolate", "extrapolate (from the two newest snapshots) or last (the newest)"),
-            ("count", "full", "full (a VC buffer holding its capacity) or occupied (holding any flit)"),
-            ("tuning_period", "96", "cycles per trace entry"),
-            ("trace", "true", "record one entry per tuning period in the report"),
-            ("distribution", "sideband", "sideband (every node sees each snapshot g cycles on) or metapackets (section 5.3: row-aggregated 2-flit packets on an extra VC of the data links; per-router estimates)"),
-            ("metapacket_interval", "g", "metapackets: cycles between gather rounds"),
-            ("metapacket_flits", "2", "metapackets: flits per metapacket (1..=16)"),
-            ("adder_delay", "1", "metapackets: cycles a router takes to add its counts (0..=64)"),
-            ("metapacket_link", "round_robin", "metapackets: share a link round robin with the data VCs, or take it with priority"),
-        ],
-    },
-    Entry {
-        family: "congestion",
-        name: "tune",
-        summary: "self-tuned global throttling (Thottethodi et al. sections 3-4): the static scheme with a threshold tuned by hill climbing on throughput, avoiding local maxima",
-        params: &[
-            ("threshold", "increment", "initial threshold in counted buffers"),
-            ("hop_delay", "2", "h: side-band neighbour-to-neighbour delay, cycles (1..=1024)"),
-            ("gather", "topology", "g: gather duration, cycles; default floor(k/2) h per torus dimension, (k-1) h per mesh dimension"),
-            ("estimate", "extrapolate", "extrapolate (from the two newest snapshots) or last (the newest)"),
-            ("count", "full", "full (a VC buffer holding its capacity) or occupied (holding any flit)"),
-            ("tuning_period", "96", "cycles per tuning decision, a positive multiple of g"),
-            ("drop_fraction", "0.75", "a period below this fraction of the previous one is a drop, in (0, 1)"),
-            ("increment", "0.01", "fraction of all buffers added when throttling without a drop, in (0, 1]"),
-            ("decrement", "0.04", "fraction of all buffers subtracted on a drop, in (0, 1]"),
-            ("local_max", "true", "reset to min(T_max, N_max) when far below the best period (section 4.2)"),
-            ("max_resets", "5", "r: consecutive resets after which the best period is forgotten (>= 1)"),
-            ("trace", "true", "record one entry per tuning period in the report"),
-            ("distribution", "sideband", "sideband (every node sees each snapshot g cycles on) or metapackets (section 5.3: row-aggregated 2-flit packets on an extra VC of the data links; per-router estimates)"),
-            ("metapacket_interval", "g", "metapackets: cycles between gather rounds"),
-            ("metapacket_flits", "2", "metapackets: flits per metapacket (1..=16)"),
-            ("adder_delay", "1", "metapackets: cycles a router takes to add its counts (0..=64)"),
-            ("metapacket_link", "round_robin", "metapackets: share a link round robin with the data VCs, or take it with priority"),
-        ],
-    },
-];
 
 #[cfg(test)]
 mod tests;

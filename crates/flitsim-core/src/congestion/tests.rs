@@ -26,37 +26,6 @@ fn empty_table_is_the_default() {
     assert!(toml::from_str::<CongestionConfig>("polcy = \"tune\"").unwrap_err().to_string().contains("polcy"));
 }
 
-/// Every registered policy parses, and every policy the parser accepts is registered.
-#[test]
-fn registry_matches_parser() {
-    for e in REGISTRY {
-        assert_eq!(e.family, "congestion");
-        toml::from_str::<CongestionConfig>(&format!("policy = \"{}\"", e.name)).unwrap_or_else(|err| panic!("{}: {err}", e.name));
-    }
-    let err = toml::from_str::<CongestionConfig>("policy = \"no_such_thing\"").unwrap_err().to_string();
-    let listed = err.split("expected").nth(1).unwrap_or_else(|| panic!("{err}"));
-    let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
-    let choices: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
-    assert_eq!(choices.len(), names.len(), "{err}");
-    for c in choices {
-        assert!(names.contains(&c), "parser accepts `{c}` but the registry does not list it");
-    }
-    // Every documented parameter is a field of the table.
-    let v = toml::Value::try_from(CongestionConfig {
-        threshold: Some(1),
-        gather: Some(1),
-        metapacket_interval: Some(1),
-        alo_free: Some(super::AloFree::Unassigned),
-        ..CongestionConfig::default()
-    })
-    .unwrap();
-    for e in REGISTRY {
-        for (p, _, _) in e.params {
-            assert!(v.get(*p).is_some(), "{}: {p} is documented but not a field", e.name);
-        }
-    }
-}
-
 /// 1% and 4% of the paper's 3,072 buffers are 30 and 122 (section 4.1), and the initial
 /// threshold is the increment.
 #[test]
@@ -84,10 +53,7 @@ fn gather_duration() {
 fn config_errors_name_the_field() {
     let tune = || cfg(Policy::Tune);
     let cases: Vec<(CongestionConfig, u32, &str, &str)> = vec![
-        (CongestionConfig { hop_delay: 0, ..tune() }, 32, "congestion.hop_delay", "1..=1024"),
-        (CongestionConfig { hop_delay: 2000, ..tune() }, 32, "congestion.hop_delay", "1..=1024"),
         (CongestionConfig { gather: Some(0), ..tune() }, 32, "congestion.gather", "1..="),
-        (CongestionConfig { tuning_period: 0, ..tune() }, 32, "congestion.tuning_period", "1..="),
         (CongestionConfig { tuning_period: 100, ..tune() }, 32, "congestion.tuning_period", "use tuning_period = 96 or 128"),
         (CongestionConfig { tuning_period: 16, ..tune() }, 32, "congestion.tuning_period", "use tuning_period = 32"),
         (CongestionConfig { drop_fraction: 1.0, ..tune() }, 32, "congestion.drop_fraction", "(0, 1)"),
@@ -96,7 +62,6 @@ fn config_errors_name_the_field() {
         (CongestionConfig { increment: 0.0, ..tune() }, 32, "congestion.increment", "(0, 1]"),
         (CongestionConfig { increment: 1.5, ..tune() }, 32, "congestion.increment", "(0, 1]"),
         (CongestionConfig { decrement: -0.04, ..tune() }, 32, "congestion.decrement", "(0, 1]"),
-        (CongestionConfig { max_resets: 0, ..tune() }, 32, "congestion.max_resets", "1..="),
         (cfg(Policy::Static), 32, "congestion.threshold", "add e.g. threshold = 250"),
         (CongestionConfig { threshold: Some(4000), ..tune() }, 32, "congestion.threshold", "use threshold <= 3072"),
         (tune(), 0, "congestion.gather", "at least one cycle"),

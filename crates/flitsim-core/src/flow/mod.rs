@@ -24,7 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 /// STOP/GO thresholds (`router.stop_go`), in flits of the input buffer.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopGo {
     /// STOP is sent when the input buffer holds this many flits (>= 1).
@@ -69,7 +69,7 @@ impl StopGo {
 }
 
 /// `router.flow_control`.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowControl {
     /// Wormhole: advance flit by flit with credits.

@@ -63,7 +63,7 @@ pub const CTRL_PACKET_BITS: u32 = 15 * 8;
 
 /// Config: the error model of one link (every component optional; the default is an
 /// error-free link).
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ErrorParams {
     /// Bits per flit, for converting `ber` and `burst.ber` to a per-flit probability
@@ -72,20 +72,19 @@ pub struct ErrorParams {
     /// Bits per control packet (1..=65536). Default 120 (15 bytes, section 3.3).
     pub ctrl_bits: u32,
     /// Independent bit error rate on the data lanes and the control lane, in [0, 1).
-    /// Default 0.
     pub ber: f64,
-    /// Extra probability that a control packet is lost or corrupted, in [0, 1). Default 0.
+    /// Extra probability that a control packet is lost or corrupted, in [0, 1).
     pub ctrl_loss: f64,
-    /// Clustered errors: a Gilbert-Elliott burst process per lane. Default none.
+    /// Clustered errors: a Gilbert-Elliott burst process per lane.
     pub burst: Option<BurstParams>,
-    /// Intervals of lost synchronization. Default none.
+    /// Intervals of lost synchronization.
     pub sync_loss: Vec<SyncLoss>,
     /// Cycle at which the link fails for good (in `[channel.retry.errors]`: every link
-    /// at once; one link at a time: `[[faults.at]]`). Default never.
+    /// at once; one link at a time: `[[faults.at]]`).
     pub fail_at: Option<u64>,
-    /// Cycles in which the flit sent on the data lanes (if any) is corrupted. Default none.
+    /// Cycles in which the flit sent on the data lanes (if any) is corrupted.
     pub corrupt_data_at: Vec<u64>,
-    /// Cycles in which the control packet sent (if any) is corrupted. Default none.
+    /// Cycles in which the control packet sent (if any) is corrupted.
     pub corrupt_ctrl_at: Vec<u64>,
 }
 
@@ -106,7 +105,7 @@ impl Default for ErrorParams {
 }
 
 /// Config: Gilbert-Elliott bursts.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BurstParams {
     /// Mean cycles between bursts (>= 1).
@@ -118,20 +117,20 @@ pub struct BurstParams {
 }
 
 /// Config: one interval of lost synchronization.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncLoss {
     /// First cycle without synchronization.
     pub start: u64,
     /// Cycles without synchronization (>= 1).
     pub duration: u64,
-    /// Which lanes lose it. Default `data`.
+    /// Which lanes lose it.
     #[serde(default)]
     pub lanes: Lanes,
 }
 
 /// Which lanes of a link an event affects.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Lanes {
     /// The eight data lanes (forward).

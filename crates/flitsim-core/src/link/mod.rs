@@ -6,7 +6,6 @@
 //! to anyone in cycle `t`: the two-phase rule that makes the visiting order irrelevant.
 
 pub mod errors;
-pub mod faults;
 pub mod retry;
 pub mod ring;
 pub mod units;

@@ -134,19 +134,19 @@ pub const SEQ_MODULUS: u32 = 16;
 pub(crate) const SEQ_MASK: u8 = (SEQ_MODULUS - 1) as u8;
 
 /// Config: a link with link-level retry.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RetryParams {
-    /// Data-lane latency in cycles, one flit per cycle (1..=1000). Default 1.
+    /// Data-lane latency in cycles, one flit per cycle (1..=1000).
     pub latency: u32,
     /// Cycles from sending a control packet to the transmitter acting on it (1..=2000).
     /// Default 16 (15 to serialize 15 bytes on one lane, 1 of wire).
     pub ctrl_latency: u32,
     /// Cycles between control packets (1..=1000). Default 15 (back to back).
     pub ctrl_period: u32,
-    /// Packets outstanding at most (1..=15). Default 15.
+    /// Packets outstanding at most (1..=15).
     pub window: u32,
-    /// Flits of the error-ack packet (1..=64). Default 2.
+    /// Flits of the error-ack packet (1..=64).
     pub ack_flits: u32,
     /// The error model.
     pub errors: ErrorParams,

@@ -84,8 +84,9 @@ fn has_prefetchw() -> bool {
 }
 
 /// Config table `[router]`. `type` may be left out: it defaults to `input_queued`.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(!remote, tag = "type")]
 pub enum RouterConfig {
     /// Input-queued virtual-channel router with credit-based flow control.
     InputQueued(IqConfig),
@@ -102,27 +103,7 @@ pub enum RouterConfig {
     Crosspoint(crosspoint::CrosspointConfig),
 }
 
-/// Deserialization mirror of [`RouterConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum RawRouter {
-    InputQueued(IqConfig),
-    BufferedCrossbar(buffered::BufferedConfig),
-    Central(central::CentralConfig),
-    Crosspoint(crosspoint::CrosspointConfig),
-}
-
-impl<'de> Deserialize<'de> for RouterConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::schema::deserialize_tagged::<D, RawRouter>(deserializer, "router", Some("input_queued"))? {
-            RawRouter::InputQueued(c) => RouterConfig::InputQueued(c),
-            RawRouter::BufferedCrossbar(c) => RouterConfig::BufferedCrossbar(c),
-            RawRouter::Central(c) => RouterConfig::Central(c),
-            RawRouter::Crosspoint(c) => RouterConfig::Crosspoint(c),
-        })
-    }
-}
+crate::schema::tagged::tagged_serde!(RouterConfig, "router", Some("input_queued"));
 
 impl Default for RouterConfig {
     fn default() -> Self {
@@ -203,15 +184,17 @@ impl RouterConfig {
 }
 
 /// `[router]` with `type = "input_queued"`: the BookSim-style IQ VC router.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IqConfig {
-    /// Virtual channels per port (1..=16; at most 128 input VCs per router, ports x
-    /// vcs). Default 4.
+    /// Virtual channels per port (at most 128 input VCs per router, ports x
+    /// vcs).
     #[serde(default = "d_vcs")]
+    #[schemars(range(min = 1, max = 16))]
     pub vcs: u32,
-    /// Flit slots per input VC buffer (1..=1024). Default 8.
+    /// Flit slots per input VC buffer.
     #[serde(default = "d_depth")]
+    #[schemars(range(min = 1, max = 1024))]
     pub buffer_depth: u32,
     /// `wormhole` (default) or `virtual_cut_through` (a head flit claims a downstream VC
     /// only when it has room for the whole packet; needs buffer_depth >= largest packet).
@@ -224,6 +207,7 @@ pub struct IqConfig {
     /// output VC, an arbiter per output VC picks one of the input VCs that picked it) or
     /// `islip` (output VCs grant, input VCs accept, `islip_iterations` rounds, as
     /// BookSim2's `vc_allocator = islip`).
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "AllocatorKind::is_separable")]
     pub vc_allocator: AllocatorKind,
     /// Where an input VC's VC-allocation arbiter keeps its round-robin pointer:
@@ -231,27 +215,34 @@ pub struct IqConfig {
     /// evenly over the VCs) or `per_router` (one pointer over all the router's output VCs,
     /// as BookSim2's separable VC allocator keeps it: after a turn the pointer usually
     /// lies outside the new port's VCs, and the lowest free VC wins).
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "VaPointer::is_per_port")]
     pub vc_alloc_pointer: VaPointer,
-    /// iSLIP iterations per cycle (1..=8), of the switch allocator and the VC allocator
+    /// iSLIP iterations per cycle, of the switch allocator and the VC allocator
     /// alike (BookSim2's `alloc_iters`). Default 1. Only with `allocator = "islip"` or
     /// `vc_allocator = "islip"` (another value with separable allocators is refused).
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 8))]
     pub islip_iterations: u32,
-    /// Cycles for route computation (0..=16). Default 1.
+    /// Cycles for route computation.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub routing_delay: u32,
-    /// Cycles for VC allocation (0..=16). Default 1.
+    /// Cycles for VC allocation.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub vc_alloc_delay: u32,
-    /// Cycles for switch allocation (0..=16). Default 1.
+    /// Cycles for switch allocation.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub sw_alloc_delay: u32,
-    /// Cycles for switch traversal (0..=16). Default 1.
+    /// Cycles for switch traversal.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub st_delay: u32,
-    /// Cycles a credit takes to return upstream (1..=64). Default 1.
+    /// Cycles a credit takes to return upstream.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 64))]
     pub credit_delay: u32,
     /// STOP/GO back-pressure instead of credits (Myrinet): `{ stop, go }` in flits; see
     /// [`crate::flow`]. Needs one VC, wormhole, and `buffer_depth >= stop` plus the
@@ -293,7 +284,7 @@ impl Default for IqConfig {
 
 /// `router.vc_alloc_pointer`: the round-robin pointer of an input VC's VC-allocation
 /// arbiter.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VaPointer {
     /// Per output port, over that port's VCs: moves past the VC won, within the port.
@@ -312,7 +303,7 @@ impl VaPointer {
 }
 
 /// `router.allocator` and `router.vc_allocator`: the switch and VC allocators.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocatorKind {
     /// Separable input-first: a round-robin arbiter per input port picks one VC, then a
@@ -355,10 +346,6 @@ impl IqConfig {
 
     /// Range checks; `path` is "router".
     pub fn validate(&self, path: &str, max_packet: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
-        range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
-        range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
-        range("islip_iterations", self.islip_iterations, 1, 8, "iSLIP iterations")?;
         if self.islip_iterations != 1 && self.allocator != AllocatorKind::Islip && self.vc_allocator != AllocatorKind::Islip {
             // (Refused rather than ignored: a study sweeping it would see no effect.)
             return Err(Error::config(
@@ -372,11 +359,6 @@ impl IqConfig {
                 "sets the pointer of the separable VC allocator's input arbiters; iSLIP's accept pointers already range over all the router's output VCs: remove vc_alloc_pointer, or use vc_allocator = \"separable_input_first\"",
             ));
         }
-        range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;
-        range("vc_alloc_delay", self.vc_alloc_delay, 0, 16, "a pipeline delay")?;
-        range("sw_alloc_delay", self.sw_alloc_delay, 0, 16, "a pipeline delay")?;
-        range("st_delay", self.st_delay, 0, 16, "a pipeline delay")?;
-        range("credit_delay", self.credit_delay, 1, 64, "the credit return delay (at least 1 cycle)")?;
         if let Some(sg) = self.stop_go {
             let field = format!("{path}.stop_go");
             if self.vcs != 1 || self.flow_control != FlowControl::Wormhole {
@@ -404,83 +386,6 @@ impl IqConfig {
         Ok(())
     }
 }
-
-/// Registry entries for `flitsim list`.
-pub const REGISTRY: &[crate::schema::Entry] = &[
-    crate::schema::Entry {
-    family: "router",
-    name: "input_queued",
-    summary: "input-queued VC router: RC, VA, SA, ST pipeline, credit flow control, wormhole or VCT",
-    params: &[
-        ("vcs", "4", "virtual channels per port, 1..=16; ports x vcs <= 128 (above 64 the routers step on 128-bit VC sets)"),
-        ("buffer_depth", "8", "flit slots per input VC"),
-        ("flow_control", "wormhole", "wormhole | virtual_cut_through"),
-        ("stop_go", "none (credits)", "{ stop, go }: Myrinet STOP/GO back-pressure in flits instead of credits (vcs = 1, wormhole; buffer_depth >= stop + slack)"),
-        ("allocator", "separable_input_first", "switch allocator: separable_input_first | islip"),
-        ("vc_allocator", "separable_input_first", "VC allocator: separable_input_first | islip"),
-        ("vc_alloc_pointer", "per_port", "per_port | per_router (BookSim2's)"),
-        ("islip_iterations", "1", "iSLIP iterations per cycle (switch and VC allocators)"),
-        ("routing_delay", "1", "route computation cycles"),
-        ("vc_alloc_delay", "1", "VC allocation cycles"),
-        ("sw_alloc_delay", "1", "switch allocation cycles"),
-        ("st_delay", "1", "switch traversal cycles"),
-        ("credit_delay", "1", "credit return cycles"),
-    ],
-    },
-    crate::schema::Entry {
-        family: "router",
-        name: "buffered_crossbar",
-        summary: "buffered crossbar (SeaStar): input buffers, per-output staging buffers, per-packet output arbitration, bit-exact aging",
-        params: &[
-            ("vcs", "4", "virtual channels per port, 1..=16; ports x vcs <= 64"),
-            ("buffer_depth", "96", "flit slots per input VC"),
-            ("staging_depth", "16", "flit slots per staging buffer (output x input x VC)"),
-            ("max_packet", "workload max", "flits of downstream credit an output VC needs to compete"),
-            ("routing_delay", "1", "cycles from head arrival to crossing"),
-            ("crossbar_delay", "1", "cycles from crossing to leaving staging"),
-            ("output_delay", "1", "cycles from leaving staging to the channel"),
-            ("credit_delay", "1", "credit return cycles"),
-            ("age_rr_select", "0", "AGE_RR_SELECT 64-bit mask: 1 bits = age-based grants"),
-            ("age_clock_period", "4096", "AGE_CLK_PERIOD: cycles per age timestamp tick"),
-            ("req_age_bias", "[1, ...]", "REQ_AGE_BIAS per dimension (0..=7)"),
-            ("rsp_age_bias", "[1, ...]", "RSP_AGE_BIAS per dimension (0..=7)"),
-            ("req_age_bias_local", "1", "REQ_AGE_BIAS of the processor ports"),
-            ("rsp_age_bias_local", "1", "RSP_AGE_BIAS of the processor ports"),
-            ("req_age_bias_ports", "none", "per-port REQ_AGE_BIAS (overrides the above)"),
-            ("rsp_age_bias_ports", "none", "per-port RSP_AGE_BIAS"),
-            ("saturation_check", "corrected", "corrected | as_printed (the paper's literal Procedure 2 test)"),
-            ("eject_rate", "1", "flits per cycle a processor port delivers to its endpoint, 0.01..=1 (SeaStar NIC: 0.42)"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "router",
-        name: "central",
-        summary: "central-arbiter wormhole router (one header routed per cycle) for adaptive routing with Duato or Disha",
-        params: &[
-            ("vcs", "3", "virtual channels per port (escape VCs included); plus one deadlock-buffer lane; ports x (vcs + 1) <= 63"),
-            ("buffer_depth", "8", "flit slots per VC edge buffer and deadlock buffer"),
-            ("routing_delay", "1", "cycles from head arrival to the arbiter"),
-            ("headers_per_cycle", "1", "headers the central arbiter routes per cycle"),
-            ("crossbar_delay", "1", "cycles through the crossbar"),
-            ("credit_delay", "1", "credit return cycles"),
-            ("token_hop", "1", "Disha: cycles for the recovery token to pass to the next router"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "router",
-        name: "crosspoint",
-        summary: "SiCortex fabric switch: crosspoint buffers XB_ij of whole packets (one entry reserved per VC), source routes, VCs by node order, cut-through, transmitter-allocated entries",
-        params: &[
-            ("vcs", "4", "virtual channels (floor(D/2) + 1)"),
-            ("xb_packets", "16", "packets per crosspoint buffer (>= vcs)"),
-            ("inject_depth", "40", "flits per VC of the DMA injection queue (largest packet..=4096)"),
-            ("xb_delay", "1", "cycles from arrival to the earliest departure (bypass)"),
-            ("credit_delay", "2", "cycles until a freed entry is known upstream"),
-            ("output_delay", "1", "output stage cycles before the link"),
-            ("cut_through", "true", "with [channel.retry]: send a packet on before its CRC is checked (a failed check leaves a poisoned copy, dropped further on); false: store and forward at each link"),
-        ],
-    },
-];
 
 /// The routers of a network: one family for all of them, chosen at build. The engine
 /// sees them through [`RouterFamily`], dispatched here once per call (a closed enum:

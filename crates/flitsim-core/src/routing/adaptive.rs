@@ -31,7 +31,7 @@ use super::Candidate;
 use crate::topology::Topology;
 
 /// `routing.deadlock`: how the adaptive network handles deadlock.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DeadlockHandling {
     /// Duato's escape VCs (deadlock avoidance).
@@ -42,7 +42,7 @@ pub enum DeadlockHandling {
 }
 
 /// `routing.escape`: the escape network of deadlock avoidance.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Escape {
     /// One escape VC, dimension-order routing without wrap-around channels.

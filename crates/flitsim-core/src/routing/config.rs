@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::{adaptive, dor, dragonfly, graph, hyperx, source, table, updown_net};
 
 /// Config table `[routing]`. `type` may be left out: it defaults to `dor`.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(!remote, tag = "type")]
 pub enum RoutingConfig {
     /// Dimension-order routing, minimal in every dimension; on torus dimensions the VCs
     /// are split into two dateline classes (lower half before the dateline, upper half
@@ -36,12 +37,14 @@ pub enum RoutingConfig {
         /// particular machine, `source_parity` with `dateline_class = "at_entry"` carries
         /// 12-33% more uniform traffic (experiments/validation/booksim/README.md). See
         /// [`dor::TiePolicy`].
+        #[schemars(!skip_serializing_if)]
         #[serde(default, skip_serializing_if = "is_default")]
         ties: dor::TiePolicy,
         /// When a packet that crosses a torus ring's dateline takes the upper VC class:
         /// `at_wrap` (default: on the wrap-around hop, as the Cray XT's dateline) or
         /// `at_entry` (for the whole dimension, chosen where it enters, as BookSim2; 1-7%
         /// more throughput). See [`dor::DatelineClass`].
+        #[schemars(!skip_serializing_if)]
         #[serde(default, skip_serializing_if = "is_default")]
         dateline_class: dor::DatelineClass,
     },
@@ -60,10 +63,12 @@ pub enum RoutingConfig {
         classes: u32,
         /// Ties on even rings in the generated tables, as for `dor`, but one route per
         /// destination: `plus` (default), `source_parity` or `destination_parity`.
+        #[schemars(!skip_serializing_if)]
         #[serde(default, skip_serializing_if = "is_default")]
         ties: dor::TiePolicy,
         /// Dateline classes of the generated tables under `vc_policy = "dor"`, as for
         /// `dor`: `at_wrap` (default) or `at_entry`. The XT policies keep their own.
+        #[schemars(!skip_serializing_if)]
         #[serde(default, skip_serializing_if = "is_default")]
         dateline_class: dor::DatelineClass,
         /// Nodes per region: a power of two and a whole number of YZ planes (default
@@ -199,6 +204,8 @@ pub enum RoutingConfig {
     },
 }
 
+crate::schema::tagged::tagged_serde!(RoutingConfig, "routing function", Some("dor"));
+
 fn d_timeout() -> u32 {
     8
 }
@@ -217,130 +224,6 @@ fn yes() -> bool {
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
-}
-
-/// Deserialization mirror of [`RoutingConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum RawRouting {
-    Dor {
-        #[serde(default)]
-        order: Option<Vec<u32>>,
-        #[serde(default = "yes")]
-        datelines: bool,
-        #[serde(default = "one")]
-        classes: u32,
-        #[serde(default)]
-        ties: dor::TiePolicy,
-        #[serde(default)]
-        dateline_class: dor::DatelineClass,
-    },
-    Table {
-        #[serde(default)]
-        order: Option<Vec<u32>>,
-        #[serde(default = "yes")]
-        datelines: bool,
-        #[serde(default = "one")]
-        classes: u32,
-        #[serde(default)]
-        ties: dor::TiePolicy,
-        #[serde(default)]
-        dateline_class: dor::DatelineClass,
-        #[serde(default = "d_region")]
-        region_size: u32,
-        #[serde(default)]
-        vc_policy: table::VcPolicy,
-        #[serde(default)]
-        dateline: Option<table::Datelines>,
-        #[serde(default)]
-        tables: Option<String>,
-        #[serde(default)]
-        dateline_errors: table::DatelineErrors,
-    },
-    Adaptive {
-        #[serde(default)]
-        deadlock: adaptive::DeadlockHandling,
-        #[serde(default)]
-        escape: adaptive::Escape,
-        #[serde(default = "d_timeout")]
-        timeout: u32,
-        #[serde(default)]
-        order: Option<Vec<u32>>,
-    },
-    Source {
-        #[serde(default)]
-        vc_start: source::VcStart,
-        #[serde(default = "one")]
-        rails: u32,
-        #[serde(default)]
-        rail_threshold: Option<u64>,
-    },
-    Updown {
-        #[serde(default)]
-        selection: updown_net::Selection,
-        #[serde(default)]
-        static_scheme: updown_net::StaticSchemeConfig,
-        #[serde(default)]
-        threshold: Option<u32>,
-        #[serde(default)]
-        probability: Option<f64>,
-        #[serde(default)]
-        probe_limit: Option<u32>,
-    },
-    Dragonfly {
-        #[serde(default)]
-        mode: dragonfly::DragonflyPath,
-    },
-    Hyperx {
-        #[serde(default)]
-        mode: hyperx::HyperXPath,
-    },
-    Graph {
-        #[serde(default)]
-        mode: graph::GraphPath,
-    },
-}
-
-impl<'de> Deserialize<'de> for RoutingConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::schema::deserialize_tagged::<D, RawRouting>(deserializer, "routing function", Some("dor"))? {
-            RawRouting::Dor { order, datelines, classes, ties, dateline_class } => {
-                RoutingConfig::Dor { order, datelines, classes, ties, dateline_class }
-            }
-            RawRouting::Table {
-                order,
-                datelines,
-                classes,
-                ties,
-                dateline_class,
-                region_size,
-                vc_policy,
-                dateline,
-                tables,
-                dateline_errors,
-            } => RoutingConfig::Table {
-                order,
-                datelines,
-                classes,
-                ties,
-                dateline_class,
-                region_size,
-                vc_policy,
-                dateline,
-                tables,
-                dateline_errors,
-            },
-            RawRouting::Adaptive { deadlock, escape, timeout, order } => RoutingConfig::Adaptive { deadlock, escape, timeout, order },
-            RawRouting::Source { vc_start, rails, rail_threshold } => RoutingConfig::Source { vc_start, rails, rail_threshold },
-            RawRouting::Updown { selection, static_scheme, threshold, probability, probe_limit } => {
-                RoutingConfig::Updown { selection, static_scheme, threshold, probability, probe_limit }
-            }
-            RawRouting::Dragonfly { mode } => RoutingConfig::Dragonfly { mode },
-            RawRouting::Hyperx { mode } => RoutingConfig::Hyperx { mode },
-            RawRouting::Graph { mode } => RoutingConfig::Graph { mode },
-        })
-    }
 }
 
 impl Default for RoutingConfig {

@@ -32,7 +32,7 @@ use crate::topology::Topology;
 
 /// `routing.ties`: the direction of a packet whose destination is exactly half way round
 /// an even torus ring (`k/2` hops either way).
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TiePolicy {
     /// Always the `+` way: under uniform traffic the `+` channels of an even ring carry
@@ -52,7 +52,7 @@ pub enum TiePolicy {
 
 /// `routing.dateline_class`: when a packet that crosses a torus ring's dateline moves to
 /// the upper VC class.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DatelineClass {
     /// On the hop that crosses the wrap-around channel (class 0 up to it): the Cray XT's

@@ -39,7 +39,7 @@ use crate::topology::dragonfly::{minimal_hops, minimal_port, Dragonfly};
 use crate::topology::Topology;
 
 /// Which routes a dragonfly's packets take.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DragonflyPath {
     /// Minimal routes (at most one global hop); 2 VC classes.

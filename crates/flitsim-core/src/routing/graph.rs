@@ -37,7 +37,7 @@ use crate::topology::graph::Graph;
 use crate::topology::{Topology, NONE};
 
 /// How packets are routed on a graph.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GraphPath {
     /// Minimal routes, a VC class per hop (VCs >= the diameter).

@@ -38,7 +38,7 @@ use crate::topology::hyperx::HyperX;
 use crate::topology::Topology;
 
 /// Which routes a HyperX's packets take.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HyperXPath {
     /// Dimension order, minimal; 1 VC class.

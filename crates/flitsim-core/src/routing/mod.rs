@@ -9,7 +9,6 @@ pub mod dor;
 pub mod dragonfly;
 pub mod graph;
 pub mod hyperx;
-mod registry;
 pub mod source;
 pub mod table;
 pub mod updown;
@@ -17,7 +16,6 @@ pub mod updown_net;
 pub mod vc_balance;
 
 pub use config::RoutingConfig;
-pub use registry::REGISTRY;
 
 use crate::error::{Error, Result};
 use crate::topology::{Shape, Topology};

@@ -33,7 +33,7 @@ use crate::topology::{Shape, Topology};
 use std::sync::Arc;
 
 /// How the source chooses a packet's first VC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VcStart {
     /// The route's number of decrements: the packet arrives on VC 0.

@@ -42,7 +42,7 @@ use crate::topology::clos::FatTree;
 use crate::topology::{Shape, Topology};
 
 /// How the NIC chooses among a pair's routes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Selection {
     /// One fixed route per pair ([`StaticSchemeConfig`]).
@@ -60,7 +60,7 @@ pub enum Selection {
 }
 
 /// `routing.static_scheme`: which route a static NIC table holds for a pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StaticSchemeConfig {
     /// Destination-mod-k (default).

@@ -164,13 +164,14 @@ pub struct VcBalanceReport {
 }
 
 /// The VC_balance report: analytic from the routes (of the pairs `connected` joins),
-/// simulated from the per-channel VC flit counts of the window; `None` where VC_balance
+/// simulated from the per-channel VC flit counts of the window (`channel_src(c)`: the
+/// router and port channel `c` leaves, `None` for an endpoint's); `None` where VC_balance
 /// does not apply (not a cube).
 pub(crate) fn report(
     routing: &RoutingFunction,
     topo: &Topology,
     connected: Option<&super::cdg::PairMask>,
-    channels: &crate::link::Channels,
+    channel_src: &dyn Fn(usize) -> Option<(u32, u32)>,
     channel_flits: &[Vec<u64>],
 ) -> Option<VcBalanceReport> {
     let analytic = analyse(routing, topo, 0, connected).ok()?;
@@ -179,7 +180,7 @@ pub(crate) fn report(
     let p_n = topo.ports as usize;
     let mut counts = vec![[0u64; 2]; topo.num_routers as usize * p_n];
     for (c, per_vc) in channel_flits.iter().enumerate() {
-        if let crate::link::End::Router { router, port } = channels.src[c] {
+        if let Some((router, port)) = channel_src(c) {
             if port < topo.network_ports() {
                 for (v, &f) in per_vc.iter().enumerate() {
                     counts[router as usize * p_n + port as usize][(v % per_class.max(1) >= split) as usize] += f;

@@ -1,7 +1,6 @@
 //! What every part of the config schema shares, below the config itself so that the
 //! modules that define config tables (topology, routing, routers, traffic, congestion)
-//! need nothing from `config`: the registry entry each component declares, range
-//! checks, tagged tables deserialized with their key paths ([`tagged`]), and the lines
+//! need nothing from `config`: range checks, tagged tables deserialized with their key paths ([`tagged`]), and the lines
 //! and read errors of the data files a config names.
 
 use std::path::Path;
@@ -9,21 +8,6 @@ use std::path::Path;
 use crate::error::{Error, Result};
 
 pub mod tagged;
-
-pub(crate) use tagged::deserialize_tagged;
-
-/// One registered component.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct Entry {
-    /// Family: topology, routing, router, pattern, injection, congestion, ...
-    pub family: &'static str,
-    /// The `type = "..."` name used in config.
-    pub name: &'static str,
-    /// One-line description.
-    pub summary: &'static str,
-    /// `(parameter, default, doc)`.
-    pub params: &'static [(&'static str, &'static str, &'static str)],
-}
 
 /// A `u32` field that must lie in `lo..=hi`: the error names `path.field` and says what
 /// the field is.

@@ -95,21 +95,21 @@ fn variant_names<R: serde::de::DeserializeOwned>() -> String {
 ///
 /// serde's derived internally tagged enums buffer the table before choosing the variant,
 /// which loses the key path of any error inside it (`router` instead of `router.vcs`).
-/// So each tagged family keeps serde's internal tagging for serialization, and
-/// deserializes through this function and `R`, an externally tagged mirror enum with the
-/// same variants (`{ name = { key = ... } }`), which serde tracks field by field. Errors
-/// inside the table carry their key path at the front of the message (see [`PATH_MARK`]);
-/// `family` names the table in messages ("topology", "traffic pattern", ...).
-/// `default_type` is used when the table has no `type` key: give it only for a family with
-/// a single, obvious choice (so `--set router.vcs=2` works without `router.type`).
-pub(crate) fn deserialize_tagged<'de, D, R>(deserializer: D, family: &str, default_type: Option<&str>) -> std::result::Result<R, D::Error>
+/// So a tagged family is declared with `#[serde(remote = "Self")]` ([`Tagged`]) and read
+/// here in its externally tagged form (`{ name = { key = ... } }`), which serde tracks
+/// field by field. Errors inside the table carry their key path at the front of the
+/// message (see [`PATH_MARK`]); `family` names the table in messages ("topology",
+/// "traffic pattern", ...). `default_type` is used when the table has no `type` key: give
+/// it only for a family with a single, obvious choice (so `--set router.vcs=2` works
+/// without `router.type`).
+pub(crate) fn deserialize_tagged<'de, D, T>(deserializer: D, family: &str, default_type: Option<&str>) -> std::result::Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
-    R: serde::de::DeserializeOwned,
+    T: Tagged,
 {
     use serde::de::Error as _;
     let value = toml::Value::deserialize(deserializer)?;
-    let names = || variant_names::<R>();
+    let names = || variant_names::<External<T>>();
     let first = || names().split('`').nth(1).unwrap_or("").to_string();
     let toml::Value::Table(mut table) = value else {
         return Err(D::Error::custom(format!(
@@ -135,17 +135,231 @@ where
             )))
         }
     };
+    let first_key = table.keys().next().cloned();
     let mut external = toml::Table::new();
     external.insert(tag.clone(), toml::Value::Table(table));
-    serde_path_to_error::deserialize::<_, R>(toml::Value::Table(external)).map_err(|e| {
+    serde_path_to_error::deserialize::<_, External<T>>(toml::Value::Table(external)).map(|e| e.0).map_err(|e| {
         let (nested, mut message) = split_marked(&without_context(&e.inner().to_string()));
         let mut path = join_path(&path_string(e.path()), &nested);
         if path.is_empty() && message.starts_with("unknown variant") {
             path = "type".into();
         }
-        if let Some(field) = message.strip_suffix(", there are no fields") {
-            message = format!("{field}: type \"{tag}\" takes no other keys");
+        if message == "expected empty table" {
+            // A variant without fields given some: name the first stray key.
+            let key = first_key.clone().unwrap_or_default();
+            path = join_path(&path, &key);
+            message = format!("unknown field `{key}`: type \"{tag}\" takes no other keys");
         }
         D::Error::custom(mark_path(&path, &message))
     })
 }
+
+/// A tagged config family: an enum declared once with `#[serde(remote = "Self")]`, so that
+/// serde derives its externally tagged form as inherent functions, and whose `Serialize`
+/// and `Deserialize` ([`tagged_serde!`](crate::schema::tagged_serde)) write and read the
+/// internally tagged table `{ type = "name", ... }` through them: the type's variants
+/// and fields are declared once, and errors inside a table keep their key path.
+pub(crate) trait Tagged: Sized {
+    /// The externally tagged form serde derives (`{ name = { key = ... } }`).
+    fn serialize_external<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error>;
+    /// Read the externally tagged form.
+    fn deserialize_external<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error>;
+}
+
+/// `T` read in its externally tagged form, for [`deserialize_tagged`].
+struct External<T>(T);
+
+impl<'de, T: Tagged> Deserialize<'de> for External<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        T::deserialize_external(deserializer).map(External)
+    }
+}
+
+/// Write `value` as an internally tagged table: `type = "variant"` first, then the
+/// variant's fields (a struct variant's, or those of the struct a newtype variant holds).
+pub(crate) fn serialize_tagged<T: Tagged, S: serde::Serializer>(value: &T, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    value.serialize_external(ser::Variant(serializer))
+}
+
+/// The serializers behind [`serialize_tagged`]: [`ser::Variant`] turns the variant serde
+/// announces into a struct that starts with its `type`, [`ser::Inner`] the struct a newtype
+/// variant holds into the same; anything else is not a config table and an error.
+mod ser {
+    use serde::ser::{Error, Impossible, Serialize, SerializeStruct, SerializeStructVariant, Serializer};
+
+    pub(super) struct Variant<S>(pub(super) S);
+    struct Inner<S> {
+        serializer: S,
+        tag: &'static str,
+    }
+    pub(super) struct Fields<T>(T);
+
+    fn refuse<E: Error>() -> E {
+        E::custom("a tagged config table holds a unit, struct or newtype-of-struct variant")
+    }
+
+    impl<T: SerializeStruct> SerializeStructVariant for Fields<T> {
+        type Ok = T::Ok;
+        type Error = T::Error;
+        fn serialize_field<V: ?Sized + Serialize>(&mut self, key: &'static str, value: &V) -> Result<(), T::Error> {
+            self.0.serialize_field(key, value)
+        }
+        fn skip_field(&mut self, key: &'static str) -> Result<(), T::Error> {
+            self.0.skip_field(key)
+        }
+        fn end(self) -> Result<T::Ok, T::Error> {
+            self.0.end()
+        }
+    }
+
+    /// The serializer methods that refuse: every kind of value but those listed.
+    macro_rules! refuse_all {
+        ($($method:ident($($arg:ty),*) -> $ret:ty;)*) => {
+            $(fn $method(self, $(_: $arg),*) -> Result<$ret, Self::Error> { Err(refuse()) })*
+        };
+    }
+
+    macro_rules! refuse_values {
+        () => {
+            refuse_all! {
+                serialize_bool(bool) -> Self::Ok;
+                serialize_i8(i8) -> Self::Ok;
+                serialize_i16(i16) -> Self::Ok;
+                serialize_i32(i32) -> Self::Ok;
+                serialize_i64(i64) -> Self::Ok;
+                serialize_u8(u8) -> Self::Ok;
+                serialize_u16(u16) -> Self::Ok;
+                serialize_u32(u32) -> Self::Ok;
+                serialize_u64(u64) -> Self::Ok;
+                serialize_f32(f32) -> Self::Ok;
+                serialize_f64(f64) -> Self::Ok;
+                serialize_char(char) -> Self::Ok;
+                serialize_str(&str) -> Self::Ok;
+                serialize_bytes(&[u8]) -> Self::Ok;
+                serialize_none() -> Self::Ok;
+                serialize_unit() -> Self::Ok;
+                serialize_unit_struct(&'static str) -> Self::Ok;
+                serialize_seq(Option<usize>) -> Self::SerializeSeq;
+                serialize_tuple(usize) -> Self::SerializeTuple;
+                serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+                serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+                serialize_map(Option<usize>) -> Self::SerializeMap;
+            }
+            fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<Self::Ok, Self::Error> {
+                Err(refuse())
+            }
+            fn serialize_newtype_struct<V: ?Sized + Serialize>(self, _: &'static str, _: &V) -> Result<Self::Ok, Self::Error> {
+                Err(refuse())
+            }
+        };
+    }
+
+    impl<S: Serializer> Serializer for Variant<S> {
+        type Ok = S::Ok;
+        type Error = S::Error;
+        type SerializeSeq = Impossible<S::Ok, S::Error>;
+        type SerializeTuple = Impossible<S::Ok, S::Error>;
+        type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+        type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+        type SerializeMap = Impossible<S::Ok, S::Error>;
+        type SerializeStruct = Impossible<S::Ok, S::Error>;
+        type SerializeStructVariant = Fields<S::SerializeStruct>;
+
+        refuse_values!();
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, S::Error> {
+            Err(refuse())
+        }
+        fn serialize_unit_variant(self, name: &'static str, _: u32, variant: &'static str) -> Result<S::Ok, S::Error> {
+            let mut table = self.0.serialize_struct(name, 1)?;
+            table.serialize_field("type", variant)?;
+            table.end()
+        }
+        fn serialize_newtype_variant<V: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            value: &V,
+        ) -> Result<S::Ok, S::Error> {
+            value.serialize(Inner { serializer: self.0, tag: variant })
+        }
+        fn serialize_struct_variant(
+            self,
+            name: &'static str,
+            _: u32,
+            variant: &'static str,
+            len: usize,
+        ) -> Result<Self::SerializeStructVariant, S::Error> {
+            let mut table = self.0.serialize_struct(name, len + 1)?;
+            table.serialize_field("type", variant)?;
+            Ok(Fields(table))
+        }
+    }
+
+    impl<S: Serializer> Serializer for Inner<S> {
+        type Ok = S::Ok;
+        type Error = S::Error;
+        type SerializeSeq = Impossible<S::Ok, S::Error>;
+        type SerializeTuple = Impossible<S::Ok, S::Error>;
+        type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+        type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+        type SerializeMap = Impossible<S::Ok, S::Error>;
+        type SerializeStruct = S::SerializeStruct;
+        type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+        refuse_values!();
+        fn serialize_struct(self, name: &'static str, len: usize) -> Result<S::SerializeStruct, S::Error> {
+            let mut table = self.serializer.serialize_struct(name, len + 1)?;
+            table.serialize_field("type", self.tag)?;
+            Ok(table)
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<S::Ok, S::Error> {
+            Err(refuse())
+        }
+        fn serialize_newtype_variant<V: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &V,
+        ) -> Result<S::Ok, S::Error> {
+            Err(refuse())
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, S::Error> {
+            Err(refuse())
+        }
+    }
+}
+
+/// `Serialize` and `Deserialize` for a [`Tagged`] family declared with
+/// `#[serde(remote = "Self")]`: `tagged_serde!(Type, "family name in messages",
+/// default type or None)`.
+macro_rules! tagged_serde {
+    ($ty:ty, $family:literal, $default:expr) => {
+        impl $crate::schema::tagged::Tagged for $ty {
+            fn serialize_external<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                <$ty>::serialize(self, serializer)
+            }
+            fn deserialize_external<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+                <$ty>::deserialize(deserializer)
+            }
+        }
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                $crate::schema::tagged::serialize_tagged(self, serializer)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+                $crate::schema::tagged::deserialize_tagged(deserializer, $family, $default)
+            }
+        }
+    };
+}
+pub(crate) use tagged_serde;

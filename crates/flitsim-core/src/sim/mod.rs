@@ -625,7 +625,11 @@ impl Simulation {
         let spec = &self.spec;
         let vc_balance = if spec.config.stats.vc_balance {
             let connected = spec.faults.as_ref().map(|f| &*f.mask);
-            crate::routing::vc_balance::report(&spec.routing, &spec.topology, connected, &self.channels, &stats.channel_flits)
+            let source = |c: usize| match self.channels.src[c] {
+                crate::link::End::Router { router, port } => Some((router, port)),
+                _ => None,
+            };
+            crate::routing::vc_balance::report(&spec.routing, &spec.topology, connected, &source, &stats.channel_flits)
         } else {
             None
         };

@@ -38,7 +38,7 @@ pub use timeline::{Timeline, TimelineBin};
 use crate::error::{Error, Result};
 
 /// Config table `[stats]`: how results are measured and summarised.
-#[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StatsConfig {
     /// Width in cycles of the latency histogram bins counted while running (>= 1;
@@ -53,16 +53,17 @@ pub struct StatsConfig {
     /// Must be > 0 and finite; default 1000 (BookSim's `latency_thres` is 500).
     pub latency_limit: f64,
     /// Collect per-channel, per-VC flit counters in the window (memory: one counter per
-    /// channel per VC). Default true.
+    /// channel per VC).
     pub channel_counters: bool,
     /// Report the VC_balance of the links (Cray XT VC-assignment paper, section 4) per
     /// dimension: analytically from the routes of all node pairs, and as simulated from
-    /// the window's per-channel VC counters (needs `channel_counters`). Default false.
+    /// the window's per-channel VC counters (needs `channel_counters`).
     pub vc_balance: bool,
     /// Report throughput over time (`stats.timeline` in the result): flits created and
     /// ejected per bin of this many cycles over the whole run, warm-up and drain
     /// included ([`timeline`]). Default 0: off (and then left out of the config as
     /// written, so configs and the results store's keys read as before the field existed).
+    #[schemars(!skip_serializing_if)]
     #[serde(skip_serializing_if = "is_zero")]
     pub timeline: u64,
 }

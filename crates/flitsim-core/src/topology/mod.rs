@@ -24,14 +24,15 @@ use crate::error::{Error, Result};
 pub const NONE: u32 = u32::MAX;
 
 /// Config table `[topology]`: which network graph to build.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(!remote, tag = "type")]
 pub enum TopologyConfig {
     /// k-ary n-cube with every dimension wrapped (a torus).
     Torus {
         /// Radix of each dimension, dimension 0 (x) first, e.g. `[11, 12, 16]`. Each >= 2.
         dims: Vec<u32>,
-        /// Endpoints per router (concentration). Default 1.
+        /// Endpoints per router (concentration).
         #[serde(default = "one")]
         concentration: u32,
     },
@@ -39,7 +40,7 @@ pub enum TopologyConfig {
     Mesh {
         /// Radix of each dimension, dimension 0 (x) first. Each >= 2.
         dims: Vec<u32>,
-        /// Endpoints per router (concentration). Default 1.
+        /// Endpoints per router (concentration).
         #[serde(default = "one")]
         concentration: u32,
     },
@@ -49,7 +50,7 @@ pub enum TopologyConfig {
         dims: Vec<u32>,
         /// Per dimension: `true` = torus (wrap-around link), `false` = mesh. Same length as `dims`.
         wrap: Vec<bool>,
-        /// Endpoints per router (concentration). Default 1.
+        /// Endpoints per router (concentration).
         #[serde(default = "one")]
         concentration: u32,
     },
@@ -95,7 +96,7 @@ pub enum TopologyConfig {
     Dragonfly {
         /// `a`: routers per group, 1..=63.
         group_routers: u32,
-        /// `p`: endpoints per router, 1..=32. Default 1.
+        /// `p`: endpoints per router, 1..=32.
         #[serde(default = "one")]
         concentration: u32,
         /// `h`: global channels per router, 1..=63.
@@ -118,7 +119,7 @@ pub enum TopologyConfig {
         /// Default 1 in every dimension.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         links: Option<Vec<u32>>,
-        /// `T`: endpoints per router, 1..=32. Default 1.
+        /// `T`: endpoints per router, 1..=32.
         #[serde(default = "one")]
         concentration: u32,
     },
@@ -139,98 +140,16 @@ pub enum TopologyConfig {
         /// Routers, 1..=4096. Default: the highest id in the links plus one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         routers: Option<u32>,
-        /// Endpoints per router, 1..=32. Default 1.
+        /// Endpoints per router, 1..=32.
         #[serde(default = "one")]
         concentration: u32,
     },
 }
+
+crate::schema::tagged::tagged_serde!(TopologyConfig, "topology", None);
 
 fn one() -> u32 {
     1
-}
-
-/// Deserialization mirror of [`TopologyConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::schema::deserialize_tagged`]).
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum RawTopology {
-    Torus {
-        dims: Vec<u32>,
-        #[serde(default = "one")]
-        concentration: u32,
-    },
-    Mesh {
-        dims: Vec<u32>,
-        #[serde(default = "one")]
-        concentration: u32,
-    },
-    Cube {
-        dims: Vec<u32>,
-        wrap: Vec<bool>,
-        #[serde(default = "one")]
-        concentration: u32,
-    },
-    Crossbar {
-        ports: u32,
-    },
-    Kautz {
-        degree: u32,
-        diameter: u32,
-    },
-    Clos {
-        radix: u32,
-        stages: u32,
-        #[serde(default)]
-        nodes: Option<u32>,
-    },
-    KAryNTree {
-        k: u32,
-        n: u32,
-    },
-    Dragonfly {
-        group_routers: u32,
-        #[serde(default = "one")]
-        concentration: u32,
-        global_ports: u32,
-        #[serde(default)]
-        groups: Option<u32>,
-    },
-    Hyperx {
-        dims: Vec<u32>,
-        #[serde(default)]
-        links: Option<Vec<u32>>,
-        #[serde(default = "one")]
-        concentration: u32,
-    },
-    Graph {
-        #[serde(default)]
-        links: Option<Vec<Vec<u32>>>,
-        #[serde(default)]
-        file: Option<String>,
-        #[serde(default)]
-        routers: Option<u32>,
-        #[serde(default = "one")]
-        concentration: u32,
-    },
-}
-
-impl<'de> Deserialize<'de> for TopologyConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        Ok(match crate::schema::deserialize_tagged::<D, RawTopology>(deserializer, "topology", None)? {
-            RawTopology::Torus { dims, concentration } => TopologyConfig::Torus { dims, concentration },
-            RawTopology::Mesh { dims, concentration } => TopologyConfig::Mesh { dims, concentration },
-            RawTopology::Cube { dims, wrap, concentration } => TopologyConfig::Cube { dims, wrap, concentration },
-            RawTopology::Crossbar { ports } => TopologyConfig::Crossbar { ports },
-            RawTopology::Kautz { degree, diameter } => TopologyConfig::Kautz { degree, diameter },
-            RawTopology::Clos { radix, stages, nodes } => TopologyConfig::Clos { radix, stages, nodes },
-            RawTopology::KAryNTree { k, n } => TopologyConfig::KAryNTree { k, n },
-            RawTopology::Dragonfly { group_routers, concentration, global_ports, groups } => {
-                TopologyConfig::Dragonfly { group_routers, concentration, global_ports, groups }
-            }
-            RawTopology::Hyperx { dims, links, concentration } => TopologyConfig::Hyperx { dims, links, concentration },
-            RawTopology::Graph { links, file, routers, concentration } => TopologyConfig::Graph { links, file, routers, concentration },
-        })
-    }
 }
 
 impl Default for TopologyConfig {
@@ -238,98 +157,6 @@ impl Default for TopologyConfig {
         TopologyConfig::Torus { dims: vec![8, 8], concentration: 1 }
     }
 }
-
-/// Registry entries for `flitsim list`.
-pub const REGISTRY: &[crate::schema::Entry] = &[
-    crate::schema::Entry {
-        family: "topology",
-        name: "torus",
-        summary: "k-ary n-cube, every dimension wrapped; mixed radix allowed",
-        params: &[
-            ("dims", "required", "radix per dimension, x first, e.g. [11, 12, 16]"),
-            ("concentration", "1", "endpoints per router"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "mesh",
-        summary: "k-ary n-mesh, no dimension wrapped; mixed radix allowed",
-        params: &[
-            ("dims", "required", "radix per dimension, x first"),
-            ("concentration", "1", "endpoints per router"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "cube",
-        summary: "k-ary n-cube with each dimension a torus ring or a mesh line",
-        params: &[
-            ("dims", "required", "radix per dimension, x first"),
-            ("wrap", "required", "per dimension: true = torus, false = mesh"),
-            ("concentration", "1", "endpoints per router"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "crossbar",
-        summary: "a single N-port router with one endpoint per port (validation)",
-        params: &[("ports", "required", "number of ports/endpoints, 1..=64")],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "kautz",
-        summary: "Kautz digraph K(d, D) (SiCortex): (d+1) d^(D-1) routers, d unidirectional links out and in each, one endpoint per router",
-        params: &[("degree", "required", "d: links out and in per router, 2..=15 (SC5832: 3)"), ("diameter", "required", "D: diameter and label length, >= 1 (SC5832: 6, 972 nodes)")],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "clos",
-        summary: "folded Clos of radix-port crossbars (Myrinet; paper: 3 stages of 32-port crossbars, 512 nodes); routing.type = \"updown\"",
-        params: &[
-            ("radix", "required", "crossbar ports, even; radix + radix/2 <= 64 in the engine"),
-            ("stages", "required", "odd: 1, 3 (leaves and spines), 5, ..."),
-            ("nodes", "full network", "whole top-level subtrees: a multiple of (radix/2)^((stages-1)/2)"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "k_ary_n_tree",
-        summary: "Petrini and Vanneschi's k-ary n-tree: k^n nodes, n levels of 2k-port switches; routing.type = \"updown\"",
-        params: &[("k", "required", "arity: down and up ports per switch (3k <= 64 in the engine)"), ("n", "required", "levels")],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "dragonfly",
-        summary: "dragonfly (Kim et al. 2008): groups of fully connected routers, global channels between groups (consecutive arrangement); routing.type = \"dragonfly\"",
-        params: &[
-            ("group_routers", "required", "a: routers per group"),
-            ("concentration", "1", "p: endpoints per router"),
-            ("global_ports", "required", "h: global channels per router"),
-            ("groups", "a h + 1", "g: groups, with g - 1 dividing a h (one link per group pair at the default)"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "hyperx",
-        summary: "HyperX (Ahn et al. 2009): a lattice whose every dimension is a complete graph, optionally with parallel links; routing.type = \"hyperx\"",
-        params: &[
-            ("dims", "required", "S: routers per dimension, x first, e.g. [8, 8]"),
-            ("links", "1 per dimension", "K: parallel links between two neighbours, per dimension"),
-            ("concentration", "1", "T: endpoints per router"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "topology",
-        name: "graph",
-        summary: "any network graph: routers joined by the bidirectional links listed inline or in a file; routing.type = \"graph\"",
-        params: &[
-            ("links", "or file", "[[a, b], [a, b, latency], ...]: links joining routers a and b, optionally with their own latency (a pair twice = two parallel links)"),
-            ("file", "or links", "a file with one link per line, `a b` or `a b latency`, # comments"),
-            ("routers", "highest id + 1", "routers, 1..=4096"),
-            ("concentration", "1", "endpoints per router"),
-        ],
-    },
-];
 
 /// A one-way router-to-router channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,7 +24,7 @@ pub const MAX_MESSAGE_PACKETS: u64 = 1 << 20;
 
 /// Config table `[traffic.message]`: message-level traffic. Needs `channel.flit_bytes`;
 /// replaces `traffic.packet_size` and `traffic.packets_per_source`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageConfig {
     /// Payload bytes per message, >= 1. Required.
@@ -33,7 +33,7 @@ pub struct MessageConfig {
     /// `ceil(bytes / mtu)` packets. Default: one packet per message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<u64>,
-    /// Flits of header and trailer added to every packet (SiCortex: 2). Default 0.
+    /// Flits of header and trailer added to every packet (SiCortex: 2).
     #[serde(default)]
     pub header_flits: u32,
     /// Most messages each source creates over the run, >= 1 (the eBB ping-ping: 50).
@@ -45,6 +45,7 @@ pub struct MessageConfig {
     /// pair of nodes advances at the pace of its slower direction. Needs a pattern that
     /// pairs the nodes (each node's destination sends back to it: `random_bisection`,
     /// `bridge`, a pairing `permutation`). Default false: each direction streams on its own.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exchange: bool,
 }

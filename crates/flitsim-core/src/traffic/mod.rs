@@ -22,7 +22,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
-use crate::schema::Entry;
 
 pub use injection::{InjectionConfig, InjectionProcess, SourceState};
 pub use message::{Message, MessageConfig};
@@ -30,29 +29,8 @@ pub use pattern::{NodeSpace, Pattern, PatternConfig};
 pub use size::{PacketSize, PacketSizeConfig, MAX_PACKET_FLITS};
 pub use trace::{Trace, TraceConfig};
 
-/// Registry entries for `flitsim list`: traffic patterns, then injection processes.
-pub const REGISTRY: &[Entry] =
-    &concat::<{ pattern::REGISTRY.len() + injection::REGISTRY.len() }>(&[pattern::REGISTRY, injection::REGISTRY]);
-
-/// Concatenate registry slices at compile time.
-const fn concat<const N: usize>(parts: &[&[Entry]]) -> [Entry; N] {
-    let mut out = [Entry { family: "", name: "", summary: "", params: &[] }; N];
-    let (mut k, mut p) = (0, 0);
-    while p < parts.len() {
-        let mut i = 0;
-        while i < parts[p].len() {
-            out[k] = parts[p][i];
-            k += 1;
-            i += 1;
-        }
-        p += 1;
-    }
-    assert!(k == N);
-    out
-}
-
 /// Config table `[traffic]`: what the endpoints inject.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficConfig {
     /// Offered load per endpoint in flits/node/cycle, >= 0. A source creates at most one
@@ -60,21 +38,20 @@ pub struct TrafficConfig {
     /// the mean packet size (e.g. 16/15 with 16-flit packets, as in Thottethodi et al.'s
     /// bursty load); above 1 flit/node/cycle, the injection channel's bandwidth, the
     /// excess waits in the source queue. With `on_off` it is at most 1 (below the peak).
-    /// Ignored when `phases` is given (each phase has its own load). Default 0.3.
+    /// Ignored when `phases` is given (each phase has its own load).
     #[serde(default = "default_load")]
     pub load: f64,
     /// Where packets go: `{ type = "uniform" }`, `bit_complement`, `complement`,
     /// `bit_reverse`, `shuffle`, `transpose`, `matrix_transpose`, `tornado`, `neighbor`,
     /// `random_permutation`, `random_bisection`, `hotspot`, `merge_to_one`, `all_to_all`,
-    /// `recursive_doubling`. Default uniform.
+    /// `recursive_doubling`.
     #[serde(default)]
     pub pattern: PatternConfig,
     /// When packets are created: `{ type = "bernoulli" }`, `periodic`, `on_off` or
     /// `backlogged`.
-    /// Default bernoulli.
     #[serde(default)]
     pub injection: InjectionConfig,
-    /// Flits per packet: a number, or `{ sizes = [...], weights = [...] }`. Default 1.
+    /// Flits per packet: a number, or `{ sizes = [...], weights = [...] }`.
     #[serde(default)]
     pub packet_size: PacketSizeConfig,
     /// Optional phased schedule, run in order from cycle 0; when non-empty it replaces
@@ -130,7 +107,7 @@ impl Default for TrafficConfig {
 }
 
 /// One entry of `[[traffic.phases]]`: a stretch of cycles with its own load and pattern.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PhaseConfig {
     /// Length of the phase in cycles, >= 1. Required.

@@ -15,8 +15,8 @@ pub const MAX_PACKET_FLITS: u32 = 65_535;
 
 /// Config key `traffic.packet_size`: flits per packet. Either a number
 /// (`packet_size = 4`) or a table of sizes and relative weights
-/// (`packet_size = { sizes = [1, 5], weights = [0.5, 0.5] }`). Default 1.
-#[derive(Serialize, Clone, Debug, PartialEq)]
+/// (`packet_size = { sizes = [1, 5], weights = [0.5, 0.5] }`).
+#[derive(Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PacketSizeConfig {
     /// Every packet has this many flits, in 1..=65535.

@@ -38,7 +38,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How Procedure 2 line 8 tests for saturation (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SaturationCheck {
     /// `new_age[8] == 1 OR (new_age[9] == 1 AND head_flit[8] == 0)`: the true age

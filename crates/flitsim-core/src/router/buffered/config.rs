@@ -8,19 +8,22 @@ use crate::error::{Error, Result};
 use crate::router::aging::clock::SaturationCheck;
 
 /// The buffered-crossbar router (see [`crate::router::buffered`]).
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BufferedConfig {
-    /// Virtual channels per port (1..=16; ports x vcs <= 64). Default 4 (SeaStar:
+    /// Virtual channels per port (ports x vcs <= 64). Default 4 (SeaStar:
     /// request VC0/VC1, response VC2/VC3 with `routing.classes = 2`).
     #[serde(default = "d_vcs")]
+    #[schemars(range(min = 1, max = 16))]
     pub vcs: u32,
-    /// Flit slots per input VC buffer (1..=4096). Default 96 (SeaStar).
+    /// Flit slots per input VC buffer. Default 96 (SeaStar).
     #[serde(default = "d_depth")]
+    #[schemars(range(min = 1, max = 4096))]
     pub buffer_depth: u32,
     /// Flit slots per staging buffer: one per (output port, input port, input VC), filled
-    /// by virtual cut-through, so at least the largest packet (1..=4096). Default 16.
+    /// by virtual cut-through, so at least the largest packet.
     #[serde(default = "d_staging")]
+    #[schemars(range(min = 1, max = 4096))]
     pub staging_depth: u32,
     /// Maximum packet size in flits for the output arbiter's credit test: only VCs with
     /// at least this many downstream credits compete. Default: the workload's largest
@@ -28,19 +31,23 @@ pub struct BufferedConfig {
     #[serde(default)]
     pub max_packet: Option<u32>,
     /// Cycles from a head's arrival until it is routed and may cross the crossbar
-    /// (0..=16). Default 1.
+    ///.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub routing_delay: u32,
     /// Cycles from crossing the crossbar until a flit can leave its staging buffer
-    /// (0..=16). Default 1.
+    ///.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub crossbar_delay: u32,
     /// Cycles from the output grant (or a flit leaving staging) until it enters the
-    /// output channel (0..=16). Default 1.
+    /// output channel.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub output_delay: u32,
-    /// Cycles a credit takes to return upstream (1..=64). Default 1.
+    /// Cycles a credit takes to return upstream.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 64))]
     pub credit_delay: u32,
     /// AGE_RR_SELECT: per grant, bit `n` (n = a 6-bit counter per output, advanced each
     /// grant) chooses age-based (1) or round-robin (0) arbitration. An integer or a hex
@@ -48,9 +55,10 @@ pub struct BufferedConfig {
     /// (alternating). Default 0: round-robin.
     #[serde(default, deserialize_with = "mask_de", serialize_with = "mask_ser")]
     pub age_rr_select: u64,
-    /// AGE_CLK_PERIOD: cycles per tick of the routers' 8-bit age timestamp
-    /// (1..=4294967295). Default 4096 (0x1000, the hardware default).
+    /// AGE_CLK_PERIOD: cycles per tick of the routers' 8-bit age timestamp.
+    /// Default 4096 (0x1000, the hardware default).
     #[serde(default = "d_period")]
+    #[schemars(range(min = 1))]
     pub age_clock_period: u32,
     /// REQ_AGE_BIAS per dimension (both ports of dimension `d` get entry `d`), added to
     /// the age of a request-class packet (VCs of class 0) arriving on that port (0..=7).
@@ -61,14 +69,16 @@ pub struct BufferedConfig {
     /// Default 1 on every dimension.
     #[serde(default)]
     pub rsp_age_bias: Option<Vec<u32>>,
-    /// REQ_AGE_BIAS of the processor (injection) ports (0..=7). Default 1.
+    /// REQ_AGE_BIAS of the processor (injection) ports.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 7))]
     pub req_age_bias_local: u32,
-    /// RSP_AGE_BIAS of the processor ports (0..=7). Default 1.
+    /// RSP_AGE_BIAS of the processor ports.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 7))]
     pub rsp_age_bias_local: u32,
     /// Per-port REQ_AGE_BIAS overriding the two fields above: one entry per router port
-    /// in port order (+x, -x, +y, -y, ..., then the processor ports). Default none.
+    /// in port order (+x, -x, +y, -y, ..., then the processor ports).
     #[serde(default)]
     pub req_age_bias_ports: Option<Vec<u32>>,
     /// Per-port RSP_AGE_BIAS, like `req_age_bias_ports`.
@@ -84,6 +94,7 @@ pub struct BufferedConfig {
     /// packet leaves for its endpoint spread over that many cycles per flit. The SeaStar's
     /// NIC takes about 2 GB/s of a 4.8 GB/s link (AbtsWeisser07, Eq. 14: 0.42). Default
     /// 1: the link rate.
+    #[schemars(!skip_serializing_if)]
     #[serde(default = "d_rate", skip_serializing_if = "is_link_rate")]
     pub eject_rate: f64,
 }
@@ -184,16 +195,6 @@ impl BufferedConfig {
     /// `ndims` the topology's dimensions and `ports` its router ports.
     pub fn validate(&self, path: &str, workload_max: u32, ndims: usize, ports: u32) -> Result<()> {
         let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
-        range("vcs", self.vcs, 1, 16, "the number of virtual channels")?;
-        range("buffer_depth", self.buffer_depth, 1, 4096, "flit slots per input VC buffer")?;
-        range("staging_depth", self.staging_depth, 1, 4096, "flit slots per staging buffer")?;
-        range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;
-        range("crossbar_delay", self.crossbar_delay, 0, 16, "a pipeline delay")?;
-        range("output_delay", self.output_delay, 0, 16, "a pipeline delay")?;
-        range("credit_delay", self.credit_delay, 1, 64, "the credit return delay (at least 1 cycle)")?;
-        range("age_clock_period", self.age_clock_period, 1, u32::MAX, "the age clock period in cycles")?;
-        range("req_age_bias_local", self.req_age_bias_local, 0, 7, "an age bias (a 3-bit field)")?;
-        range("rsp_age_bias_local", self.rsp_age_bias_local, 0, 7, "an age bias (a 3-bit field)")?;
         if !(0.01..=1.0).contains(&self.eject_rate) {
             return Err(Error::config(
                 format!("{path}.eject_rate"),

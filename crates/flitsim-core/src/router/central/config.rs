@@ -8,35 +8,42 @@ use crate::error::Result;
 /// `[router]` with `type = "central"`. The defaults are the network of the self-tuned
 /// congestion-control paper (section 5.1): 3 VCs of 8-flit edge buffers, one header
 /// routed per cycle, one cycle each for routing, the crossbar and (in `[channel]`) the link.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CentralConfig {
-    /// Virtual channels per physical channel (1..=15), escape VCs included. Default 3.
+    /// Virtual channels per physical channel, escape VCs included.
     /// Every port also has one more lane, the Disha deadlock buffer (used only with
     /// `routing.deadlock = "recovery"`).
     #[serde(default = "d_vcs")]
+    #[schemars(range(min = 1, max = 15))]
     pub vcs: u32,
-    /// Flits per VC edge buffer (1..=1024), and of the deadlock buffer. Default 8.
+    /// Flits per VC edge buffer, and of the deadlock buffer.
     #[serde(default = "d_depth")]
+    #[schemars(range(min = 1, max = 1024))]
     pub buffer_depth: u32,
-    /// Cycles from a header's arrival until it may ask the central arbiter (0..=16).
+    /// Cycles from a header's arrival until it may ask the central arbiter.
     /// Default 1 (the paper's one-cycle routing delay).
     #[serde(default = "d_one")]
+    #[schemars(range(min = 0, max = 16))]
     pub routing_delay: u32,
-    /// Headers the central arbiter routes per cycle (1..=64). Default 1: the arbiter is
+    /// Headers the central arbiter routes per cycle. Default 1: the arbiter is
     /// a central resource one packet uses at a time, granted demand-slotted round-robin;
     /// a header granted the slot that finds no free output VC tries again later.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 64))]
     pub headers_per_cycle: u32,
-    /// Cycles a flit takes through the crossbar, before its link (1..=16). Default 1.
+    /// Cycles a flit takes through the crossbar, before its link.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 16))]
     pub crossbar_delay: u32,
-    /// Cycles a credit takes to return upstream (1..=64). Default 1.
+    /// Cycles a credit takes to return upstream.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 64))]
     pub credit_delay: u32,
     /// Disha: cycles the recovery token takes from one router to the next on its
-    /// circuit of all routers (1..=64). Default 1.
+    /// circuit of all routers.
     #[serde(default = "d_one")]
+    #[schemars(range(min = 1, max = 64))]
     pub token_hop: u32,
 }
 
@@ -59,14 +66,6 @@ impl Default for CentralConfig {
 impl CentralConfig {
     /// Range checks; `path` is "router"; `ports` per router.
     pub fn validate(&self, path: &str, ports: u32) -> Result<()> {
-        let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
-        range("vcs", self.vcs, 1, 15, "the number of virtual channels")?;
-        range("buffer_depth", self.buffer_depth, 1, 1024, "flit slots per VC buffer")?;
-        range("routing_delay", self.routing_delay, 0, 16, "a pipeline delay")?;
-        range("headers_per_cycle", self.headers_per_cycle, 1, 64, "headers routed per cycle")?;
-        range("crossbar_delay", self.crossbar_delay, 1, 16, "the crossbar delay (at least 1 cycle)")?;
-        range("credit_delay", self.credit_delay, 1, 64, "the credit return delay (at least 1 cycle)")?;
-        range("token_hop", self.token_hop, 1, 64, "the token's hop delay")?;
         // 64-bit request sets: the input lanes, and one bit for the metapacket requester.
         if ports * (self.vcs + 1) > 63 {
             return Err(crate::error::Error::config(

@@ -3,40 +3,43 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::schema::check_range;
 
 /// The crosspoint-buffered switch (SiCortex, section 4).
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CrosspointConfig {
-    /// Virtual channels (1..=16). Default 4 (floor(D/2) + 1 for the SC5832's D = 6).
+    /// Virtual channels. Default 4 (floor(D/2) + 1 for the SC5832's D = 6).
     #[serde(default = "d_vcs")]
+    #[schemars(range(min = 1, max = 16))]
     pub vcs: u32,
-    /// Packets each crosspoint buffer XB_ij holds (1..=32). Default 16 (the paper's).
+    /// Packets each crosspoint buffer XB_ij holds. Default 16 (the paper's).
     /// Every VC has one entry for its exclusive use, so at least `vcs`.
     #[serde(default = "d_xb_packets")]
+    #[schemars(range(min = 1, max = 32))]
     pub xb_packets: u32,
     /// Flits per VC of the DMA engine's injection queue at the local input (the credits a
     /// node's endpoint starts with), at least the largest packet, at most 4,096.
-    /// Default 40.
     #[serde(default = "d_inject_depth")]
+    #[schemars(range(min = 1, max = 4096))]
     pub inject_depth: u32,
     /// Cycles from a flit's arrival in a crosspoint buffer to its earliest departure on
-    /// the output (the bypass path: "with minimal delay"), >= 0. Default 1.
+    /// the output (the bypass path: "with minimal delay"), >= 0.
     #[serde(default = "one")]
+    #[schemars(range(min = 0, max = 1024))]
     pub xb_delay: u32,
     /// Cycles a freed crosspoint entry takes to reach the transmitter upstream (the
-    /// control packets' report), >= 1. Default 2.
+    /// control packets' report), >= 1.
     #[serde(default = "two")]
+    #[schemars(range(min = 1, max = 1024))]
     pub credit_delay: u32,
     /// Cycles through the output stage into the link, added to the link latency (>= 0).
-    /// Default 1.
     #[serde(default = "one")]
+    #[schemars(range(min = 0, max = 1024))]
     pub output_delay: u32,
     /// With `[channel.retry]`: a switch may send a packet on over its next link as soon
     /// as its head is in and the output is free, before the tail's CRC is checked; a
     /// packet whose CRC then fails leaves a poisoned copy behind it (SiCortex section
-    /// 3.2). `false`: store and forward at each link. Default true.
+    /// 3.2). `false`: store and forward at each link.
     #[serde(default = "yes")]
     pub cut_through: bool,
 }
@@ -71,11 +74,6 @@ impl CrosspointConfig {
     /// Range checks; `path` is "router"; `ports` the router's ports; `max_packet` the
     /// workload's largest packet in flits.
     pub fn validate(&self, path: &str, ports: u32, max_packet: u32) -> Result<()> {
-        check_range(path, "vcs", self.vcs, 1, 16, "the VCs per port")?;
-        check_range(path, "xb_packets", self.xb_packets, 1, 32, "the packets per crosspoint buffer")?;
-        check_range(path, "xb_delay", self.xb_delay, 0, 1024, "the crosspoint bypass delay in cycles")?;
-        check_range(path, "credit_delay", self.credit_delay, 1, 1024, "the entry-release report delay in cycles")?;
-        check_range(path, "output_delay", self.output_delay, 0, 1024, "the output stage delay in cycles")?;
         if self.xb_packets < self.vcs {
             return Err(Error::config(
                 format!("{path}.xb_packets"),
@@ -85,7 +83,6 @@ impl CrosspointConfig {
                 ),
             ));
         }
-        check_range(path, "inject_depth", self.inject_depth, 1, 4096, "the injection queue's flits per VC")?;
         if self.inject_depth < max_packet {
             return Err(Error::config(
                 format!("{path}.inject_depth"),

@@ -31,7 +31,7 @@ pub const DROP_FIELD: &str = "routing.dateline_errors";
 
 /// What to do with packets the tables would have dropped at a dateline node
 /// (`routing.dateline_errors`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DatelineErrors {
     /// Check the tables before the run and refuse a set that drops any pair's packets,

@@ -149,7 +149,7 @@ pub struct TableRouting {
 ///
 /// Each dimension is treated independently; a dimension's source is the node where the
 /// packet enters it. Ids are XT node ids (x slowest).
-#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VcPolicy {
     /// DOR dateline classes (the `dor` routing function's VCs).
@@ -166,7 +166,7 @@ pub enum VcPolicy {
 }
 
 /// Where the dateline nodes are: a node per dimension, or chosen as section 3.5 says.
-#[derive(serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Datelines {
     /// `"auto"`: the x dateline on a region edge, preferring a region of a single YZ
@@ -198,7 +198,7 @@ impl<'de> serde::Deserialize<'de> for Datelines {
 }
 
 /// The word `auto`.
-#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AutoWord {
     /// Automatic dateline selection.

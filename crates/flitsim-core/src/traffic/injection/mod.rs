@@ -15,8 +15,9 @@ use crate::rng::{fires, threshold, SimRng};
 
 /// Config table `[traffic.injection]`: when endpoints create packets. Select with
 /// `type = "..."`; the rate always comes from the offered load (`traffic.load`).
-#[derive(Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default, schemars::JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(!remote, tag = "type")]
 pub enum InjectionConfig {
     /// Each cycle each endpoint creates a packet with probability
     /// `load / mean packet size` (packets/cycle), independently. The default.
@@ -42,7 +43,7 @@ pub enum InjectionConfig {
         /// Mean length of an ON period, in cycles (>= 1). Required.
         burst_length: f64,
         /// Offered load while ON, in flits/node/cycle, in (0, 1]; must exceed the
-        /// offered load. Default 1.
+        /// offered load.
         #[serde(default = "one")]
         peak: f64,
     },
@@ -54,6 +55,8 @@ pub enum InjectionConfig {
     /// The eBB benchmark's ping-ping: every node streams to its peer as fast as it can.
     Backlogged,
 }
+
+crate::schema::tagged::tagged_serde!(InjectionConfig, "injection process", None);
 
 fn one() -> f64 {
     1.0
@@ -73,70 +76,6 @@ impl InjectionConfig {
         }
     }
 }
-
-/// Deserialization mirror of [`InjectionConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::schema::deserialize_tagged`]), whose unit
-/// variant is an empty struct variant so that stray keys are rejected.
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum RawInjection {
-    Bernoulli {},
-    Periodic {},
-    OnOff {
-        burst_length: f64,
-        #[serde(default = "one")]
-        peak: f64,
-    },
-    Backlogged {},
-}
-
-impl<'de> Deserialize<'de> for InjectionConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        crate::schema::deserialize_tagged::<D, RawInjection>(deserializer, "injection process", None).map(Into::into)
-    }
-}
-
-impl From<RawInjection> for InjectionConfig {
-    fn from(raw: RawInjection) -> Self {
-        match raw {
-            RawInjection::Bernoulli {} => InjectionConfig::Bernoulli,
-            RawInjection::Periodic {} => InjectionConfig::Periodic,
-            RawInjection::OnOff { burst_length, peak } => InjectionConfig::OnOff { burst_length, peak },
-            RawInjection::Backlogged {} => InjectionConfig::Backlogged,
-        }
-    }
-}
-
-/// Registry entries for `flitsim list`.
-pub(crate) const REGISTRY: &[crate::schema::Entry] = &[
-    crate::schema::Entry {
-        family: "injection",
-        name: "bernoulli",
-        summary: "each cycle a packet with probability load / mean packet size",
-        params: &[],
-    },
-    crate::schema::Entry {
-        family: "injection",
-        name: "periodic",
-        summary: "a packet every mean packet size / load cycles exactly, from a random offset per source",
-        params: &[],
-    },
-    crate::schema::Entry {
-        family: "injection",
-        name: "on_off",
-        summary: "bursty Markov-modulated source averaging the offered load",
-        params: &[
-            ("burst_length", "required", "mean ON period in cycles, >= 1"),
-            ("peak", "1", "load while ON in flits/node/cycle, in (0, 1], above the offered load"),
-        ],
-    },
-    crate::schema::Entry {
-        family: "injection",
-        name: "backlogged",
-        summary: "saturated source: a packet (message) whenever the source queue has room; load ignored",
-        params: &[],
-    },
-];
 
 /// Per-endpoint state of a source: the injection process's on/off phase or periodic
 /// clock, and the number of packets the source has created so far in the run. Start it

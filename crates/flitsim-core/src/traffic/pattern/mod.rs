@@ -56,8 +56,9 @@ impl NodeSpace {
 }
 
 /// Config table `[traffic.pattern]`: where packets go. Select with `type = "..."`.
-#[derive(Serialize, Clone, Debug, PartialEq, Default)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default, schemars::JsonSchema)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(!remote, tag = "type")]
 pub enum PatternConfig {
     /// Uniform random destination over all nodes, the source itself included (BookSim
     /// convention). The default pattern.
@@ -120,7 +121,7 @@ pub enum PatternConfig {
     /// `2i n + q` with `(2i + 1) n + q`; every node sends only to its peer. Needs a
     /// multiple of `2 per_switch` nodes.
     Bridge {
-        /// Nodes per first-level crossbar `n` (16 on the paper's Clos). Default 16.
+        /// Nodes per first-level crossbar `n` (16 on the paper's Clos).
         #[serde(default = "sixteen")]
         per_switch: u32,
     },
@@ -172,196 +173,7 @@ pub enum PatternConfig {
     },
 }
 
-/// Deserialization mirror of [`PatternConfig`], externally tagged so that errors inside
-/// the table keep their key path (see [`crate::schema::deserialize_tagged`]), with the
-/// unit variants written as empty struct variants so that stray keys are refused:
-/// `{ type = "tornado", k = 8 }` must be an error, not silently accepted.
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum RawPattern {
-    Uniform {},
-    BitComplement {},
-    Complement {},
-    MatrixTranspose {
-        #[serde(default)]
-        rows: Option<u32>,
-    },
-    BitReverse {},
-    Shuffle {},
-    Transpose {},
-    Tornado {},
-    Neighbor {},
-    RandomPermutation {
-        #[serde(default)]
-        seed: Option<u64>,
-    },
-    RandomBisection {
-        #[serde(default)]
-        index: u64,
-        #[serde(default)]
-        seed: Option<u64>,
-    },
-    Bridge {
-        #[serde(default = "sixteen")]
-        per_switch: u32,
-    },
-    ProcessPairs {
-        per_node: u32,
-        #[serde(default)]
-        active: Option<u32>,
-        #[serde(default)]
-        seed: Option<u64>,
-    },
-    Hotspot {
-        nodes: Vec<u32>,
-        fraction: f64,
-    },
-    MergeToOne {
-        dest: u32,
-    },
-    AllToAll {},
-    RecursiveDoubling {
-        packets_per_round: u32,
-    },
-}
-
-impl<'de> Deserialize<'de> for PatternConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        crate::schema::deserialize_tagged::<D, RawPattern>(deserializer, "traffic pattern", None).map(Into::into)
-    }
-}
-
-impl From<RawPattern> for PatternConfig {
-    fn from(raw: RawPattern) -> Self {
-        match raw {
-            RawPattern::Uniform {} => PatternConfig::Uniform,
-            RawPattern::BitComplement {} => PatternConfig::BitComplement,
-            RawPattern::Complement {} => PatternConfig::Complement,
-            RawPattern::MatrixTranspose { rows } => PatternConfig::MatrixTranspose { rows },
-            RawPattern::BitReverse {} => PatternConfig::BitReverse,
-            RawPattern::Shuffle {} => PatternConfig::Shuffle,
-            RawPattern::Transpose {} => PatternConfig::Transpose,
-            RawPattern::Tornado {} => PatternConfig::Tornado,
-            RawPattern::Neighbor {} => PatternConfig::Neighbor,
-            RawPattern::RandomPermutation { seed } => PatternConfig::RandomPermutation { seed },
-            RawPattern::RandomBisection { index, seed } => PatternConfig::RandomBisection { index, seed },
-            RawPattern::Bridge { per_switch } => PatternConfig::Bridge { per_switch },
-            RawPattern::ProcessPairs { per_node, active, seed } => PatternConfig::ProcessPairs { per_node, active, seed },
-            RawPattern::Hotspot { nodes, fraction } => PatternConfig::Hotspot { nodes, fraction },
-            RawPattern::MergeToOne { dest } => PatternConfig::MergeToOne { dest },
-            RawPattern::AllToAll {} => PatternConfig::AllToAll,
-            RawPattern::RecursiveDoubling { packets_per_round } => PatternConfig::RecursiveDoubling { packets_per_round },
-        }
-    }
-}
-
-/// Registry entries for `flitsim list`.
-pub(crate) const REGISTRY: &[crate::schema::Entry] = &[
-    entry(
-        "uniform",
-        "uniform random destination over all nodes, source included",
-        &[],
-    ),
-    entry(
-        "bit_complement",
-        "dest = !src in log2(N) bits; N a power of two",
-        &[],
-    ),
-    entry(
-        "complement",
-        "dest = N - 1 - src, any N: bit_complement when N is a power of two, coordinate complement on a k-ary n-cube",
-        &[],
-    ),
-    entry(
-        "matrix_transpose",
-        "any N: node r*cols + c of a rows x cols row-major matrix sends to c*rows + r; transpose when rows = cols = 2^(b/2)",
-        &[("rows", "most square", "rows of the layout, a divisor of N other than 1 and N (default: the largest divisor <= sqrt(N))")],
-    ),
-    entry(
-        "bit_reverse",
-        "dest = src's log2(N) bits reversed; N a power of two",
-        &[],
-    ),
-    entry(
-        "shuffle",
-        "perfect shuffle: rotate log2(N)-bit id left by 1; N a power of two",
-        &[],
-    ),
-    entry(
-        "transpose",
-        "swap high and low halves of the id; N = 2^b, b even",
-        &[],
-    ),
-    entry(
-        "tornado",
-        "each coordinate moves ceil(k/2)-1 hops forward; k-ary n-cubes",
-        &[],
-    ),
-    entry(
-        "neighbor",
-        "each coordinate moves one hop forward (mod k); k-ary n-cubes",
-        &[],
-    ),
-    entry(
-        "random_permutation",
-        "random permutation of the nodes fixed at build time",
-        &[("seed", "run seed", "seed of the permutation")],
-    ),
-    entry(
-        "bridge",
-        "bridge pattern (eBB paper sec. 5.4): each first-level crossbar's nodes paired with the next one's; N a multiple of 2 per_switch",
-        &[("per_switch", "16", "nodes per first-level crossbar")],
-    ),
-    entry(
-        "random_bisection",
-        "random bisection number `index` (eBB benchmark): random halves paired one-to-one, each node sends to its peer; N even",
-        &[("index", "0", "pattern number ω"), ("seed", "run seed", "seed of the pattern stream")],
-    ),
-    entry(
-        "process_pairs",
-        "SiCortex contention (sec. 6.1): per_node processes per node, `active` of them paired at random; a node's k-th packet is its (k mod a)-th active process's",
-        &[("per_node", "required", "processes per node, >= 1; at most 2^26 in all"), ("active", "all", "processes taking part, even"), ("seed", "run seed", "seed of the pairing")],
-    ),
-    entry(
-        "hotspot",
-        "a fraction of packets to hot-spot nodes, the rest uniform",
-        &[
-            (
-                "nodes",
-                "required",
-                "hot-spot node ids, non-empty, no repeats",
-            ),
-            (
-                "fraction",
-                "required",
-                "probability in [0, 1] of targeting a hot spot",
-            ),
-        ],
-    ),
-    entry(
-        "merge_to_one",
-        "every other node sends to one node, which sends nothing",
-        &[("dest", "required", "the destination node id")],
-    ),
-    entry(
-        "all_to_all",
-        "shift exchange: a source's k-th packet goes to (s + 1 + k mod (N-1)) mod N; N >= 2",
-        &[],
-    ),
-    entry(
-        "recursive_doubling",
-        "allreduce exchange: round r sends to s XOR 2^r, after the round r-1 partner's data arrived; N a power of two",
-        &[("packets_per_round", "required", "packets per node per round, >= 1")],
-    ),
-];
-
-const fn entry(
-    name: &'static str,
-    summary: &'static str,
-    params: &'static [(&'static str, &'static str, &'static str)],
-) -> crate::schema::Entry {
-    crate::schema::Entry { family: "pattern", name, summary, params }
-}
+crate::schema::tagged::tagged_serde!(PatternConfig, "traffic pattern", None);
 
 /// A built, validated traffic pattern. Cheap to query from the hot loop.
 #[derive(Clone, Debug)]

@@ -56,7 +56,7 @@ mod tests;
 /// injection process. Give `file` or `messages`, not both. Replaces `load`, `pattern`,
 /// `injection`, `packet_size`, `phases`, `packets_per_source`, `source_queue` and
 /// `message`; with `sim.until_done` the run ends when the last message completed.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceConfig {
     /// A file of one message per line, `src dst flits [at=CYCLE] [after=ID,ID,...]
@@ -65,10 +65,11 @@ pub struct TraceConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The messages inline: `[{ src, dst, flits, at, after, delay }, ...]`.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<MessageSpec>,
     /// Most flits per packet (1..=65535): a message of `flits` flits is
-    /// `ceil(flits / packet_flits)` packets. Default 16.
+    /// `ceil(flits / packet_flits)` packets.
     #[serde(default = "default_packet_flits")]
     pub packet_flits: u32,
 }
@@ -78,7 +79,7 @@ fn default_packet_flits() -> u32 {
 }
 
 /// One message of a trace.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageSpec {
     /// Source endpoint. Required.
@@ -88,15 +89,16 @@ pub struct MessageSpec {
     pub dst: u32,
     /// Size in flits, >= 1. Required.
     pub flits: u64,
-    /// Earliest creation cycle. Default 0.
+    /// Earliest creation cycle.
     #[serde(default)]
     pub at: u64,
     /// Messages (by number, from 0 in trace order) that must have completed at this
-    /// message's source before it is created; each must be sent to `src`. Default none.
+    /// message's source before it is created; each must be sent to `src`.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<u32>,
     /// Cycles of computation after the later of the previous message's creation and the
-    /// arrival of the `after` messages. Default 0.
+    /// arrival of the `after` messages.
     #[serde(default)]
     pub delay: u64,
 }

@@ -50,7 +50,7 @@ use crate::routing::source::{RouteSwitch, SourceRouting, VcStart, UNREACHABLE};
 use crate::topology::{Topology, NONE};
 
 /// Config: `[[faults.at]]`, links and nodes that fail for good at a cycle of the run.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailAt {
     /// The cycle the links fail (>= 1; a link failed from the start belongs in
@@ -58,13 +58,14 @@ pub struct FailAt {
     /// around them.
     pub cycle: u64,
     /// The links, each `[router, port]` as in `faults.links`: the one-way Kautz link
-    /// leaving that router through that out-port (each link fails once). Default none.
+    /// leaving that router through that out-port (each link fails once).
     #[serde(default)]
     pub links: Vec<[u32; 2]>,
     /// The nodes (routers, with their endpoints) failing then: every link into and out of
     /// them fails, their endpoints stop sending, packets to them are refused at the
     /// sources from then on, and the packets their switch held are counted lost. Default
     /// none; an entry needs at least one link or node.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<u32>,
 }

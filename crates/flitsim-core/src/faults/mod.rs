@@ -19,25 +19,25 @@ use crate::rng::{below, domain, stream};
 use crate::topology::{Topology, NONE};
 
 /// Config table `[faults]`.
-#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultsConfig {
     /// Failed links, each `[router, port]`: the link leaving that router through that
     /// network port fails, in both directions (on a Kautz graph, whose links are one-way,
-    /// that one channel). Default none.
+    /// that one channel).
     #[serde(default)]
     pub links: Vec<[u32; 2]>,
     /// A fraction in [0, 1) of the router-to-router links failed at random (rounded to
-    /// whole links), besides `links`. Default 0.
+    /// whole links), besides `links`.
     #[serde(default)]
     pub random_link_fraction: f64,
     /// Failed nodes, by router id: every link of the router fails and its endpoints
     /// neither send nor receive (packets for them are not injected; they are counted in
-    /// the result's `faults.packets_to_failed_nodes`). Default none.
+    /// the result's `faults.packets_to_failed_nodes`).
     #[serde(default)]
     pub nodes: Vec<u32>,
     /// A fraction in [0, 1) of the routers failed at random (rounded to whole routers),
-    /// besides `nodes`. Default 0.
+    /// besides `nodes`.
     #[serde(default)]
     pub random_node_fraction: f64,
     /// Seed of the random choices. Default: the run seed.
@@ -61,13 +61,14 @@ pub struct FaultsConfig {
     /// replay buffers and the nodes' switches held are counted lost, packets to the nodes
     /// are refused, and the sources route new packets around them (see [`timed`]). Needs
     /// a Kautz topology, the crosspoint switch and `[channel.retry]`; multi-rail rails
-    /// avoid them too. Default none.
+    /// avoid them too.
+    #[schemars(!skip_serializing_if)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<timed::FailAt>,
 }
 
 /// What to do with routes that can deadlock (`faults.cyclic_routes`).
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CyclicRoutes {
     /// Refuse them, naming the cycle.
@@ -86,7 +87,7 @@ pub(crate) fn not_a_network_port(topo: &Topology, r: u32, p: u32) -> String {
 }
 
 /// What to do with node pairs the routes do not connect (`faults.unroutable`).
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Unroutable {
     /// Refuse the fault set, naming the pairs.
