@@ -158,59 +158,9 @@ impl Config {
         let workload = Workload::build_with(&self.traffic, &space, self.seed, units.map(|u| u.flit_bytes))?;
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
-        match &self.router {
-            RouterConfig::InputQueued(c) => {
-                c.validate("router", max_packet)?;
-                let ch = &self.channel;
-                let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency, topology.longest_link()]).max().unwrap_or(1);
-                let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
-                c.validate_stop_go("router", c.sw_alloc_delay.saturating_add(c.st_delay).saturating_add(wire).max(inject))?;
-            }
-            RouterConfig::BufferedCrossbar(c) => c.validate("router", max_packet, topology.ndims(), topology.ports)?,
-            RouterConfig::Central(c) => c.validate("router", topology.ports)?,
-            RouterConfig::Crosspoint(c) => c.validate("router", topology.ports, max_packet)?,
-        }
-        match (&self.router, &self.routing) {
-            (RouterConfig::Crosspoint(_), RoutingConfig::Source { .. }) => {}
-            (RouterConfig::Crosspoint(_), _) => {
-                return Err(Error::config(
-                    "routing.type",
-                    "the crosspoint switch reads source routes; use routing.type = \"source\" on a Kautz topology (or another router.type)",
-                ));
-            }
-            (RouterConfig::Central(_), RoutingConfig::Adaptive { .. }) => {}
-            (RouterConfig::Central(_), _) => {
-                return Err(Error::config(
-                    "routing.type",
-                    "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)",
-                ));
-            }
-            (_, RoutingConfig::Adaptive { .. }) => {
-                return Err(Error::config(
-                    "router.type",
-                    "adaptive routing needs the central-arbiter router; use router.type = \"central\"",
-                ));
-            }
-            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Dragonfly { .. }) => {
-                return Err(Error::config("router.type", "dragonfly routes change VC class at every global hop, which the input-queued router models; use router.type = \"input_queued\""));
-            }
-            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Graph { .. }) => {
-                return Err(Error::config(
-                    "router.type",
-                    "graph routes change VC class hop by hop, which the input-queued router models; use router.type = \"input_queued\"",
-                ));
-            }
-            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Hyperx { .. }) => {
-                return Err(Error::config("router.type", "HyperX routes change VC class at the intermediate router, which the input-queued router models; use router.type = \"input_queued\""));
-            }
-            (RouterConfig::BufferedCrossbar(_), RoutingConfig::Updown { .. }) => {
-                return Err(Error::config(
-                    "router.type",
-                    "up*/down* routes are carried in the packet, which the input-queued router reads; use router.type = \"input_queued\"",
-                ));
-            }
-            _ => {}
-        }
+        // The family's own checks, the routing functions it runs, its input VCs.
+        let cx = crate::router::Validation { topology: &topology, max_packet, channel: &self.channel };
+        self.router.validate(&cx, &self.routing)?;
         if let Some(retry) = &self.channel.retry {
             if !matches!(self.router, RouterConfig::Crosspoint(_)) {
                 return Err(Error::config("channel.retry", "link-level retry is modelled on the SiCortex crosspoint switch; set router.type = \"crosspoint\" (Kautz topology, source routing), or remove [channel.retry]"));
@@ -251,25 +201,6 @@ impl Config {
                 self.gather(&topology),
                 topology.num_nodes,
             )?;
-        }
-        // Input VCs per router: the input-queued router's sets have 128 bits, the other
-        // routers' 64.
-        let (most, kind) = match self.router {
-            RouterConfig::InputQueued(_) => (crate::router::iq::MAX_PORT_VCS, "input-queued"),
-            RouterConfig::BufferedCrossbar(_) => (crate::router::buffered::MAX_PORT_VCS, "buffered-crossbar"),
-            RouterConfig::Central(_) => (64, "central-arbiter"),
-            RouterConfig::Crosspoint(_) => (64, "crosspoint"),
-        };
-        if topology.ports * vcs > most {
-            return Err(Error::config(
-                "router.vcs",
-                format!(
-                    "{vcs} VCs on routers with {} ports is {} input VCs per router; {kind} routers support at most {most} (ports x vcs): use fewer VCs, or routers with fewer ports (a lower concentration, fewer dimensions, a smaller crossbar, or fewer group_routers or global_ports on a dragonfly, smaller or fewer dimensions on a HyperX){}",
-                    topology.ports,
-                    topology.ports * vcs,
-                    if most < crate::router::iq::MAX_PORT_VCS { ", or router.type = \"input_queued\" (up to 128)" } else { "" }
-                ),
-            ));
         }
         if !self.faults.at.is_empty() {
             let crosspoint_with_retry = matches!(self.router, RouterConfig::Crosspoint(_)) && self.channel.retry.is_some();

@@ -14,6 +14,7 @@ pub mod allocator;
 pub mod arbiter;
 pub mod buffered;
 pub mod central;
+mod config;
 pub mod crossing;
 pub mod crosspoint;
 pub mod drops;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::flow::FlowControl;
+pub use config::{FamilyConfig, RouterConfig, Validation};
 pub use family::{FamilyReport, FamilyTotals, RouterFamily, StepContext, WaitGraph};
 
 /// Ask the cache for the line holding `v` (a hint: no effect on results). Routers of
@@ -81,106 +83,6 @@ fn has_prefetchw() -> bool {
             __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx >> 8 & 1 == 1
         }
     })
-}
-
-/// Config table `[router]`. `type` may be left out: it defaults to `input_queued`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
-#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
-#[schemars(!remote, tag = "type")]
-pub enum RouterConfig {
-    /// Input-queued virtual-channel router with credit-based flow control.
-    InputQueued(IqConfig),
-    /// Buffered-crossbar router (input buffers, per-output staging buffers, per-packet
-    /// output arbitration with SeaStar aging); the defaults are the Cray XT SeaStar's.
-    BufferedCrossbar(buffered::BufferedConfig),
-    /// Central-arbiter wormhole router for minimal adaptive routing with Duato escape VCs
-    /// or Disha deadlock recovery (the self-tuned congestion-control paper's network);
-    /// needs `routing.type = "adaptive"`.
-    Central(central::CentralConfig),
-    /// The SiCortex fabric switch: crosspoint buffers per input-output pair holding whole
-    /// packets, source routing, VCs by node order, cut-through; needs
-    /// `routing.type = "source"` on a Kautz topology.
-    Crosspoint(crosspoint::CrosspointConfig),
-}
-
-crate::schema::tagged::tagged_serde!(RouterConfig, "router", Some("input_queued"));
-
-impl Default for RouterConfig {
-    fn default() -> Self {
-        RouterConfig::InputQueued(IqConfig::default())
-    }
-}
-
-impl RouterConfig {
-    /// VC lanes per port: the VCs, plus for the central router its deadlock-buffer lane.
-    pub fn vcs(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(c) => c.vcs,
-            RouterConfig::BufferedCrossbar(c) => c.vcs,
-            RouterConfig::Central(c) => c.vcs.saturating_add(1), // (before validation too)
-            RouterConfig::Crosspoint(c) => c.vcs,
-        }
-    }
-
-    /// Credit return delay.
-    pub fn credit_delay(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(c) => c.credit_delay,
-            RouterConfig::BufferedCrossbar(c) => c.credit_delay,
-            RouterConfig::Central(c) => c.credit_delay,
-            RouterConfig::Crosspoint(c) => c.credit_delay,
-        }
-    }
-
-    /// Input buffer depth per VC (the credits an upstream sender starts with).
-    pub fn buffer_depth(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(c) => c.buffer_depth,
-            RouterConfig::BufferedCrossbar(c) => c.buffer_depth,
-            RouterConfig::Central(c) => c.buffer_depth,
-            RouterConfig::Crosspoint(c) => c.inject_depth,
-        }
-    }
-
-    /// Cycles from a flit's grant at an output to its entry into the channel (added to
-    /// the channel latency of every router output).
-    pub fn output_delay(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(c) => c.sw_alloc_delay + c.st_delay,
-            RouterConfig::BufferedCrossbar(c) => c.output_delay,
-            RouterConfig::Central(c) => c.crossbar_delay,
-            RouterConfig::Crosspoint(c) => c.output_delay,
-        }
-    }
-
-    /// Credits a sender into one of these routers starts with: the buffer depth, or with
-    /// STOP/GO ([`crate::flow`]) the count that means GO.
-    pub fn initial_credits(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(IqConfig { stop_go: Some(_), .. }) => crate::flow::GO_CREDITS,
-            _ => self.buffer_depth(),
-        }
-    }
-
-    /// Flow control at injection (the NIC claims an injection VC like a router would).
-    pub fn flow_control(&self) -> FlowControl {
-        match self {
-            RouterConfig::InputQueued(c) => c.flow_control,
-            RouterConfig::BufferedCrossbar(_) => FlowControl::VirtualCutThrough,
-            RouterConfig::Central(_) => FlowControl::Wormhole,
-            RouterConfig::Crosspoint(_) => FlowControl::VirtualCutThrough,
-        }
-    }
-
-    /// The longest a head spends in a router's pipeline at zero load.
-    pub fn pipeline(&self) -> u32 {
-        match self {
-            RouterConfig::InputQueued(c) => c.routing_delay + c.vc_alloc_delay + c.sw_alloc_delay + c.st_delay,
-            RouterConfig::BufferedCrossbar(c) => c.routing_delay + c.crossbar_delay + c.output_delay,
-            RouterConfig::Central(c) => c.routing_delay + c.crossbar_delay,
-            RouterConfig::Crosspoint(c) => c.xb_delay + c.output_delay,
-        }
-    }
 }
 
 /// `[router]` with `type = "input_queued"`: the BookSim-style IQ VC router.
@@ -390,7 +292,8 @@ impl IqConfig {
 /// The routers of a network: one family for all of them, chosen at build. The engine
 /// sees them through [`RouterFamily`], dispatched here once per call (a closed enum:
 /// static dispatch, no virtual calls in the cycle loop). A new family is a folder with
-/// its `RouterFamily` impl, a variant here and one line in [`each_family`].
+/// its `RouterFamily` and [`FamilyConfig`] impls, a variant here and in [`RouterConfig`],
+/// and a line in [`each_family`] and in `each_config`.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // one per simulation: its size does not matter
 pub enum Routers {
@@ -441,15 +344,7 @@ pub struct Build<'a> {
 impl Routers {
     /// The routers `rc` describes, for the network of `b`.
     pub fn new(rc: &RouterConfig, b: &Build<'_>) -> Routers {
-        match rc {
-            RouterConfig::InputQueued(c) => Routers::Iq(iq::IqRouters::new(c, b.topo, b.channels)),
-            RouterConfig::BufferedCrossbar(c) => {
-                let max_packet = c.max_packet.unwrap_or(b.max_packet);
-                Routers::Buffered(buffered::BufferedRouters::new(c, b.topo, b.channels, max_packet, b.request_vcs))
-            }
-            RouterConfig::Central(c) => Routers::Central(central::CentralRouters::new(c, b.topo, b.channels)),
-            RouterConfig::Crosspoint(c) => Routers::Crosspoint(crosspoint::CrosspointRouters::new(c, b.topo, b.channels)),
-        }
+        rc.build(b)
     }
 
     /// The crosspoint switches, to set up their retry links (`[channel.retry]`).

@@ -172,10 +172,7 @@ impl Simulation {
         let (el, il, lat, pipe) =
             (cfg.channel.endpoint_latency as u64, cfg.channel.injection_latency() as u64, cfg.channel.latency as u64, rc.pipeline() as u64);
         // It is routed at the source switch `il + routing_delay` cycles after it left.
-        let rd = match rc {
-            RouterConfig::InputQueued(c) => c.routing_delay as u64,
-            _ => 0,
-        };
+        let rd = rc.routing_delay() as u64;
         endpoints.set_probe_timing(il + el + pipe, pipe + lat, il + rd);
         let w = cfg.sim.warmup;
         let stats = Collector::new(&cfg.stats, n, total, rc.vcs(), w, w + cfg.sim.measure);

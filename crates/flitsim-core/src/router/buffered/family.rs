@@ -98,3 +98,45 @@ fn port_direction(topo: &Topology, p: u32) -> String {
         topo.port_name(p)
     }
 }
+
+impl crate::router::FamilyConfig for super::BufferedConfig {
+    const KIND: &'static str = "buffered-crossbar";
+    const MAX_PORT_VCS: u32 = super::MAX_PORT_VCS;
+    fn vcs(&self) -> u32 {
+        self.vcs
+    }
+    fn credit_delay(&self) -> u32 {
+        self.credit_delay
+    }
+    fn buffer_depth(&self) -> u32 {
+        self.buffer_depth
+    }
+    fn output_delay(&self) -> u32 {
+        self.output_delay
+    }
+    fn flow_control(&self) -> crate::flow::FlowControl {
+        crate::flow::FlowControl::VirtualCutThrough
+    }
+    fn pipeline(&self) -> u32 {
+        self.routing_delay + self.crossbar_delay + self.output_delay
+    }
+    fn validate(&self, cx: &crate::router::Validation<'_>) -> crate::error::Result<()> {
+        self.validate("router", cx.max_packet, cx.topology.ndims(), cx.topology.ports)
+    }
+    fn accepts(&self, routing: &crate::routing::RoutingConfig) -> crate::error::Result<()> {
+        use crate::routing::RoutingConfig as R;
+        crate::router::config::no_adaptive(routing)?;
+        let why = match routing {
+            R::Dragonfly { .. } => "dragonfly routes change VC class at every global hop, which the input-queued router models",
+            R::Graph { .. } => "graph routes change VC class hop by hop, which the input-queued router models",
+            R::Hyperx { .. } => "HyperX routes change VC class at the intermediate router, which the input-queued router models",
+            R::Updown { .. } => "up*/down* routes are carried in the packet, which the input-queued router reads",
+            _ => return Ok(()),
+        };
+        Err(crate::error::Error::config("router.type", format!("{why}; use router.type = \"input_queued\"")))
+    }
+    fn build(&self, b: &crate::router::Build<'_>) -> crate::router::Routers {
+        let max_packet = self.max_packet.unwrap_or(b.max_packet);
+        crate::router::Routers::Buffered(BufferedRouters::new(self, b.topo, b.channels, max_packet, b.request_vcs))
+    }
+}

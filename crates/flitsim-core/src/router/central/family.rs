@@ -95,3 +95,42 @@ impl RouterFamily for CentralRouters {
         CentralRouters::alo_allows(self, r, productive, free)
     }
 }
+
+impl crate::router::FamilyConfig for super::CentralConfig {
+    const KIND: &'static str = "central-arbiter";
+    const MAX_PORT_VCS: u32 = 64;
+    fn vcs(&self) -> u32 {
+        // (Its deadlock-buffer lane too; saturating, as it is read before validation.)
+        self.vcs.saturating_add(1)
+    }
+    fn credit_delay(&self) -> u32 {
+        self.credit_delay
+    }
+    fn buffer_depth(&self) -> u32 {
+        self.buffer_depth
+    }
+    fn output_delay(&self) -> u32 {
+        self.crossbar_delay
+    }
+    fn flow_control(&self) -> crate::flow::FlowControl {
+        crate::flow::FlowControl::Wormhole
+    }
+    fn pipeline(&self) -> u32 {
+        self.routing_delay + self.crossbar_delay
+    }
+    fn validate(&self, cx: &crate::router::Validation<'_>) -> crate::error::Result<()> {
+        self.validate("router", cx.topology.ports)
+    }
+    fn accepts(&self, routing: &crate::routing::RoutingConfig) -> crate::error::Result<()> {
+        match routing {
+            crate::routing::RoutingConfig::Adaptive { .. } => Ok(()),
+            _ => Err(crate::error::Error::config(
+                "routing.type",
+                "the central-arbiter router routes adaptively; use routing.type = \"adaptive\" (or another router.type)",
+            )),
+        }
+    }
+    fn build(&self, b: &crate::router::Build<'_>) -> crate::router::Routers {
+        crate::router::Routers::Central(CentralRouters::new(self, b.topo, b.channels))
+    }
+}

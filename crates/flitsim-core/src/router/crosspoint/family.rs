@@ -84,3 +84,41 @@ impl RouterFamily for CrosspointRouters {
         self.check_entries()
     }
 }
+
+impl crate::router::FamilyConfig for super::CrosspointConfig {
+    const KIND: &'static str = "crosspoint";
+    const MAX_PORT_VCS: u32 = 64;
+    fn vcs(&self) -> u32 {
+        self.vcs
+    }
+    fn credit_delay(&self) -> u32 {
+        self.credit_delay
+    }
+    fn buffer_depth(&self) -> u32 {
+        self.inject_depth
+    }
+    fn output_delay(&self) -> u32 {
+        self.output_delay
+    }
+    fn flow_control(&self) -> crate::flow::FlowControl {
+        crate::flow::FlowControl::VirtualCutThrough
+    }
+    fn pipeline(&self) -> u32 {
+        self.xb_delay + self.output_delay
+    }
+    fn validate(&self, cx: &crate::router::Validation<'_>) -> crate::error::Result<()> {
+        self.validate("router", cx.topology.ports, cx.max_packet)
+    }
+    fn accepts(&self, routing: &crate::routing::RoutingConfig) -> crate::error::Result<()> {
+        match routing {
+            crate::routing::RoutingConfig::Source { .. } => Ok(()),
+            _ => Err(crate::error::Error::config(
+                "routing.type",
+                "the crosspoint switch reads source routes; use routing.type = \"source\" on a Kautz topology (or another router.type)",
+            )),
+        }
+    }
+    fn build(&self, b: &crate::router::Build<'_>) -> crate::router::Routers {
+        crate::router::Routers::Crosspoint(CrosspointRouters::new(self, b.topo, b.channels))
+    }
+}

@@ -174,3 +174,51 @@ impl WaitGraph for IqRouters {
         "input VCs"
     }
 }
+
+impl crate::router::FamilyConfig for crate::router::IqConfig {
+    const KIND: &'static str = "input-queued";
+    const MAX_PORT_VCS: u32 = super::MAX_PORT_VCS;
+    fn vcs(&self) -> u32 {
+        self.vcs
+    }
+    fn credit_delay(&self) -> u32 {
+        self.credit_delay
+    }
+    fn buffer_depth(&self) -> u32 {
+        self.buffer_depth
+    }
+    fn output_delay(&self) -> u32 {
+        self.sw_alloc_delay + self.st_delay
+    }
+    fn initial_credits(&self) -> u32 {
+        // (With STOP/GO the count that means GO.)
+        if self.stop_go.is_some() {
+            crate::flow::GO_CREDITS
+        } else {
+            self.buffer_depth
+        }
+    }
+    fn flow_control(&self) -> crate::flow::FlowControl {
+        self.flow_control
+    }
+    fn pipeline(&self) -> u32 {
+        self.routing_delay + self.vc_alloc_delay + self.sw_alloc_delay + self.st_delay
+    }
+    fn routing_delay(&self) -> u32 {
+        self.routing_delay
+    }
+    fn validate(&self, cx: &crate::router::Validation<'_>) -> crate::error::Result<()> {
+        self.validate("router", cx.max_packet)?;
+        // STOP/GO's slack: the longest a flit takes into a router.
+        let ch = cx.channel;
+        let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency, cx.topology.longest_link()]).max().unwrap_or(1);
+        let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
+        self.validate_stop_go("router", self.sw_alloc_delay.saturating_add(self.st_delay).saturating_add(wire).max(inject))
+    }
+    fn accepts(&self, routing: &crate::routing::RoutingConfig) -> crate::error::Result<()> {
+        crate::router::config::no_adaptive(routing)
+    }
+    fn build(&self, b: &crate::router::Build<'_>) -> crate::router::Routers {
+        crate::router::Routers::Iq(IqRouters::new(self, b.topo, b.channels))
+    }
+}
