@@ -159,7 +159,9 @@ impl Config {
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
         // The family's own checks, the routing functions it runs, its input VCs.
-        let cx = crate::router::Validation { topology: &topology, max_packet, channel: &self.channel };
+        let ch = &self.channel;
+        let longest_wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency, topology.longest_link()]).max().unwrap_or(1);
+        let cx = crate::router::Validation { topology: &topology, max_packet, longest_wire, injection_latency: ch.injection_latency() };
         self.router.validate(&cx, &self.routing)?;
         if let Some(retry) = &self.channel.retry {
             if !matches!(self.router, RouterConfig::Crosspoint(_)) {

@@ -59,8 +59,10 @@ pub struct Validation<'a> {
     pub topology: &'a Topology,
     /// The largest packet of the workload, in flits.
     pub max_packet: u32,
-    /// The `[channel]` table (wire latencies).
-    pub channel: &'a crate::config::ChannelConfig,
+    /// The longest router-to-router channel latency, cycles.
+    pub longest_wire: u32,
+    /// The injection channels' latency, cycles.
+    pub injection_latency: u32,
 }
 
 /// What the engine asks of a router family's config table. Ranges are declared on the

@@ -210,10 +210,8 @@ impl crate::router::FamilyConfig for crate::router::IqConfig {
     fn validate(&self, cx: &crate::router::Validation<'_>) -> crate::error::Result<()> {
         self.validate("router", cx.max_packet)?;
         // STOP/GO's slack: the longest a flit takes into a router.
-        let ch = cx.channel;
-        let wire = ch.dim_latency.iter().flatten().copied().chain([ch.latency, cx.topology.longest_link()]).max().unwrap_or(1);
-        let inject = ch.injection_latency.unwrap_or(ch.endpoint_latency);
-        self.validate_stop_go("router", self.sw_alloc_delay.saturating_add(self.st_delay).saturating_add(wire).max(inject))
+        let into = self.sw_alloc_delay.saturating_add(self.st_delay).saturating_add(cx.longest_wire);
+        self.validate_stop_go("router", into.max(cx.injection_latency))
     }
     fn accepts(&self, routing: &crate::routing::RoutingConfig) -> crate::error::Result<()> {
         crate::router::config::no_adaptive(routing)
