@@ -107,6 +107,7 @@ mod ports;
 mod prefetch;
 mod route;
 mod vc_alloc;
+mod visit;
 mod wake;
 
 pub use input_vc::{state, InputVc};
@@ -117,6 +118,7 @@ use lanes::{Lanes, Width};
 use ports::{send_credit, stop_go_symbols, PortWiring, UNWIRED};
 use route::{route_head, Route};
 use vc_alloc::VaContext;
+use visit::Visit;
 
 use super::allocator::{take_lowest, PortPointers};
 use super::drops;
@@ -778,30 +780,5 @@ impl IqRouters {
             ctr.last_progress = now;
         }
         sets[ru] = VcSets { occ, va, act, free, wait, cred, drop, stopped };
-    }
-}
-
-/// The routers one pass of the step visits: a list of ids, or every id of a span.
-#[derive(Clone, Copy)]
-enum Visit<'a> {
-    List(&'a [u32]),
-    Span(usize, usize),
-}
-
-impl Visit<'_> {
-    #[inline(always)]
-    fn len(self) -> usize {
-        match self {
-            Visit::List(l) => l.len(),
-            Visit::Span(lo, hi) => hi - lo,
-        }
-    }
-
-    #[inline(always)]
-    fn at(self, i: usize) -> usize {
-        match self {
-            Visit::List(l) => l[i] as usize,
-            Visit::Span(lo, _) => lo + i,
-        }
     }
 }
