@@ -363,3 +363,45 @@ macro_rules! tagged_serde {
     };
 }
 pub(crate) use tagged_serde;
+
+#[cfg(test)]
+mod tests {
+    use crate::router::RouterConfig;
+    use crate::topology::TopologyConfig;
+    use crate::traffic::{InjectionConfig, PatternConfig};
+
+    /// The three kinds of variant written as internally tagged tables, `type` first, as
+    /// serde's own internal tagging writes them (hand-written expected JSON).
+    #[test]
+    fn tagged_tables_are_written_type_first() {
+        let json = |v: &dyn Erased| v.json();
+        // A unit variant: only its type.
+        assert_eq!(json(&PatternConfig::Uniform), r#"{"type":"uniform"}"#);
+        assert_eq!(json(&InjectionConfig::Backlogged), r#"{"type":"backlogged"}"#);
+        // A struct variant: its fields after the type, in declaration order.
+        assert_eq!(
+            json(&TopologyConfig::Torus { dims: vec![2, 3], concentration: 1 }),
+            r#"{"type":"torus","dims":[2,3],"concentration":1}"#
+        );
+        assert_eq!(json(&InjectionConfig::OnOff { burst_length: 4.0, peak: 1.0 }), r#"{"type":"on_off","burst_length":4.0,"peak":1.0}"#);
+        // A newtype variant: the struct it holds, flattened after the type.
+        let iq = json(&RouterConfig::default());
+        assert!(iq.starts_with(r#"{"type":"input_queued","vcs":4,"buffer_depth":8,"#), "{iq}");
+        // And read back as written.
+        let torus: TopologyConfig = serde_json::from_str(r#"{"type":"torus","dims":[2,3],"concentration":1}"#).unwrap();
+        assert_eq!(torus, TopologyConfig::Torus { dims: vec![2, 3], concentration: 1 });
+        assert_eq!(serde_json::from_str::<PatternConfig>(r#"{"type":"uniform"}"#).unwrap(), PatternConfig::Uniform);
+        let t: TopologyConfig = toml::from_str("type = \"torus\"\ndims = [2, 3]").unwrap();
+        assert_eq!(t, TopologyConfig::Torus { dims: vec![2, 3], concentration: 1 });
+    }
+
+    /// Any config value as compact JSON (one helper for the several types above).
+    trait Erased {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Erased for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
+    }
+}
