@@ -439,7 +439,7 @@ fn error_on(toml: &str, threads: usize) -> String {
 fn deadlocks_are_reported_the_same_on_any_thread_count() {
     let ring = "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\nvcs = 1\nbuffer_depth = 2\n[routing]\ntype = \"dor\"\ndatelines = false\n\
                 [traffic]\nload = 0.9\npacket_size = 8\npattern = { type = \"tornado\" }\n[sim]\nwarmup = 0\nmeasure = 20000\nwatchdog = 200\n";
-    let partial = "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
+    let partial = "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\nvcs = 2\n[routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\nring_datelines = \"dimension\"\n\
                    [traffic]\nload = 0.3\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n\
                    [faults]\nlinks = [[5, 4], [30, 4]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n";
     for (name, toml) in [("ring", ring), ("partial", partial)] {

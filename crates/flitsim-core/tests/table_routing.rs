@@ -76,20 +76,26 @@ fn routes_go_around_a_failed_link() {
 
 #[test]
 fn a_fault_set_whose_routes_could_deadlock_is_refused() {
-    // Router 0's -z link with the datelines pinned at the last nodes: the z+ detour
-    // around it closes a dependency cycle through the z dateline; the config is refused
-    // with the cycle, not simulated.
-    let pinned = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 3]");
+    // Router 0's -z link with one dateline node per dimension, pinned at the last nodes:
+    // the z+ detour around it closes a dependency cycle through the z dateline; the
+    // config is refused with the cycle, not simulated.
+    let pinned = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 3]\nring_datelines = \"dimension\"");
     let toml = format!("{pinned}[faults]\nlinks = [[0, 5]]\n");
     let e = Config::from_toml(&toml, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("`faults`") && e.contains("can deadlock") && e.contains(" -> "), "{e}");
-    // Left to flitsim, the datelines move away from the fault (section 2.2.2) and the
-    // same fault set routes deadlock-free, and simulates.
-    let spec = Config::from_toml(&format!("{FAULTY}[faults]\nlinks = [[0, 5]]\n"), &[]).unwrap().validate().unwrap();
-    let check = flitsim_core::routing::cdg::check(&spec.routing, &spec.topology, 2);
-    assert!(check.acyclic && check.unreachable_pairs == 0);
-    let r = Simulation::run_spec(spec).unwrap();
-    assert_eq!(r.stats.packets_delivered, r.stats.packets_measured);
+    // Left to flitsim, the datelines move away from the fault (section 2.2.2); or the
+    // broken ring gets its own dateline just past the failure (the default, here with
+    // the same pinned nodes): either way the same fault set routes deadlock-free, and
+    // simulates.
+    let searched = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\nring_datelines = \"dimension\"");
+    let per_ring = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 3]");
+    for base in [searched, per_ring] {
+        let spec = Config::from_toml(&format!("{base}[faults]\nlinks = [[0, 5]]\n"), &[]).unwrap().validate().unwrap();
+        let check = flitsim_core::routing::cdg::check(&spec.routing, &spec.topology, 2);
+        assert!(check.acyclic && check.unreachable_pairs == 0, "{base}");
+        let r = Simulation::run_spec(spec).unwrap();
+        assert_eq!(r.stats.packets_delivered, r.stats.packets_measured);
+    }
     // Dimension-order routing cannot route around failures at all.
     let dor = format!("{}[faults]\nlinks = [[0, 0]]\n", FAULTY.replace("type = \"table\"\nvc_policy = \"v3\"", "type = \"dor\""));
     let e = Config::from_toml(&dor, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
@@ -98,9 +104,11 @@ fn a_fault_set_whose_routes_could_deadlock_is_refused() {
 
 #[test]
 fn the_dateline_search_reports_each_candidate_it_tries() {
-    // The fault set above, datelines left to flitsim: the pinned placement is cyclic, so
-    // the search tries candidates until one routes deadlock-free, and says so for each.
-    let cfg = Config::from_toml(&format!("{FAULTY}[faults]\nlinks = [[0, 5]]\n"), &[]).unwrap();
+    // The fault set above, one dateline per dimension left to flitsim: the default
+    // placement is cyclic, so the search tries candidates until one routes
+    // deadlock-free, and says so for each.
+    let dimension = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\nring_datelines = \"dimension\"");
+    let cfg = Config::from_toml(&format!("{dimension}[faults]\nlinks = [[0, 5]]\n"), &[]).unwrap();
     let heard = std::sync::Mutex::new(Vec::new());
     let spec = cfg.validate_with_progress(&|p| heard.lock().unwrap().push(p)).unwrap();
     let heard = heard.into_inner().unwrap();
@@ -240,11 +248,13 @@ fn unconnected_pairs_are_refused_or_skipped_as_configured() {
 
 #[test]
 fn cyclic_routes_run_on_request_and_the_predicted_deadlock_forms() {
-    // Router 5's and router 30's +z links with the datelines pinned where the detours
-    // close a dependency cycle: refused by default; run on request at a heavy load, the
+    // Router 5's and router 30's +z links with one dateline node per dimension, pinned
+    // where the detours close a dependency cycle: refused by default; run on request at a heavy load, the
     // cycle the check names becomes a real deadlock, which the watchdog reports (whole or
     // partial).
-    let pinned = FAULTY.replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 0]").replace("load = 0.3", "load = 0.9");
+    let pinned = FAULTY
+        .replace("vc_policy = \"v3\"", "vc_policy = \"v3\"\ndateline = [3, 3, 0]\nring_datelines = \"dimension\"")
+        .replace("load = 0.3", "load = 0.9");
     let toml = format!("{pinned}[faults]\nlinks = [[5, 4], [30, 4]]\n");
     let e = Config::from_toml(&toml, &[]).unwrap().validate().map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("can deadlock") && e.contains("cyclic_routes = \"run\""), "{e}");
@@ -414,4 +424,47 @@ fn shared_table_walks_give_every_pair_what_its_own_walk_gives() {
         assert_eq!(shared, pair_routes_by_walks(&routing, &spec.topology, &[]), "{errors:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_failed_node_routes_deadlock_free_with_a_dateline_per_broken_ring() {
+    // The XT3's 11x12x16 torus with node (7,4,5) failed. With one dateline node per
+    // dimension the z+ detour around it (+y, +z, +z, -y) joins ring (7,4,*) up again
+    // across the two VCs and the routes have a dependency cycle; with the broken ring's
+    // dateline just past the node (the default) they have none, and every pair of live
+    // nodes is still connected.
+    let xt = |ring: &str| {
+        format!(
+            "[topology]\ntype = \"torus\"\ndims = [11, 12, 16]\n[router]\ntype = \"buffered_crossbar\"\n\
+             [routing]\ntype = \"table\"\nclasses = 2\nvc_policy = \"v3\"\ndateline = [10, 11, 15]\nring_datelines = \"{ring}\"\n\
+             [faults]\nnodes = [711]\ncyclic_routes = \"run\"\n"
+        )
+    };
+    let check = |ring: &str| {
+        // The check validation makes, over the pairs of live nodes.
+        Config::from_toml(&xt(ring), &[]).unwrap().validate().unwrap().faults.unwrap().check
+    };
+    let dimension = check("dimension");
+    assert!(!dimension.acyclic, "{dimension:?}");
+    let at_failures = check("at_failures");
+    assert!(at_failures.acyclic && at_failures.unreachable_pairs == 0, "{at_failures:?}");
+}
+
+#[test]
+fn routes_around_a_failed_node_deliver_everything() {
+    // A failed node in the middle of a 6x6x6 torus: the default routes are acyclic, and a
+    // run in check mode (every flit accounted for) delivers every packet to the live
+    // nodes; the broken rings' datelines sit just past the node. (The load is below
+    // saturation: offered 0.25, the network with the node failed accepts only 0.18, the
+    // intact one all of it; the detours load the links around the node.)
+    let toml = "[topology]\ntype = \"torus\"\ndims = [6, 6, 6]\n[router]\nvcs = 2\n\
+                [routing]\ntype = \"table\"\nvc_policy = \"v3\"\n\
+                [traffic]\nload = 0.15\n[sim]\nwarmup = 300\nmeasure = 2000\ncheck = true\n\
+                [faults]\nnodes = [129]\n";
+    let spec = Config::from_toml(toml, &[]).unwrap().validate().unwrap();
+    let check = &spec.faults.as_ref().unwrap().check;
+    assert!(check.acyclic && check.unreachable_pairs == 0, "{check:?}");
+    let r = Simulation::run_spec(spec).unwrap();
+    assert!(r.stats.packets_delivered > 0);
+    assert_eq!(r.stats.packets_delivered, r.stats.packets_measured);
 }

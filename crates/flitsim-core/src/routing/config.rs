@@ -86,6 +86,16 @@ pub enum RoutingConfig {
         /// last node of each dimension (k - 1). Ignored on mesh dimensions.
         #[serde(default)]
         dateline: Option<table::Datelines>,
+        /// Where each ring's dateline node is around failed links, for the XT
+        /// policies: `at_failures` (default): a ring with a failed link has its own
+        /// dateline node just past the failure, so a packet that detours around the
+        /// failure re-enters the ring on VC1 and the rules' detours do not close the
+        /// broken ring into a dependency cycle (the XT sets the dateline per router, so
+        /// its tables allow this); or `dimension`: every ring of a dimension at
+        /// `dateline`, one node per dimension as the paper describes. Rings without
+        /// failures are the same under both.
+        #[serde(default)]
+        ring_datelines: table::RingDatelines,
         /// Load the tables from this file instead of generating them (one written by
         /// `flitsim routes CONFIG --write-tables FILE`, possibly edited; a relative path is
         /// read from the folder of the config file that names it). The file fixes the tables, VC rules and datelines;

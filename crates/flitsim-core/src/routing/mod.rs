@@ -152,7 +152,7 @@ impl RoutingFunction {
             }
             RoutingConfig::Source { vc_start, rails, .. } if faults => Ok(RoutingFunction::Source(source::SourceRouting::around_failures(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
             RoutingConfig::Source { vc_start, rails, .. } => Ok(RoutingFunction::Source(source::SourceRouting::new(topo, vcs, *vc_start, path)?.with_rails(*rails, path)?)),
-            RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, tables, dateline_errors } => {
+            RoutingConfig::Table { order, datelines, classes, ties, dateline_class, region_size, vc_policy, dateline, ring_datelines, tables, dateline_errors } => {
                 if *ties == dor::TiePolicy::Random {
                     return Err(Error::config(
                         format!("{path}.ties"),
@@ -178,7 +178,7 @@ impl RoutingFunction {
                     }
                     return Ok(RoutingFunction::Table(Box::new(t)));
                 }
-                let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults };
+                let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: dateline.clone(), faults, ring_datelines: *ring_datelines };
                 let t = table::TableRouting::generate(&dor, topo, &opts, path)?.with_dateline_errors(*dateline_errors, path)?;
                 Ok(RoutingFunction::Table(Box::new(t)))
             }
@@ -218,6 +218,7 @@ impl RoutingFunction {
             region_size,
             vc_policy,
             dateline,
+            ring_datelines,
             tables,
             dateline_errors,
         } = cfg
@@ -229,7 +230,13 @@ impl RoutingFunction {
             return Ok((built, pairs, report));
         }
         let dor = build_dor(order, *datelines, *classes, topo, vcs, path)?.with_policies(topo, *ties, *dateline_class, 0);
-        let opts = table::TableOptions { region_size: *region_size, policy: *vc_policy, dateline: None, faults: true };
+        let opts = table::TableOptions {
+            region_size: *region_size,
+            policy: *vc_policy,
+            dateline: None,
+            faults: true,
+            ring_datelines: *ring_datelines,
+        };
         let defaults: Vec<u32> = topo.dims.iter().map(|&k| k - 1).collect();
         // Better: deadlock-free first, then more pairs connected.
         let score = |c: &cdg::CdgReport| (c.acyclic, c.routable_pairs);

@@ -196,8 +196,8 @@ watchdog = 200
     }
 
     /// A deadlock among a few VCs while the rest of the network keeps moving: the routes
-    /// around two failed links of a 4x4x4 torus with the datelines where the route check
-    /// finds a dependency cycle, run anyway. The cycle wedges within a few hundred
+    /// around two failed links of a 4x4x4 torus with one dateline node per dimension,
+    /// where the route check finds a dependency cycle, run anyway. The cycle wedges within a few hundred
     /// cycles while packets elsewhere still arrive (so the network-wide watchdog stays
     /// quiet); the partial-deadlock check names a cycle of unmoved VCs instead of letting
     /// the run end as "saturated". Without the failures the same traffic runs clean.
@@ -217,7 +217,7 @@ watchdog = 200
     fn partial_deadlock_with(router: &str, load: f64) -> String {
         let text = format!(
             "[topology]\ntype = \"torus\"\ndims = [4, 4, 4]\n[router]\n{router}\n\
-                    [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\n\
+                    [routing]\ntype = \"table\"\nvc_policy = \"v3\"\ndateline = [3, 3, 0]\nring_datelines = \"dimension\"\n\
                     [traffic]\nload = {load}\n[sim]\nwarmup = 300\nmeasure = 20000\nwatchdog = 300\n"
         );
         let faulty = format!("{text}[faults]\nlinks = [[5, 4], [30, 4]]\nunroutable = \"skip\"\ncyclic_routes = \"run\"\n");

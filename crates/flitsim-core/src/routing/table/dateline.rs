@@ -43,16 +43,18 @@ pub enum DatelineErrors {
     Drop,
 }
 
-/// Per router: bit `d` set when the router is the dateline node of torus dimension `d`
-/// under an XT VC `policy` (none under `dor`).
-pub(super) fn dateline_nodes(topo: &Topology, policy: VcPolicy, dateline: &[u32]) -> Vec<u16> {
+/// Per router: bit `d` set when the router is the dateline node of its ring in torus
+/// dimension `d` (`ring_dateline[router * ndims + d]`, [`super::ring_datelines`]) under
+/// an XT VC `policy` (none under `dor`).
+pub(super) fn dateline_nodes(topo: &Topology, policy: VcPolicy, ring_dateline: &[u32]) -> Vec<u16> {
+    let nd = topo.ndims();
     (0..topo.num_routers)
         .map(|r| {
             if policy == VcPolicy::Dor {
                 return 0;
             }
             let c = topo.coords(r);
-            (0..topo.ndims()).filter(|&d| topo.wrap[d] && c[d] == dateline[d]).fold(0u16, |m, d| m | 1 << d)
+            (0..nd).filter(|&d| topo.wrap[d] && c[d] == ring_dateline[r as usize * nd + d]).fold(0u16, |m, d| m | 1 << d)
         })
         .collect()
 }

@@ -20,11 +20,12 @@ use crate::topology::Topology;
 ///   the destination; if any link on it is unavailable, go z+, the long way round.
 /// * Never a 180-degree turn (back out of the input port). Dimensions past z: DOR.
 /// * **Dateline restriction** (2.2.1, 2.2.2): the z+ detours of the x rule "must not
-///   cross a dateline": they are not taken out of the z dateline node `dateline[2]`
+///   cross a dateline": they are not taken out of the z dateline node of the ring
 ///   (leaving it along z+ crosses it), since after a dateline the packet may not
 ///   route in a higher dimension (x) again.
 ///
-/// `None` when no rule gives an available hop.
+/// `dateline` holds the dateline coordinate of every router's ring, `[router * ndims +
+/// dim]` ([`super::ring_datelines`]). `None` when no rule gives an available hop.
 pub fn fault_hop(topo: &Topology, r: u32, in_port: u32, t: u32, router_region: &[u32], dateline: &[u32]) -> Option<u32> {
     no_u_turn(topo, in_port, fault_choice(topo, r, t, router_region, dateline))
 }
@@ -43,7 +44,7 @@ pub fn fault_choice(topo: &Topology, r: u32, t: u32, router_region: &[u32], date
     };
     // A z+ detour of the x rule: available, and not across the z dateline.
     let detour = |r: u32, dim: usize, plus: bool| -> bool {
-        has(r, dim, plus) && !(topo.wrap[dim] && dateline.get(dim) == Some(&topo.coords(r)[dim]))
+        has(r, dim, plus) && !(topo.wrap[dim] && dateline[r as usize * nd + dim] == topo.coords(r)[dim])
     };
     let port = |dim: usize, plus: bool| 2 * dim as u32 + (!plus) as u32;
     let next = |r: u32, dim: usize, plus: bool| -> u32 {

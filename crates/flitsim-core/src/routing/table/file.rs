@@ -14,7 +14,7 @@ use crate::topology::Topology;
 /// First bytes of a table file.
 const MAGIC: [u8; 8] = *b"FLITTAB\0";
 /// Format version; bumped when the layout changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The file's contents.
 #[derive(Serialize, Deserialize)]
@@ -38,6 +38,8 @@ struct TableFile {
     split: u8,
     policy: VcPolicy,
     dateline: Vec<u32>,
+    /// The dateline coordinate of each router's ring, `[router * ndims + dim]`.
+    ring_dateline: Vec<u32>,
 }
 
 impl TableRouting {
@@ -68,6 +70,7 @@ impl TableRouting {
             split: self.split,
             policy: self.policy,
             dateline: self.dateline.clone(),
+            ring_dateline: self.ring_dateline.clone(),
         };
         postcard::to_stdvec(&f).expect("tables serialize")
     }
@@ -123,6 +126,10 @@ impl TableRouting {
         if f.dateline.len() != topo.ndims() || f.dateline.iter().zip(&topo.dims).any(|(&d, &k)| d >= k) {
             return Err(bad(format!("has dateline nodes {:?} that do not fit the dimensions {:?}", f.dateline, topo.dims)));
         }
+        let nd = topo.ndims();
+        if f.ring_dateline.len() != r_n as usize * nd || f.ring_dateline.iter().enumerate().any(|(i, &d)| d >= topo.dims[i % nd]) {
+            return Err(bad("has ring dateline nodes that do not fit the network; write it again".into()));
+        }
         let entries = |v: Vec<(u8, u8)>| v.into_iter().map(|(port, vc)| Entry { port, vc }).collect();
         let per_class = f.per_class as u32;
         Ok(TableRouting {
@@ -137,9 +144,10 @@ impl TableRouting {
             per_class: f.per_class,
             split: f.split,
             class_base: std::array::from_fn(|v| (v as u32 / per_class * per_class) as u8),
-            at_dateline: super::dateline::dateline_nodes(topo, f.policy, &f.dateline),
+            at_dateline: super::dateline::dateline_nodes(topo, f.policy, &f.ring_dateline),
             policy: f.policy,
             dateline: f.dateline,
+            ring_dateline: f.ring_dateline,
             dateline_errors: super::DatelineErrors::Refuse,
         })
     }

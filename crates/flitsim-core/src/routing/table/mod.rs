@@ -112,6 +112,9 @@ pub struct TableRouting {
     /// The VC policy, and the dateline node per dimension (XT policies).
     policy: VcPolicy,
     dateline: Vec<u32>,
+    /// The dateline coordinate of each router's ring, `[router * ndims + dim]`
+    /// ([`ring_datelines`]).
+    ring_dateline: Vec<u32>,
     /// Per router: the torus dimensions whose dateline node it is (bit per dimension;
     /// none under `dor`), for the drop rule ([`dateline`]).
     at_dateline: Vec<u16>,
@@ -235,6 +238,60 @@ pub struct TableOptions {
     /// Links have failed: generate routes around them with the XT's rules
     /// ([`fault_hop`]; needs an XT VC policy).
     pub faults: bool,
+    /// Where the dateline node of each ring is ([`RingDatelines`]).
+    pub ring_datelines: RingDatelines,
+}
+
+/// Where each ring's dateline node is: the dimension's (one node per dimension, as the
+/// XT's section 3 describes), or, in a ring whose links have failed, just past the
+/// failure ([`ring_datelines`]).
+#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RingDatelines {
+    /// Every ring of a dimension has its dimension's dateline node (`dateline`), as the
+    /// paper's XT: around failures the rules' detours can close a broken ring again.
+    Dimension,
+    /// A ring with a failed link has its dateline node just past the failure (the node
+    /// after the first run of failed `+` links), so no packet crosses it along the ring:
+    /// a packet whose segment in the ring uses a failed link or ends at that node starts
+    /// the ring on VC0, and every hop out of that node, detours and re-entries included,
+    /// is on VC1. Rings without failures keep their dimension's node, so routes without
+    /// failures are the same as under `dimension`.
+    #[default]
+    AtFailures,
+}
+
+/// The dateline coordinate of every router's ring, `[router * ndims + dim]`, and whether
+/// that ring has a failed link: `dateline[dim]`, or under [`RingDatelines::AtFailures`]
+/// in a torus ring with a failed `+` link the node just past the end of the first run of
+/// failed links.
+pub fn ring_datelines(topo: &Topology, dateline: &[u32], mode: RingDatelines) -> (Vec<u32>, Vec<bool>) {
+    let nd = topo.ndims();
+    let mut at = Vec::with_capacity(topo.num_routers as usize * nd);
+    let mut failed = Vec::with_capacity(topo.num_routers as usize * nd);
+    let mut c = vec![0u32; nd];
+    for r in 0..topo.num_routers {
+        c.copy_from_slice(topo.coords(r));
+        for d in 0..nd {
+            let mut node = dateline[d];
+            let mut broken_ring = false;
+            if mode == RingDatelines::AtFailures && topo.wrap[d] {
+                let k = topo.dims[d];
+                let mut ring = c.clone();
+                let mut broken = |x: u32| {
+                    ring[d] = x;
+                    topo.out_channel[(topo.router_at(&ring) * topo.ports + 2 * d as u32) as usize] == crate::topology::NONE
+                };
+                if let Some(x) = (0..k).find(|&x| broken(x) && !broken((x + 1) % k)) {
+                    node = (x + 1) % k;
+                    broken_ring = true;
+                }
+            }
+            at.push(node);
+            failed.push(broken_ring);
+        }
+    }
+    (at, failed)
 }
 
 /// Does a packet entering a ring dimension at coordinate `s`, travelling in direction
@@ -247,6 +304,21 @@ fn crosses(s: u32, t: u32, plus: bool, d: u32, k: u32, at_output: bool) -> bool 
         if x == d && (x != t || !at_output) {
             return true;
         }
+    }
+    false
+}
+
+/// Does the straight segment along dimension `dim` from router `r` to coordinate `t`, in
+/// direction `plus`, use a failed link?
+fn uses_failed_link(topo: &Topology, r: u32, dim: usize, t: u32, plus: bool) -> bool {
+    let k = topo.dims[dim];
+    let mut c = topo.coords(r).to_vec();
+    while c[dim] != t {
+        let x = topo.router_at(&c);
+        if topo.out_channel[(x * topo.ports + 2 * dim as u32 + (!plus) as u32) as usize] == crate::topology::NONE {
+            return true;
+        }
+        c[dim] = if plus { (c[dim] + 1) % k } else { (c[dim] + k - 1) % k };
     }
     false
 }
@@ -343,6 +415,8 @@ impl TableRouting {
         for e in 0..n {
             by_xt[xt_nid[e as usize] as usize] = e;
         }
+        let (ring_dl, ring_failed) = ring_datelines(topo, &dateline, opts.ring_datelines);
+        let dl = |r: u32, d: usize| ring_dl[r as usize * nd + d];
         let (split, per_class) = (dor.split, dor.per_class);
         let np = topo.network_ports();
         let at_output = policy == VcPolicy::V3;
@@ -357,7 +431,7 @@ impl TableRouting {
                 let s = topo.coords(r)[d];
                 let wrap = topo.wrap[d];
                 if p < np && (p / 2) as usize == d {
-                    return if wrap && s == dateline[d] { rule::UPPER } else { rule::KEEP };
+                    return if wrap && s == dl(r, d) { rule::UPPER } else { rule::KEEP };
                 }
                 if wrap && cross(s, plus, d) {
                     rule::LOWER
@@ -373,14 +447,14 @@ impl TableRouting {
             }
             if policy != VcPolicy::Dor {
                 let dest = topo.coords(topo.router_of(d)).to_vec();
-                let cross = |s: u32, plus: bool, dim: usize| crosses(s, dest[dim], plus, dateline[dim], topo.dims[dim], at_output);
+                let cross = |s: u32, plus: bool, dim: usize| crosses(s, dest[dim], plus, dl(r, dim), topo.dims[dim], at_output);
                 let xor = ((xt_router(r) * c) ^ xt_nid_of(d)) & 1;
                 let choose = |s: u32, plus: bool, dim: usize| -> u8 {
                     let k = topo.dims[dim];
-                    if topo.wrap[dim] && s == dateline[dim] {
+                    if topo.wrap[dim] && s == dl(r, dim) {
                         return rule::UPPER;
                     }
-                    let nbr = if plus { (dateline[dim] + 1) % k } else { (dateline[dim] + k - 1) % k };
+                    let nbr = if plus { (dl(r, dim) + 1) % k } else { (dl(r, dim) + k - 1) % k };
                     let forced = policy != VcPolicy::Initial && topo.wrap[dim] && s == nbr;
                     if forced || xor == 0 {
                         rule::LOWER
@@ -429,7 +503,7 @@ impl TableRouting {
             let s0 = topo.coords(r)[dim];
             if p < np && p / 2 == port / 2 {
                 // Continuing in the dimension (never a U-turn: fault_hop forbids it).
-                let vc = if topo.wrap[dim] && s0 == dateline[dim] { rule::UPPER } else { rule::KEEP };
+                let vc = if topo.wrap[dim] && s0 == dl(r, dim) { rule::UPPER } else { rule::KEEP };
                 return Entry { port: port as u8, vc };
             }
             let td = topo.coords(t)[dim];
@@ -437,16 +511,26 @@ impl TableRouting {
             let (cr, ct) = (topo.coords(r), topo.coords(t));
             let wanted = (0..topo.ndims()).find(|&e| cr[e] != ct[e]);
             let detour = wanted != Some(dim);
-            let crossing = topo.wrap[dim] && crosses(s0, td, plus, dateline[dim], topo.dims[dim], at_output);
+            // A ring whose dateline is at a failure: a packet whose segment would use a
+            // failed link (it goes round by a detour) or arrive at the dateline node
+            // counts as crossing, so it starts the ring on VC0.
+            let at_failure = ring_failed[r as usize * nd + dim];
+            let crossing = topo.wrap[dim]
+                && (crosses(s0, td, plus, dl(r, dim), topo.dims[dim], at_output && !at_failure)
+                    || at_failure && uses_failed_link(topo, r, dim, td, plus));
             // A detour hop, or a segment that crosses: VC0 is always safe. A segment
-            // that starts at the dateline node leaves it on VC1, as every packet does.
-            let vc = if detour || crossing {
+            // that starts at the dateline node leaves it on VC1, as every packet does;
+            // in a ring whose dateline is at a failure a detour hop out of it too (on
+            // VC0 it would chain the ring's VC0 channels past the dateline).
+            let vc = if at_failure && s0 == dl(r, dim) {
+                rule::UPPER
+            } else if detour || crossing {
                 rule::LOWER
-            } else if topo.wrap[dim] && s0 == dateline[dim] {
+            } else if topo.wrap[dim] && s0 == dl(r, dim) {
                 rule::UPPER
             } else {
                 let k = topo.dims[dim];
-                let nbr = if plus { (dateline[dim] + 1) % k } else { (dateline[dim] + k - 1) % k };
+                let nbr = if plus { (dl(r, dim) + 1) % k } else { (dl(r, dim) + k - 1) % k };
                 let forced = policy != VcPolicy::Initial && topo.wrap[dim] && s0 == nbr;
                 if forced || ((xt_router(r) * c) ^ xt_nid_of(d)) & 1 == 0 {
                     rule::LOWER
@@ -475,7 +559,7 @@ impl TableRouting {
             let r = r as u32;
             // Around failures, the rules' hop toward each router, once for all input ports.
             let choices: Vec<Option<u32>> =
-                if opts.faults { (0..r_n).map(|t| fault_choice(topo, r, t, &router_region, &dateline)).collect() } else { Vec::new() };
+                if opts.faults { (0..r_n).map(|t| fault_choice(topo, r, t, &router_region, &ring_dl)).collect() } else { Vec::new() };
             let my = router_region[r as usize];
             let first = my * region_size;
             for p in 0..p_n {
@@ -512,19 +596,17 @@ impl TableRouting {
                                 let dim = (port / 2) as usize;
                                 let plus = port.is_multiple_of(2);
                                 let s0 = topo.coords(r)[dim];
+                                // (In a ring whose dateline is at a failure, using a
+                                // failed link or ending at the dateline crosses too.)
+                                let at_failure = ring_failed[r as usize * nd + dim];
                                 let may_cross = topo.wrap[dim]
                                     && (lo..hi).any(|x| {
-                                        crosses(
-                                            s0,
-                                            topo.coords(topo.router_of(by_xt[x as usize]))[dim],
-                                            plus,
-                                            dateline[dim],
-                                            topo.dims[dim],
-                                            at_output,
-                                        )
+                                        let t = topo.coords(topo.router_of(by_xt[x as usize]))[dim];
+                                        crosses(s0, t, plus, dl(r, dim), topo.dims[dim], at_output && !at_failure)
+                                            || at_failure && uses_failed_link(topo, r, dim, t, plus)
                                     });
                                 e.vc = match policy {
-                                    _ if topo.wrap[dim] && s0 == dateline[dim] => rule::UPPER,
+                                    _ if topo.wrap[dim] && s0 == dl(r, dim) => rule::UPPER,
                                     VcPolicy::V2 | VcPolicy::V3 if !may_cross => {
                                         if bit == 0 {
                                             rule::LOWER
@@ -554,8 +636,9 @@ impl TableRouting {
             split: split as u8,
             class_base: std::array::from_fn(|v| (v as u32 / per_class.max(1) * per_class) as u8),
             policy,
-            at_dateline: dateline::dateline_nodes(topo, policy, &dateline),
+            at_dateline: dateline::dateline_nodes(topo, policy, &ring_dl),
             dateline,
+            ring_dateline: ring_dl,
             dateline_errors: DatelineErrors::Refuse,
         })
     }

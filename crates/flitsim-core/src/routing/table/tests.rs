@@ -15,7 +15,7 @@ fn automatic_dateline_on_a_region_edge() {
 }
 
 fn opts(region_size: u32) -> TableOptions {
-    TableOptions { region_size, policy: VcPolicy::Dor, dateline: None, faults: false }
+    TableOptions { region_size, policy: VcPolicy::Dor, dateline: None, faults: false, ring_datelines: Default::default() }
 }
 
 fn torus(dims: &[u32]) -> Topology {
@@ -126,4 +126,55 @@ fn region_sizes_must_be_powers_of_two_and_whole_planes() {
     let e = TableRouting::generate(&dor, &t, &opts(8), "routing").unwrap_err().to_string();
     assert!(e.contains("whole number of YZ planes") && e.contains("16 nodes each"), "{e}");
     assert!(TableRouting::generate(&dor, &t, &opts(32), "routing").is_ok());
+}
+
+#[test]
+fn a_broken_ring_has_its_dateline_just_past_the_failure() {
+    use super::{ring_datelines, RingDatelines};
+    use crate::topology::NONE;
+    // A 4x4x4 torus; router r = x + 4 y + 16 z; port 2 d is +d, 2 d + 1 is -d.
+    let mut topo = torus(&[4, 4, 4]);
+    let fail = |topo: &mut Topology, r: u32, p: u32| {
+        let c = topo.out_channel[(r * topo.ports + p) as usize];
+        let back = topo.channels[c as usize];
+        topo.out_channel[(r * topo.ports + p) as usize] = NONE;
+        topo.out_channel[(back.dst_router * topo.ports + (p ^ 1)) as usize] = NONE;
+    };
+    // The +z link of (1,1,0) (router 5), both ways: ring (1,1,*) in z breaks between z = 0
+    // and z = 1, so its dateline node is z = 1.
+    fail(&mut topo, 5, 4);
+    // Router (2,0,2) = 34 fails, and with it two + links of each ring through it: its x
+    // and z rings' datelines are at 3 (after 1 -> 2 and 2 -> 3), its y ring's at 1 (after
+    // 3 -> 0 and 0 -> 1).
+    for p in 0..6 {
+        if topo.out_channel[(34 * topo.ports + p) as usize] != NONE {
+            fail(&mut topo, 34, p);
+        }
+    }
+    let defaults = [0, 0, 0];
+    let (at, failed) = ring_datelines(&topo, &defaults, RingDatelines::AtFailures);
+    let nd = 3;
+    for r in 0..topo.num_routers {
+        let c = topo.coords(r).to_vec();
+        let (x, y, z) = (c[0], c[1], c[2]);
+        let want = [
+            if (y, z) == (0, 2) { 3 } else { 0 },
+            if (x, z) == (2, 2) { 1 } else { 0 },
+            if (x, y) == (1, 1) {
+                1
+            } else if (x, y) == (2, 0) {
+                3
+            } else {
+                0
+            },
+        ];
+        let broken = [(y, z) == (0, 2), (x, z) == (2, 2), (x, y) == (1, 1) || (x, y) == (2, 0)];
+        for d in 0..nd {
+            assert_eq!(at[r as usize * nd + d], want[d], "router {c:?} dim {d}");
+            assert_eq!(failed[r as usize * nd + d], broken[d], "router {c:?} dim {d}");
+        }
+    }
+    // One node per dimension: every ring at the dimension's node, none marked.
+    let (at, failed) = ring_datelines(&topo, &defaults, RingDatelines::Dimension);
+    assert!(at.chunks(3).all(|c| c == defaults) && failed.iter().all(|&f| !f));
 }
