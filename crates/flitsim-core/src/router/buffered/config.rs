@@ -30,13 +30,11 @@ pub struct BufferedConfig {
     /// packet. Must be at least that, and at most `buffer_depth` and `staging_depth`.
     #[serde(default)]
     pub max_packet: Option<u32>,
-    /// Cycles from a head's arrival until it is routed and may cross the crossbar
-    ///.
+    /// Cycles from a head's arrival until it is routed and may cross the crossbar.
     #[serde(default = "d_one")]
     #[schemars(range(min = 0, max = 16))]
     pub routing_delay: u32,
-    /// Cycles from crossing the crossbar until a flit can leave its staging buffer
-    ///.
+    /// Cycles from crossing the crossbar until a flit can leave its staging buffer.
     #[serde(default = "d_one")]
     #[schemars(range(min = 0, max = 16))]
     pub crossbar_delay: u32,
