@@ -365,7 +365,8 @@ impl Workload {
             ));
         }
         let trace = Trace::build(t, space.num_nodes, "traffic.trace")?;
-        let size = PacketSize::build(&PacketSizeConfig::default(), "traffic.packet_size")?;
+        // The routers size their buffers and credit tests for the largest packet.
+        let size = PacketSize::build(&PacketSizeConfig::Fixed(trace.largest_packet()), "traffic.trace.packet_flits")?;
         let pattern = Pattern::build(&PatternConfig::default(), space, 0, "traffic.pattern")?;
         let injection = InjectionProcess::build_at(&InjectionConfig::default(), 0.0, 1.0, "traffic.injection", None)?;
         Ok(Workload {

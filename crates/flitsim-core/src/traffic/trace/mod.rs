@@ -403,6 +403,12 @@ impl Trace {
         (done < n).then(|| (0..n).find(|&m| indeg[m] > 0).unwrap_or(0))
     }
 
+    /// Flits of the largest packet the trace makes (at least 1): the routers' buffers
+    /// and credit tests are sized for it.
+    pub fn largest_packet(&self) -> u32 {
+        self.msgs.iter().map(|m| if m.packets > 1 { self.packet_flits } else { m.last_flits }).max().unwrap_or(1).max(1)
+    }
+
     /// Does some message wait for another (so that a message that can never be
     /// delivered would stall the replay)?
     pub fn has_waits(&self) -> bool {

@@ -151,3 +151,11 @@ fn delay_counts_from_the_later_of_the_previous_creation_and_the_waits() {
     assert_eq!(t.next(8, 0, &mut c0), None);
     assert!(t.next(9, 0, &mut c0).is_some());
 }
+
+#[test]
+fn the_largest_packet_is_a_full_packet_or_the_largest_message_below_one() {
+    // Messages of 5 and 3 flits in packets of up to 9: 5. A 20-flit message is cut into
+    // 9 + 9 + 2: 9.
+    assert_eq!(build(vec![msg(0, 1, 5), msg(1, 0, 3)], 2, 9).unwrap().largest_packet(), 5);
+    assert_eq!(build(vec![msg(0, 1, 20), msg(1, 0, 3)], 2, 9).unwrap().largest_packet(), 9);
+}
