@@ -8,6 +8,7 @@ mod common;
 mod crosscheck;
 mod memory;
 mod plot;
+mod python;
 mod ranks;
 mod report;
 mod reproduce;
