@@ -133,3 +133,11 @@ def test_saturated_runs_stay_out_of_the_cdf_and_long_text_is_cut(tmp_path: Path)
     text = report.render(path)
     assert reason not in text and reason[: report.MAX_CELL_TEXT - 1] + "…" in text
     assert "saturated runs left out" in text
+
+
+def test_a_run_without_channel_rows_is_named_not_drawn(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    flitsim.sweep(SMALL, grid={"stats.channel_counters": [True, False]}, jobs=1, progress=False, store=path)
+    text = report.render(path)
+    assert text.count('<figure class="network">') == 1
+    assert "not drawn (the report has no per-channel rows (it was run with stats.channel_counters = false)" in text
