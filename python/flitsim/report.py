@@ -43,8 +43,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 #: Most runs shown in a latency CDF (the first ones in table order).
 MAX_CDF_SERIES = 6
-#: Resolution of the network drawings (one per run: kept small).
+#: Resolution of the network drawings (one per run: kept small), and their widest, in pixels.
 NETWORK_DPI = 80
+NETWORK_MAX_PX = 1000
 
 
 @dataclass
@@ -336,7 +337,8 @@ def render(directory: PathLike) -> str:
             parts.append(f"<p>{html.escape(caption)}: not drawn ({html.escape(drawing)}).</p>")
             continue
         alt = f"network: {caption}"
-        parts.append(f'<figure class="network"><img src="{png(drawing, NETWORK_DPI)}" alt="{html.escape(alt)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+        dpi = min(NETWORK_DPI, int(NETWORK_MAX_PX / drawing.get_figwidth()))
+        parts.append(f'<figure class="network"><img src="{png(drawing, dpi)}" alt="{html.escape(alt)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
     if not frame.empty:
         parts.append("<h2>Runs</h2>")
         if frame.attrs.get("varying"):

@@ -168,7 +168,8 @@ def scene(loads: Loads, aggregate: str, *, max_side: int = MAX_SIDE, max_planes:
         panel.ylabel = "y" if p == 0 and n > 1 else ""
     note = ""
     if blocked:
-        note = f"blocks of {bx}x{by} routers" + (f" x {bp} planes" if bp > 1 else "") + f": each segment is the {aggregate} over the block's channels in its direction"
+        parts = ([f"blocks of {bx}x{by} routers"] if bx > 1 or by > 1 else []) + ([f"{bp} planes a panel"] if bp > 1 else [])
+        note = f"{', '.join(parts)}: each segment is the {aggregate} over the channels in its direction leaving the block's routers"
     if n > 3:
         note = "; ".join(s for s in [note, f"the diagonal stubs are the {aggregate} over the channels of dimensions {', '.join(names[2:n])}"] if s)
     if loads.failed_links or loads.failed_routers:
