@@ -116,6 +116,7 @@ vcs = 2
 type = "table"
 vc_policy = "v3"
 dateline = [3, 3, 0]
+ring_datelines = "dimension"
 [traffic]
 load = 0.3
 [sim]
@@ -130,8 +131,9 @@ cyclic_routes = "run"
 
 
 def test_partial_deadlock() -> None:
-    # Routes around two failed links that the route check finds cyclic, run anyway: a
-    # cycle of VCs wedges while other packets still arrive.
+    # Routes around two failed links that the route check finds cyclic (with one dateline
+    # node per dimension, as the engine's own fixture), run anyway: a cycle of VCs wedges
+    # while other packets still arrive.
     with pytest.raises(flitsim.PartialDeadlockError) as info:
         flitsim.simulate(PARTIAL)
     e = info.value
