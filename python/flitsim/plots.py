@@ -11,6 +11,7 @@ The numbers plotted are the report's own (nothing is simulated or re-measured he
 :func:`latency_cdf`         latency distribution as a CDF, the engine's percentiles marked
 :func:`latency_histogram`   the same distribution as a histogram
 :func:`fairness`            throughput per source node, with Jain's index
+:func:`network`             channel loads and node throughput drawn on the topology (any family)
 :func:`channel_heatmap`     utilisation per channel direction on a 2-D torus or a z-slice
 :func:`vc_balance`          VC_balance histograms per dimension (Cray XT metric)
 :func:`ebb_distribution`    effective bisection bandwidth over random bisection patterns
@@ -21,7 +22,6 @@ The numbers plotted are the report's own (nothing is simulated or re-measured he
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
@@ -30,6 +30,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from . import network as _network
 from .result import Result
 
 #: One result, several (labelled by their index) or a mapping from label to result.
@@ -39,8 +40,6 @@ Results = Union[Result, Sequence[Result], Mapping[str, Result]]
 #: report's field suffixes (``p50`` is ``stats.packet_latency.p50``).
 PERCENTILES: tuple[str, ...] = ("p50", "p90", "p99", "p999")
 
-_CHANNEL = re.compile(r"^\((?P<coords>\d+(?:,\d+)*)\)(?P<dir>[+-][a-z])$")
-_DIMS = "xyz"
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> tuple[Figure, Axes]:
@@ -234,14 +233,36 @@ def channel_grid(result: Result, direction: str, *, z: int = 0, value: str = "ut
     if ch.empty:
         raise ValueError("the report has no per-channel rows: run with stats.channel_counters = true")
     for src, v in zip(ch.loc[ch["kind"] == "network", "from"], ch.loc[ch["kind"] == "network", value]):
-        m = _CHANNEL.match(src)
-        if m is None or m["dir"] != direction:
+        router, port = _network.split_end(src)
+        if port != direction:
             continue
-        coords = [int(c) for c in m["coords"].split(",")]
+        coords = _network.coords(router)
         if len(coords) == 3 and coords[2] != z:
             continue
         grid[coords[1], coords[0]] = v
     return grid
+
+
+def network(
+    result: Result,
+    value: str = "utilization",
+    *,
+    vc: int | None = None,
+    nodes: str | None = "accepted",
+    aggregate: str = "max",
+    vmax: float | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The run drawn on its network, any topology family: each channel a link coloured by
+    ``value`` ("utilization": flits/cycle, or Gb/s when the config sets
+    ``channel.link_gbps``; "flits": flits in the window; only VC ``vc`` when given) on a
+    scale from 0 to ``vmax`` (default the most loaded channel: it gets the top colour),
+    each router a marker coloured by its endpoints' ``nodes`` throughput ("accepted",
+    "delivered", None). Tori and meshes are grids per z-plane, fat trees and Clos
+    networks stage columns, dragonflies groups on a circle, Kautz, HyperX and graph
+    networks a computed layout; large grids are drawn in blocks, ``aggregate`` ("max",
+    "mean", "min") summarising each. See :mod:`flitsim.network`."""
+    return _network.draw(result, value, vc=vc, nodes=nodes, aggregate=aggregate, vmax=vmax, title=title)
 
 
 def channel_heatmap(result: Result, *, z: int = 0, directions: Sequence[str] | None = None, value: str = "utilization", title: str | None = None) -> Figure:

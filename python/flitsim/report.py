@@ -10,9 +10,10 @@
 
 The page holds tables (the summary of every run, by the config keys that differ between
 runs; a reproduction's rows against the paper's numbers), figures as embedded PNG images
-(load-latency and throughput curves, latency CDFs, fairness, channel heatmaps, VC balance
-and threshold traces where the reports have them), the configs and the simulator
-version. It needs no network, no script and no other file.
+(load-latency and throughput curves, latency CDFs, fairness, VC balance and threshold
+traces where the reports have them), each run drawn on its network (channel loads and
+node throughput, :mod:`flitsim.network`; for a reproduction, the run of each row), the
+configs and the simulator version. It needs no network, no script and no other file.
 
 Run it as ``python -m flitsim report DIR [--out FILE]`` (default ``DIR/report.html``) or
 ``flitsim report DIR``, or call :func:`write_report`.
@@ -25,7 +26,7 @@ import html
 import io
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -42,6 +43,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 #: Most runs shown in a latency CDF (the first ones in table order).
 MAX_CDF_SERIES = 6
+#: Resolution of the network drawings (one per run: kept small), and their widest, in pixels.
+NETWORK_DPI = 80
+NETWORK_MAX_PX = 1000
 
 
 @dataclass
@@ -142,10 +146,10 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-def png(fig: Figure) -> str:
+def png(fig: Figure, dpi: int = 100) -> str:
     """A figure as a base64 PNG ``data:`` URI."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
+    fig.savefig(buf, format="png", dpi=dpi)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -168,18 +172,12 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
             out.append(("accepted vs offered throughput", plots.throughput_vs_load(frame, series=series)))
     ordered = [results[k] for k in frame["key"] if k in results]
     if ordered:
-        # A run is named by its differing keys when short, else by its row in the table.
-        labels = [" ".join(f"{c.rsplit('.', 1)[-1]}={row[c]}" for c in varying) for _, row in frame.iterrows()]
-        labels = [label if 0 < len(label) <= 40 else f"run {i + 1}" for i, label in enumerate(labels)]
+        labels = run_labels(frame)
         cdf = cdf_runs(labels, ordered)
         left_out = "" if len(cdf) == min(len(ordered), MAX_CDF_SERIES) else ", saturated runs left out"
         out.append((f"packet latency CDF (p50 and p99 marked{left_out})", plots.latency_cdf(cdf if len(cdf) > 1 else next(iter(cdf.values())))))
         last = ordered[-1]
         out.append((f"throughput per source ({labels[-1]})", plots.fairness(last)))
-        try:
-            out.append((f"channel utilisation ({labels[-1]})", plots.channel_heatmap(last)))
-        except (ValueError, KeyError):
-            pass
         for label, r in zip(labels, ordered):
             if r.report.get("vc_balance"):
                 out.append((f"VC balance ({label})", plots.vc_balance(r)))
@@ -189,6 +187,43 @@ def figures(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Figu
                 out.append((f"threshold and throughput over time ({label})", plots.time_series(r)))
                 break
     return out
+
+
+def run_labels(frame: pd.DataFrame) -> list[str]:
+    """A name for each run of the summary frame, in its order: the config keys that
+    differ between the runs (``allocator=islip load=0.3``) when short, else ``run N``
+    (its row in the runs table)."""
+    varying: list[str] = frame.attrs.get("varying", [])
+    labels = [" ".join(f"{c.rsplit('.', 1)[-1]}={row[c]}" for c in varying) for _, row in frame.iterrows()]
+    return [label if 0 < len(label) <= 40 else f"run {i + 1}" for i, label in enumerate(labels)]
+
+
+def network_runs(collection: Collection, frame: pd.DataFrame) -> list[tuple[str, Result]]:
+    """The runs drawn on their network, each with its caption: for a reproduction, the
+    run of each row that has one (rows sharing a run drawn once, their names joined);
+    otherwise every run, in the order of the runs table."""
+    results = collection.results
+    if collection.reproduction is not None:
+        by_key: dict[str, list[str]] = {}
+        for row in collection.reproduction["rows"]:
+            key = row.get("key") or next(iter(row.get("keys") or []), None)
+            if key in results:
+                by_key.setdefault(key, []).append(str(row["name"]))
+        return [("; ".join(names) if len(names) <= 3 else f"{names[0]} and {len(names) - 1} more rows", results[key]) for key, names in by_key.items()]
+    if frame.empty:
+        return []
+    return [(f"run {i + 1}: {label}" if not label.startswith("run ") else label, results[k]) for i, (label, k) in enumerate(zip(run_labels(frame), frame["key"])) if k in results]
+
+
+def network_figures(collection: Collection, frame: pd.DataFrame) -> Iterator[tuple[str, Figure | str]]:
+    """Each run of :func:`network_runs` drawn on its network (:func:`flitsim.plots.network`),
+    with its caption; for a run that cannot be drawn (no channel rows), the reason instead
+    of a figure. A generator, so a report of many runs holds one figure at a time."""
+    for caption, result in network_runs(collection, frame):
+        try:
+            yield caption, plots.network(result)
+        except ValueError as e:
+            yield caption, str(e)
 
 
 def _series(rows: list[dict[str, Any]]) -> list[tuple[str, Figure]]:
@@ -290,6 +325,20 @@ def render(directory: PathLike) -> str:
         parts.append("<h2>Figures</h2>")
         for caption, fig in figs:
             parts.append(f'<figure><img src="{png(fig)}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+    for i, (caption, drawing) in enumerate(network_figures(collection, frame)):
+        if i == 0:
+            parts.append("<h2>Networks</h2>")
+            parts.append(
+                "<p>Each run drawn on its network: every channel coloured by its utilisation in the measurement window "
+                "(flits/cycle, or Gb/s with <code>channel.link_gbps</code>), the most loaded in the top colour; every router "
+                "by the mean throughput accepted at its nodes (white: none, or no nodes).</p>"
+            )
+        if isinstance(drawing, str):
+            parts.append(f"<p>{html.escape(caption)}: not drawn ({html.escape(drawing)}).</p>")
+            continue
+        alt = f"network: {caption}"
+        dpi = min(NETWORK_DPI, int(NETWORK_MAX_PX / drawing.get_figwidth()))
+        parts.append(f'<figure class="network"><img src="{png(drawing, dpi)}" alt="{html.escape(alt)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
     if not frame.empty:
         parts.append("<h2>Runs</h2>")
         if frame.attrs.get("varying"):

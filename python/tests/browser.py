@@ -97,10 +97,30 @@ def _inspect(url: str, file_uri: str, deadline: float) -> Page:
             until(lambda m: m.get("id") == i)
         send("Page.navigate", url=file_uri)
         until(lambda m: m.get("method") == "Page.loadEventFired")
+        # Each image's ink, the fraction of its pixels that are not white, and colour, the
+        # fraction that are not grey either, read back from a canvas it is drawn on (the
+        # data: URIs of the reports are same-origin).
         probe = """JSON.stringify({
             title: document.title,
             text: document.body ? document.body.innerText : "",
-            images: Array.from(document.images).map(i => ({alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight}))
+            images: Array.from(document.images).map(i => {
+                let ink = null, colour = null;
+                if (i.complete && i.naturalWidth > 0) {
+                    const c = document.createElement("canvas");
+                    c.width = i.naturalWidth; c.height = i.naturalHeight;
+                    const g = c.getContext("2d");
+                    g.drawImage(i, 0, 0);
+                    const d = g.getImageData(0, 0, c.width, c.height).data;
+                    let dark = 0, hue = 0;
+                    for (let p = 0; p < d.length; p += 4) {
+                        if (d[p] < 240 || d[p + 1] < 240 || d[p + 2] < 240) dark++;
+                        if (Math.max(d[p], d[p + 1], d[p + 2]) - Math.min(d[p], d[p + 1], d[p + 2]) > 40) hue++;
+                    }
+                    ink = dark / (d.length / 4);
+                    colour = hue / (d.length / 4);
+                }
+                return {alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight, ink: ink, colour: colour};
+            })
         })"""
         i = send("Runtime.evaluate", expression=probe, returnByValue=True)
         reply = until(lambda m: m.get("id") == i)

@@ -122,9 +122,14 @@ def test_reproduce_uses_the_store_and_reports(flitsim_bin: Path, tmp_path: Path)
     page_file = report.write_report(out)
     text = page_file.read_text()
     assert "A small study" in text and "accepted at 0.3" in text and "2 of 2 reference numbers reproduced in magnitude" in text
+    # Each row's run drawn on its network, captioned with the row's name.
+    assert text.count('<figure class="network">') == 2
     if chromium() is not None:
         page = open_page(page_file)
         assert page.console_errors == [] and page.images and all(i["complete"] and i["width"] > 0 for i in page.images)
+        networks = {i["alt"]: i for i in page.images if i["alt"].startswith("network: ")}
+        assert sorted(networks) == sorted(f"network: {row['name']}" for row in doc["rows"])
+        assert all(i["ink"] > 0.1 and i["colour"] > 0.03 for i in networks.values()), networks
 
 
 def test_a_data_file_is_part_of_the_key(flitsim_bin: Path, tmp_path: Path) -> None:

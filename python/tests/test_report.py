@@ -34,6 +34,10 @@ def test_store_report_holds_the_runs_the_figures_and_the_config(store: Path) -> 
     assert len(frame) == 4 and sorted(frame["key"]) == sorted(flitsim.Store(store).keys())
     text = report.render(store)
     assert text.startswith("<!DOCTYPE html>") and text.count('<img src="data:image/png;base64,') >= 4
+    # Each of the four runs drawn on its network, named as in the runs table.
+    assert text.count('<figure class="network">') == 4
+    labels = report.run_labels(frame)
+    assert [c for c, _ in report.network_runs(col, frame)] == [f"run {i + 1}: {label}" for i, label in enumerate(labels)]
     assert "latency vs offered load" in text and flitsim.__version__ in text
     assert 'allocator = "separable_input_first"' in text or "allocator = &quot;" in text
 
@@ -47,6 +51,15 @@ def test_report_renders_in_headless_chromium(store: Path) -> None:
     assert len(page.images) >= 4
     for image in page.images:
         assert image["complete"] and image["width"] > 100 and image["height"] > 100, image
+        assert image["ink"] > 0.01, image
+    # The network figures, one per run: present, decoded, and drawn on. A 4x4 torus's
+    # drawing is about 7% coloured pixels (its links); without the links only the colour
+    # bar's 1% would be.
+    networks = [i for i in page.images if i["alt"].startswith("network: ")]
+    assert len(networks) == 4, [i["alt"] for i in page.images]
+    for image in networks:
+        assert image["ink"] > 0.1 and image["colour"] > 0.03, image
+    assert "Networks" in page.text
     assert page.console_errors == []
     assert "Runs" in page.text and "Configs" in page.text
 
@@ -120,3 +133,11 @@ def test_saturated_runs_stay_out_of_the_cdf_and_long_text_is_cut(tmp_path: Path)
     text = report.render(path)
     assert reason not in text and reason[: report.MAX_CELL_TEXT - 1] + "…" in text
     assert "saturated runs left out" in text
+
+
+def test_a_run_without_channel_rows_is_named_not_drawn(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    flitsim.sweep(SMALL, grid={"stats.channel_counters": [True, False]}, jobs=1, progress=False, store=path)
+    text = report.render(path)
+    assert text.count('<figure class="network">') == 1
+    assert "not drawn (the report has no per-channel rows (it was run with stats.channel_counters = false)" in text

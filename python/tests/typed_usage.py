@@ -36,3 +36,15 @@ def study(path: Path) -> pd.DataFrame:
     stored: flitsim.Result | None = store.get(key)
     print(latency, tables, text, now, counters, done, stored)
     return flitsim.sweep(cfg, grid={"traffic.load": [0.1, 0.2]}, seeds=2, store=store, jobs=2)
+
+
+def draw(result: flitsim.Result, report: Path) -> None:
+    from matplotlib.figure import Figure
+
+    from flitsim import network, plots
+
+    fig: Figure = plots.network(result, "flits", vc=0, nodes=None, aggregate="mean", vmax=1.0)
+    loads: network.Loads = network.read(network.load_report(report))
+    values: list[float] = [link.value for link in loads.links]
+    scene: network.Scene = network.scene(loads)
+    print(fig, values, scene.panels[0].names, network.draw(result))

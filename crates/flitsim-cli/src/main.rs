@@ -6,8 +6,10 @@ mod bench;
 mod booksim;
 mod common;
 mod crosscheck;
+mod draw;
 mod memory;
 mod plot;
+mod python;
 mod ranks;
 mod report;
 mod reproduce;
@@ -220,6 +222,12 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Draw a run's channel loads and node throughput on its network (any topology) as an
+    /// SVG, PNG or PDF figure (runs `python -m flitsim draw` with $FLITSIM_PYTHON or python3).
+    Draw {
+        #[command(flatten)]
+        args: draw::DrawArgs,
+    },
     /// Derive SeaStar age-arbitration parameters (per-dimension age bias, age clock period)
     /// from the radix, buffers and bandwidths, and print the derivation step by step.
     AgingParams {
@@ -289,6 +297,7 @@ fn main() -> ExitCode {
             reproduce::cmd_reproduce(&name, &dir, jobs.map(|j| j as usize), store.as_deref(), out.as_deref())
         }
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
+        Command::Draw { args } => draw::cmd_draw(&args),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
     };
     match result {

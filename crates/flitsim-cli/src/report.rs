@@ -1,46 +1,11 @@
 //! `flitsim report DIR`: the HTML report is written by the Python package (matplotlib
-//! figures); this command finds a Python that has it and runs `python -m flitsim report`.
+//! figures); this command runs `python -m flitsim report` ([`crate::python`]).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::Path;
+use std::process::ExitCode;
 
 use crate::common::CliResult;
-
-/// The Python interpreter to use: `$FLITSIM_PYTHON`; else the active virtualenv's
-/// (`$VIRTUAL_ENV`); else the `.venv` that `./test.sh` makes in the clone this command was
-/// built in (found up from the executable) or in the working directory (or above it); else
-/// `python3`.
-fn python() -> String {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let exe = std::env::current_exe().ok();
-    let cwd = std::env::current_dir().ok();
-    choose_python(var("FLITSIM_PYTHON"), var("VIRTUAL_ENV"), exe.as_deref(), cwd.as_deref(), |p| p.is_file())
-}
-
-/// [`python`]'s choice, with the environment and the file system given (`exists`).
-fn choose_python(
-    explicit: Option<PathBuf>,
-    virtual_env: Option<PathBuf>,
-    exe: Option<&Path>,
-    cwd: Option<&Path>,
-    exists: impl Fn(&Path) -> bool,
-) -> String {
-    if let Some(p) = explicit {
-        return p.display().to_string();
-    }
-    let venv_python = |root: &Path| root.join("bin").join("python");
-    let candidates = virtual_env
-        .iter()
-        .map(|v| venv_python(v))
-        .chain(exe.into_iter().flat_map(Path::ancestors).skip(1).map(|d| venv_python(&d.join(".venv"))))
-        .chain(cwd.into_iter().flat_map(Path::ancestors).map(|d| venv_python(&d.join(".venv"))));
-    for c in candidates {
-        if exists(&c) {
-            return c.display().to_string();
-        }
-    }
-    "python3".to_string()
-}
+use crate::python;
 
 /// `flitsim report`.
 pub fn cmd_report(dir: &Path, out: Option<&Path>) -> CliResult<ExitCode> {
@@ -50,46 +15,9 @@ pub fn cmd_report(dir: &Path, out: Option<&Path>) -> CliResult<ExitCode> {
             dir.display()
         ));
     }
-    let python = python();
-    let how = "install it with `pip install .` in a flitsim clone, or point FLITSIM_PYTHON at a Python that has it";
-    let probe = Command::new(&python)
-        .args(["-c", "import flitsim.report"])
-        .output()
-        .map_err(|e| format!("cannot run {python} ({e}): `flitsim report` needs Python with the flitsim package; {how}"))?;
-    if !probe.status.success() {
-        let why = String::from_utf8_lossy(&probe.stderr);
-        let last = why.lines().last().unwrap_or("").trim();
-        return Err(format!("{python} cannot import the flitsim package ({last}): `flitsim report` needs it; {how}"));
-    }
-    let mut cmd = Command::new(&python);
-    cmd.args(["-m", "flitsim", "report"]).arg(dir);
+    let mut args = vec![dir.as_os_str().to_owned()];
     if let Some(o) = out {
-        cmd.arg("--out").arg(o);
+        args.extend(["--out".into(), o.as_os_str().to_owned()]);
     }
-    let status = cmd.status().map_err(|e| format!("cannot run {python}: {e}"))?;
-    Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::from(status.code().unwrap_or(2).clamp(1, 255) as u8) })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The order of the choice: the variable, the active virtualenv, the clone's `.venv`
-    /// above the executable, one above the working directory, `python3`.
-    #[test]
-    fn report_finds_the_python_that_has_the_package() {
-        let exe = Path::new("/src/flitsim/target/debug/flitsim");
-        let cwd = Path::new("/home/me/runs");
-        let has = |present: &'static [&'static str]| move |p: &Path| present.iter().any(|q| Path::new(q) == p);
-        let pick = |explicit: Option<&str>, venv: Option<&str>, present: &'static [&'static str]| {
-            choose_python(explicit.map(PathBuf::from), venv.map(PathBuf::from), Some(exe), Some(cwd), has(present))
-        };
-        let all: &[&str] = &["/v/bin/python", "/src/flitsim/.venv/bin/python", "/home/me/.venv/bin/python"];
-        assert_eq!(pick(Some("/opt/py"), Some("/v"), all), "/opt/py");
-        assert_eq!(pick(None, Some("/v"), all), "/v/bin/python");
-        assert_eq!(pick(None, None, all), "/src/flitsim/.venv/bin/python");
-        assert_eq!(pick(None, None, &["/home/me/.venv/bin/python"]), "/home/me/.venv/bin/python");
-        // A virtualenv named but without its interpreter is passed over.
-        assert_eq!(pick(None, Some("/gone"), &[]), "python3");
-    }
+    python::run_module("report", "report", &args)
 }

@@ -355,6 +355,24 @@ fn vc_balance_outside_cubes_is_a_clear_error() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// `flitsim draw` hands the drawing to the Python package; before that it checks the
+/// report is a file, and a Python it cannot run is named with the fix.
+#[test]
+fn draw_names_a_missing_report_and_a_missing_python() {
+    let (code, _, err) = run(&["draw", "no/such/report.json"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: no/such/report.json is not a file") && err.contains("flitsim run CONFIG --out REPORT.json"), "{err}");
+    let (dir, cfg) = config_file("draw", "[topology]\ntype = \"torus\"\ndims = [4, 4]\n[sim]\nwarmup = 10\nmeasure = 50\n");
+    let report = dir.join("r.json");
+    let (code, _, err) = run(&["run", cfg.to_str().unwrap(), "-q", "--out", report.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let out = flitsim().args(["draw", report.to_str().unwrap()]).env("FLITSIM_PYTHON", dir.join("no-python")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("cannot run") && err.contains("`flitsim draw` needs Python with the flitsim package"), "{err}");
+    assert!(err.contains("pip install .") && err.contains("FLITSIM_PYTHON"), "{err}");
+}
+
 #[test]
 fn reproduce_unknown_study_is_a_clear_error() {
     let (code, _, err) = run(&["reproduce", "nonesuch"]);
