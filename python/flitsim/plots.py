@@ -253,15 +253,8 @@ def network(
     vmax: float | None = None,
     title: str | None = None,
 ) -> Figure:
-    """The run drawn on its network, any topology family: each channel a link coloured by
-    ``value`` ("utilization": flits/cycle, or Gb/s when the config sets
-    ``channel.link_gbps``; "flits": flits in the window; only VC ``vc`` when given) on a
-    scale from 0 to ``vmax`` (default the most loaded channel: it gets the top colour),
-    each router a marker coloured by its endpoints' ``nodes`` throughput ("accepted",
-    "delivered", None). Tori and meshes are grids per z-plane, fat trees and Clos
-    networks stage columns, dragonflies groups on a circle, Kautz, HyperX and graph
-    networks a computed layout; large grids are drawn in blocks, ``aggregate`` ("max",
-    "mean", "min") summarising each. See :mod:`flitsim.network`."""
+    """The run drawn on its network, any topology family: a matplotlib Figure, with the
+    options of :func:`flitsim.network.draw`, which documents them."""
     return _network.draw(result, value, vc=vc, nodes=nodes, aggregate=aggregate, vmax=vmax, title=title)
 
 

@@ -90,8 +90,8 @@ pub enum RoutingConfig {
         /// policies: `at_failures` (default): a ring with a failed link has its own
         /// dateline node just past the failure, so a packet that detours around the
         /// failure re-enters the ring on VC1 and the rules' detours do not close the
-        /// broken ring into a dependency cycle (the XT sets the dateline per router, so
-        /// its tables allow this); or `dimension`: every ring of a dimension at
+        /// broken ring into a dependency cycle (flitsim's placement: the tables hold a
+        /// VC rule per entry, so they can express it); or `dimension`: every ring of a dimension at
         /// `dateline`, one node per dimension as the paper describes. Rings without
         /// failures are the same under both.
         #[serde(default)]

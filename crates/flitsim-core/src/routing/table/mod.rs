@@ -28,9 +28,12 @@
 mod dateline;
 mod fault_hop;
 mod file;
+mod rings;
 
 pub use dateline::{DatelineErrors, DROP_FIELD};
 pub use fault_hop::{fault_choice, fault_hop, no_u_turn};
+use rings::uses_failed_link;
+pub use rings::{ring_datelines, RingDatelines};
 
 use super::dor::Dor;
 use super::Candidate;
@@ -242,58 +245,6 @@ pub struct TableOptions {
     pub ring_datelines: RingDatelines,
 }
 
-/// Where each ring's dateline node is: the dimension's (one node per dimension, as the
-/// XT's section 3 describes), or, in a ring whose links have failed, just past the
-/// failure ([`ring_datelines`]).
-#[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RingDatelines {
-    /// Every ring of a dimension has its dimension's dateline node (`dateline`), as the
-    /// paper's XT: around failures the rules' detours can close a broken ring again.
-    Dimension,
-    /// A ring with a failed link has its dateline node just past the failure (the node
-    /// after the first run of failed `+` links), so no packet crosses it along the ring:
-    /// a packet whose segment in the ring uses a failed link or ends at that node starts
-    /// the ring on VC0, and every hop out of that node, detours and re-entries included,
-    /// is on VC1. Rings without failures keep their dimension's node, so routes without
-    /// failures are the same as under `dimension`.
-    #[default]
-    AtFailures,
-}
-
-/// The dateline coordinate of every router's ring, `[router * ndims + dim]`, and whether
-/// that ring has a failed link: `dateline[dim]`, or under [`RingDatelines::AtFailures`]
-/// in a torus ring with a failed `+` link the node just past the end of the first run of
-/// failed links.
-pub fn ring_datelines(topo: &Topology, dateline: &[u32], mode: RingDatelines) -> (Vec<u32>, Vec<bool>) {
-    let nd = topo.ndims();
-    let mut at = Vec::with_capacity(topo.num_routers as usize * nd);
-    let mut failed = Vec::with_capacity(topo.num_routers as usize * nd);
-    let mut c = vec![0u32; nd];
-    for r in 0..topo.num_routers {
-        c.copy_from_slice(topo.coords(r));
-        for d in 0..nd {
-            let mut node = dateline[d];
-            let mut broken_ring = false;
-            if mode == RingDatelines::AtFailures && topo.wrap[d] {
-                let k = topo.dims[d];
-                let mut ring = c.clone();
-                let mut broken = |x: u32| {
-                    ring[d] = x;
-                    topo.out_channel[(topo.router_at(&ring) * topo.ports + 2 * d as u32) as usize] == crate::topology::NONE
-                };
-                if let Some(x) = (0..k).find(|&x| broken(x) && !broken((x + 1) % k)) {
-                    node = (x + 1) % k;
-                    broken_ring = true;
-                }
-            }
-            at.push(node);
-            failed.push(broken_ring);
-        }
-    }
-    (at, failed)
-}
-
 /// Does a packet entering a ring dimension at coordinate `s`, travelling in direction
 /// `plus` to coordinate `t`, cross dateline node `d`? With `at_output`, only passing
 /// through `d` (arriving and leaving) crosses; otherwise arriving at `d` does.
@@ -304,21 +255,6 @@ fn crosses(s: u32, t: u32, plus: bool, d: u32, k: u32, at_output: bool) -> bool 
         if x == d && (x != t || !at_output) {
             return true;
         }
-    }
-    false
-}
-
-/// Does the straight segment along dimension `dim` from router `r` to coordinate `t`, in
-/// direction `plus`, use a failed link?
-fn uses_failed_link(topo: &Topology, r: u32, dim: usize, t: u32, plus: bool) -> bool {
-    let k = topo.dims[dim];
-    let mut c = topo.coords(r).to_vec();
-    while c[dim] != t {
-        let x = topo.router_at(&c);
-        if topo.out_channel[(x * topo.ports + 2 * dim as u32 + (!plus) as u32) as usize] == crate::topology::NONE {
-            return true;
-        }
-        c[dim] = if plus { (c[dim] + 1) % k } else { (c[dim] + k - 1) % k };
     }
     false
 }
