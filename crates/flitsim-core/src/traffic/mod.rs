@@ -11,6 +11,7 @@
 //! An optional phased schedule (`[[traffic.phases]]`) changes the load and pattern over
 //! time; without it one open-ended phase runs at `traffic.load`.
 
+pub mod app;
 pub mod bisection;
 pub mod injection;
 pub mod message;
