@@ -21,6 +21,8 @@ pub mod domain {
     pub const FAULTS: u64 = 4;
     /// Per-packet random source routes (up*/down* `selection = "random"`).
     pub const ROUTE: u64 = 5;
+    /// Random rank placement of an application trace.
+    pub const PLACEMENT: u64 = 6;
 }
 
 /// SplitMix64 finaliser: a bijective 64-bit mixer.

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 /// The key paths of the data files a config can name: routing tables, a graph's link
-/// list, a trace. In a config file they are relative to the file's folder
+/// list, a trace and its rank placement. In a config file they are relative to the file's folder
 /// ([`super::Config::load_in`]).
-pub const DATA_FILE_KEYS: [&str; 3] = ["routing.tables", "topology.file", "traffic.trace.file"];
+pub const DATA_FILE_KEYS: [&str; 4] = ["routing.tables", "topology.file", "traffic.trace.file", "traffic.trace.placement.file"];
 
 /// Join `dir` before each relative data-file path in `table` ([`DATA_FILE_KEYS`]). A
 /// value that is not a string is left for the parser to refuse with its key path; a

@@ -240,8 +240,13 @@ impl Config {
         if let TopologyConfig::Graph { file: Some(f), .. } = &self.topology {
             files.push(("topology.file", f.as_str()));
         }
-        if let Some(crate::traffic::TraceConfig { file: Some(f), .. }) = &self.traffic.trace {
-            files.push(("traffic.trace.file", f.as_str()));
+        if let Some(t) = &self.traffic.trace {
+            if let Some(f) = &t.file {
+                files.push(("traffic.trace.file", f.as_str()));
+            }
+            if let crate::traffic::app::placement::Placement::File(f) = &t.placement {
+                files.push(("traffic.trace.placement.file", f.as_str()));
+            }
         }
         files
     }

@@ -155,7 +155,7 @@ impl Config {
             return Err(Error::config("stats.vc_balance", crate::routing::vc_balance::ONLY_CUBES));
         }
         let units = crate::link::units::Units::build(self.channel.flit_bytes, self.channel.link_gbps)?;
-        let workload = Workload::build_with(&self.traffic, &space, self.seed, units.map(|u| u.flit_bytes))?;
+        let workload = Workload::build_with(&self.traffic, &space, self.seed, units)?;
         let max_packet = workload.size().max();
         let vcs = self.router.vcs();
         // The family's own checks, the routing functions it runs, its input VCs.

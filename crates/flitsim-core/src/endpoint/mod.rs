@@ -217,7 +217,7 @@ impl Endpoints {
             phase_flits: vec![0; workload.phases().len()],
             order,
             reassembly,
-            trace: Totals::default(),
+            trace: workload.trace().map(|t| t.totals()).unwrap_or_default(),
             dispersion: dispersion::DispersionCounters::default(),
             probe_timing: (0, 0, 0),
             probe_arrivals: Vec::new(),
@@ -277,7 +277,7 @@ impl Endpoints {
     /// Message reassembly and dispersion totals of this partition's endpoints (at the
     /// end of a partitioned run).
     pub fn nic_totals(&self) -> NicTotals {
-        (self.reassembly.as_ref().map(|r| r.part(self.own)), self.dispersion, self.trace)
+        (self.reassembly.as_ref().map(|r| r.part(self.own)), self.dispersion, self.trace.clone())
     }
 
     /// Add another partition's [`Endpoints::nic_totals`].
@@ -486,7 +486,7 @@ impl Endpoints {
             }
             workload.delivered(pk.phase, pk.seq as u64, &mut nic.src_state);
             if let Some(t) = workload.trace() {
-                t.delivered(pk.src, pk.seq, pk.create, now, &mut nic.trace, trace);
+                t.delivered(e, pk.src, pk.seq, pk.create, now, &mut nic.trace, trace);
             }
             packets.release(f.pid);
         }
@@ -516,7 +516,7 @@ impl Endpoints {
             }
             return;
         }
-        trace.created += 1;
+        trace.created_at(e, now);
         let measured = stats.in_window(now);
         for k in 0..c.packets {
             let size = c.flits_of(k);

@@ -225,10 +225,11 @@ impl Workload {
 
     /// As [`build`](Self::build), with the channel's flit size in bytes
     /// (`channel.flit_bytes`), which message-level traffic needs.
-    pub fn build_with(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64, flit_bytes: Option<u32>) -> Result<Workload> {
+    pub fn build_with(cfg: &TrafficConfig, space: &NodeSpace, run_seed: u64, units: Option<crate::link::units::Units>) -> Result<Workload> {
         if let Some(t) = &cfg.trace {
-            return Self::build_trace(cfg, t, space);
+            return Self::build_trace(cfg, t, space, run_seed, units);
         }
+        let flit_bytes = units.map(|u| u.flit_bytes);
         let size = PacketSize::build(&cfg.packet_size, "traffic.packet_size")?;
         let message = match &cfg.message {
             None => None,
@@ -347,7 +348,13 @@ impl Workload {
     }
 
     /// A trace workload: `[traffic.trace]` and nothing else in `[traffic]`.
-    fn build_trace(cfg: &TrafficConfig, t: &TraceConfig, space: &NodeSpace) -> Result<Workload> {
+    fn build_trace(
+        cfg: &TrafficConfig,
+        t: &TraceConfig,
+        space: &NodeSpace,
+        seed: u64,
+        units: Option<crate::link::units::Units>,
+    ) -> Result<Workload> {
         let alone = TrafficConfig { trace: Some(t.clone()), ..TrafficConfig::default() };
         let other = [
             ("load", cfg.load != alone.load),
@@ -365,7 +372,24 @@ impl Workload {
                 "a trace says where, when and how big every message is; remove this key (or the trace)",
             ));
         }
-        let trace = Trace::build(t, space.num_nodes, "traffic.trace")?;
+        let trace = if t.format == app::TraceFormat::Messages {
+            let plain =
+                TraceConfig { file: t.file.clone(), messages: t.messages.clone(), packet_flits: t.packet_flits, ..TraceConfig::default() };
+            let app_keys = [
+                ("placement", t.placement != plain.placement),
+                ("compute_scale", t.compute_scale != plain.compute_scale),
+                ("collectives", t.collectives != plain.collectives),
+            ];
+            if let Some((key, _)) = app_keys.iter().find(|x| x.1) {
+                return Err(Error::config(
+                    format!("traffic.trace.{key}"),
+                    "this option is for application traces (format = \"ranks\" or \"otf2\"); a trace of messages says where each goes",
+                ));
+            }
+            Trace::build(t, space.num_nodes, "traffic.trace")?
+        } else {
+            app::build(t, space, seed, units, "traffic.trace")?
+        };
         // The routers size their buffers and credit tests for the largest packet.
         let size = PacketSize::build(&PacketSizeConfig::Fixed(trace.largest_packet()), "traffic.trace.packet_flits")?;
         let pattern = Pattern::build(&PatternConfig::default(), space, 0, "traffic.pattern")?;

@@ -75,6 +75,10 @@ fn config_round_trips_through_toml() {
             file: None,
             messages: vec![super::trace::MessageSpec { src: 1, dst: 2, flits: 3, at: 4, after: vec![5, 6], delay: 7 }],
             packet_flits: 8,
+            format: super::app::TraceFormat::Ranks,
+            placement: super::app::placement::Placement::File("ranks.map".into()),
+            compute_scale: 0.5,
+            collectives: super::app::CollectiveAlgorithms { alltoall: Some("bruck".into()), ..Default::default() },
         }),
     };
     let root = Root { traffic: cfg };

@@ -72,6 +72,45 @@ pub struct TraceConfig {
     /// `ceil(flits / packet_flits)` packets.
     #[serde(default = "default_packet_flits")]
     pub packet_flits: u32,
+    /// How `file` is written: `"messages"` (the default: one message per line, above),
+    /// `"ranks"` (an MPI program's calls per rank, see [`crate::traffic::app::text`]) or
+    /// `"otf2"` (an OTF2 archive's `.otf2` anchor file, as `flitsim trace record` writes).
+    /// The application formats need `channel.flit_bytes` (sizes are bytes) and, to replay
+    /// computation, `channel.link_gbps` (times are ns).
+    #[serde(default)]
+    pub format: crate::traffic::app::TraceFormat,
+    /// Application traces: where the ranks run, one per endpoint: `"linear"` (the default:
+    /// rank r on endpoint r), `"round_robin"` (dealt over the routers), `"spread"` (evenly
+    /// over the machine), `"random"` (from the run's seed) or `{ file = "PATH" }` (one
+    /// endpoint per line, rank 0 first).
+    #[serde(default)]
+    pub placement: crate::traffic::app::placement::Placement,
+    /// Application traces: factor on the recorded computation times, >= 0 (0 drops them,
+    /// leaving the communication alone). Default 1.
+    #[serde(default = "default_compute_scale")]
+    pub compute_scale: f64,
+    /// Application traces: the algorithm per collective kind (`{ alltoall = "bruck",
+    /// allreduce = "ring", ... }`); default `"auto"`, an MPI library's choice by size.
+    #[serde(default)]
+    pub collectives: crate::traffic::app::CollectiveAlgorithms,
+}
+
+fn default_compute_scale() -> f64 {
+    1.0
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            file: None,
+            messages: Vec::new(),
+            packet_flits: default_packet_flits(),
+            format: Default::default(),
+            placement: Default::default(),
+            compute_scale: default_compute_scale(),
+            collectives: Default::default(),
+        }
+    }
 }
 
 fn default_packet_flits() -> u32 {
@@ -121,6 +160,8 @@ struct Msg {
     inbox: u32,
     /// Messages in `after`.
     waits: u32,
+    /// Its class in the report (an application's call kind; 0 otherwise).
+    class: u8,
 }
 
 /// A message's packets, as the source queues them.
@@ -166,6 +207,8 @@ pub struct Trace {
     /// Messages to each endpoint.
     inbox_len: Vec<u32>,
     flits: u64,
+    /// The application it was lowered from, for the report.
+    app: Option<Box<crate::traffic::app::AppInfo>>,
 }
 
 /// Per-endpoint replay state: this endpoint's next message and what it waits for, and
@@ -184,8 +227,22 @@ pub struct Cursor {
     got: Vec<u32>,
 }
 
+/// Most message classes a trace reports apart (an application's point-to-point messages
+/// and each collective kind).
+pub const CLASSES: usize = 10;
+
+/// Completed messages of one class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassTotals {
+    /// Messages completed.
+    pub completed: u64,
+    /// Sum and greatest of their latencies, cycles.
+    pub latency_sum: u64,
+    pub latency_max: u64,
+}
+
 /// Message totals of a set of endpoints (merged over partitions and processes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Totals {
     /// Messages created.
     pub created: u64,
@@ -198,11 +255,26 @@ pub struct Totals {
     latency_max: u64,
     /// Cycle the last message completed.
     last_done: u64,
+    /// Per class (an application's call kinds), the completed messages.
+    classes: [ClassTotals; CLASSES],
+    /// Per endpoint, the last cycle it created a message or completed one sent to it
+    /// (kept for an application's ranks; empty otherwise).
+    finish: Vec<u64>,
 }
 
 impl Default for Totals {
     fn default() -> Self {
-        Totals { created: 0, skipped: 0, completed: 0, latency_sum: 0, latency_min: u64::MAX, latency_max: 0, last_done: 0 }
+        Totals {
+            created: 0,
+            skipped: 0,
+            completed: 0,
+            latency_sum: 0,
+            latency_min: u64::MAX,
+            latency_max: 0,
+            last_done: 0,
+            classes: [ClassTotals::default(); CLASSES],
+            finish: Vec::new(),
+        }
     }
 }
 
@@ -216,6 +288,36 @@ impl Totals {
         self.latency_min = self.latency_min.min(o.latency_min);
         self.latency_max = self.latency_max.max(o.latency_max);
         self.last_done = self.last_done.max(o.last_done);
+        for (c, x) in self.classes.iter_mut().zip(&o.classes) {
+            c.completed += x.completed;
+            c.latency_sum += x.latency_sum;
+            c.latency_max = c.latency_max.max(x.latency_max);
+        }
+        if self.finish.len() < o.finish.len() {
+            self.finish.resize(o.finish.len(), 0);
+        }
+        for (f, &x) in self.finish.iter_mut().zip(&o.finish) {
+            *f = (*f).max(x);
+        }
+    }
+
+    /// Completed messages of class `c`.
+    pub fn class(&self, c: usize) -> ClassTotals {
+        self.classes[c]
+    }
+
+    /// The last cycle endpoint `e` created or completed a message (0 when not kept).
+    pub fn finish_of(&self, e: u32) -> u64 {
+        self.finish.get(e as usize).copied().unwrap_or(0)
+    }
+
+    /// Endpoint `e` created a message at `now`.
+    #[inline]
+    pub fn created_at(&mut self, e: u32, now: u64) {
+        self.created += 1;
+        if let Some(f) = self.finish.get_mut(e as usize) {
+            *f = (*f).max(now);
+        }
     }
 }
 
@@ -245,10 +347,14 @@ pub struct TraceReport {
     pub latency_max: u64,
     /// Cycle the last message completed (the trace's run time when all completed).
     pub completion: u64,
+    /// With an application trace (format `ranks` or `otf2`): its ranks, calls and times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<crate::traffic::app::AppReport>,
 }
 
 impl Trace {
-    /// Validate `cfg` for a network of `nodes` endpoints (`path`: its config key).
+    /// Validate `cfg` (format `messages`) for a network of `nodes` endpoints (`path`: its
+    /// config key). The other formats are read by [`crate::traffic::app::build`].
     pub fn build(cfg: &TraceConfig, nodes: u32, path: &str) -> Result<Trace> {
         let from_file;
         let (specs, names): (&[MessageSpec], Box<dyn Fn(usize) -> String>) = match (&cfg.file, cfg.messages.is_empty()) {
@@ -272,10 +378,16 @@ impl Trace {
                 (&cfg.messages, Box::new(move |m: usize| format!("{key}[{m}]")))
             }
         };
-        if !(1..=MAX_PACKET_FLITS).contains(&cfg.packet_flits) {
+        Trace::from_specs(specs, cfg.packet_flits, nodes, &names, path)
+    }
+
+    /// Validate messages `specs` cut into packets of at most `packet_flits` flits for a
+    /// network of `nodes` endpoints; `names(m)` says where message `m` came from.
+    pub fn from_specs(specs: &[MessageSpec], packet_flits: u32, nodes: u32, names: &dyn Fn(usize) -> String, path: &str) -> Result<Trace> {
+        if !(1..=MAX_PACKET_FLITS).contains(&packet_flits) {
             return Err(Error::config(
                 format!("{path}.packet_flits"),
-                format!("{} is out of range: a packet has 1..={MAX_PACKET_FLITS} flits", cfg.packet_flits),
+                format!("{packet_flits} is out of range: a packet has 1..={MAX_PACKET_FLITS} flits"),
             ));
         }
         if specs.len() > u32::MAX as usize / 2 {
@@ -284,7 +396,7 @@ impl Trace {
                 format!("{} messages are more than a trace holds ({}); split the trace", specs.len(), u32::MAX / 2),
             ));
         }
-        let pf = cfg.packet_flits as u64;
+        let pf = packet_flits as u64;
         let n = nodes as usize;
         let (mut out_len, mut inbox_len, mut seqs) = (vec![0u32; n], vec![0u32; n], vec![0u64; n]);
         let mut msgs = Vec::with_capacity(specs.len());
@@ -337,6 +449,7 @@ impl Trace {
                 local: out_len[s.src as usize],
                 inbox: inbox_len[s.dst as usize],
                 waits: s.after.len() as u32,
+                class: 0,
             });
             *seq += packets;
             out_len[s.src as usize] += 1;
@@ -366,7 +479,7 @@ impl Trace {
                 fill[a as usize] += 1;
             }
         }
-        let trace = Trace { msgs, packet_flits: cfg.packet_flits, out, order, wait_at, waiters, inbox_len, flits };
+        let trace = Trace { msgs, packet_flits, out, order, wait_at, waiters, inbox_len, flits, app: None };
         if let Some(m) = trace.stuck() {
             return Err(Error::config(names(m), format!("message {m} can never be created: its `after` messages wait, directly or through their sources' earlier messages, for message {m} itself; break the cycle")));
         }
@@ -462,7 +575,8 @@ impl Trace {
     /// (state `cur`) at `now`: complete its message when it was the last, and count the
     /// completion for the messages waiting for it.
     #[inline]
-    pub fn delivered(&self, src: u32, seq: u32, create: u64, now: u64, cur: &mut Cursor, totals: &mut Totals) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn delivered(&self, e: u32, src: u32, seq: u32, create: u64, now: u64, cur: &mut Cursor, totals: &mut Totals) {
         let mine = &self.order[self.out[src as usize] as usize..self.out[src as usize + 1] as usize];
         let j = mine.partition_point(|&m| self.msgs[m as usize].first_seq <= seq) - 1;
         let m = mine[j] as usize;
@@ -478,6 +592,13 @@ impl Trace {
         totals.latency_min = totals.latency_min.min(latency);
         totals.latency_max = totals.latency_max.max(latency);
         totals.last_done = totals.last_done.max(now);
+        let c = &mut totals.classes[x.class as usize];
+        c.completed += 1;
+        c.latency_sum += latency;
+        c.latency_max = c.latency_max.max(latency);
+        if let Some(f) = totals.finish.get_mut(e as usize) {
+            *f = (*f).max(now);
+        }
         for &w in &self.waiters[self.wait_at[m] as usize..self.wait_at[m + 1] as usize] {
             cur.waiting[w as usize] -= 1;
             cur.arrived[w as usize] = cur.arrived[w as usize].max(now);
@@ -501,7 +622,33 @@ impl Trace {
             latency_min: if t.completed == 0 { 0 } else { t.latency_min },
             latency_max: t.latency_max,
             completion: t.last_done,
+            app: self.app.as_ref().map(|a| a.report(t, &self.class_counts())),
         }
+    }
+
+    /// The totals of a run's start: per endpoint finish times kept for an application.
+    pub fn totals(&self) -> Totals {
+        let n = if self.app.is_some() { self.inbox_len.len() } else { 0 };
+        Totals { finish: vec![0; n], ..Totals::default() }
+    }
+
+    /// Per class, messages and flits in the trace.
+    fn class_counts(&self) -> [(u64, u64); CLASSES] {
+        let mut c = [(0u64, 0u64); CLASSES];
+        for m in &self.msgs {
+            let x = &mut c[m.class as usize];
+            x.0 += 1;
+            x.1 += (m.packets as u64 - 1) * self.packet_flits as u64 + m.last_flits as u64;
+        }
+        c
+    }
+
+    /// Mark the messages' classes and attach the application they came from.
+    pub fn set_app(&mut self, class: &[u8], app: crate::traffic::app::AppInfo) {
+        for (m, &c) in self.msgs.iter_mut().zip(class) {
+            m.class = c.min(CLASSES as u8 - 1);
+        }
+        self.app = Some(Box::new(app));
     }
 }
 

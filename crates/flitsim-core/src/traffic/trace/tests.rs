@@ -9,7 +9,7 @@ fn msg(src: u32, dst: u32, flits: u64) -> MessageSpec {
 }
 
 fn build(messages: Vec<MessageSpec>, nodes: u32, packet_flits: u32) -> Result<Trace> {
-    Trace::build(&TraceConfig { file: None, messages, packet_flits }, nodes, "traffic.trace")
+    Trace::build(&TraceConfig { messages, packet_flits, ..TraceConfig::default() }, nodes, "traffic.trace")
 }
 
 fn err(messages: Vec<MessageSpec>, nodes: u32) -> (String, String) {
@@ -111,10 +111,10 @@ fn creation_follows_at_delay_program_order_and_after() {
     assert_eq!(t.next(49, 0, &mut c0), None);
     assert_eq!(t.next(60, 1, &mut c1), None);
     // Message 0's packets arrive out of order (seqs 2, 0, 1); it completes with the last.
-    t.delivered(0, 2, 0, 20, &mut c1, &mut tot);
-    t.delivered(0, 0, 0, 25, &mut c1, &mut tot);
+    t.delivered(1, 0, 2, 0, 20, &mut c1, &mut tot);
+    t.delivered(1, 0, 0, 0, 25, &mut c1, &mut tot);
     assert_eq!((tot.completed, t.next(26, 1, &mut c1)), (0, None));
-    t.delivered(0, 1, 0, 30, &mut c1, &mut tot);
+    t.delivered(1, 0, 1, 0, 30, &mut c1, &mut tot);
     assert_eq!((tot.completed, tot.last_done), (1, 30));
     // Due 10 cycles after the completion: not at 39, at 40.
     assert_eq!(t.next(39, 1, &mut c1), None);
@@ -125,8 +125,8 @@ fn creation_follows_at_delay_program_order_and_after() {
     // Its packet numbers follow message 0's three.
     assert_eq!((third.packets, third.last_flits, third.first_seq), (1, 3, 3));
     assert!(t.exhausted(0, &c0));
-    t.delivered(0, 3, 50, 57, &mut c1, &mut tot);
-    t.delivered(1, 0, 40, 45, &mut c0, &mut tot);
+    t.delivered(1, 0, 3, 50, 57, &mut c1, &mut tot);
+    t.delivered(0, 1, 0, 40, 45, &mut c0, &mut tot);
     tot.created = 3;
     let r = t.report(&tot);
     assert_eq!((r.messages, r.flits, r.completed, r.incomplete, r.not_created), (3, 44, 3, 0, 0));
@@ -144,7 +144,7 @@ fn delay_counts_from_the_later_of_the_previous_creation_and_the_waits() {
     let (mut c0, mut c1) = (t.cursor(0), t.cursor(1));
     let mut tot = Totals::default();
     assert!(t.next(0, 1, &mut c1).is_some());
-    t.delivered(1, 0, 0, 2, &mut c0, &mut tot);
+    t.delivered(0, 1, 0, 0, 2, &mut c0, &mut tot);
     // Message 1 at 5 (its `at`); message 2 then 4 cycles later (not 2 + 4 = 6).
     assert_eq!(t.next(4, 0, &mut c0), None);
     assert!(t.next(5, 0, &mut c0).is_some());
