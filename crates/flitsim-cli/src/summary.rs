@@ -122,6 +122,34 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
             format!("last done at cycle {} (not all done)", t.completion)
         };
         let _ = writeln!(o, "{line}");
+        if let Some(a) = &t.app {
+            let ns = a.time_ns.map(|n| format!(" = {:.1} us", n / 1e3)).unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "application       {} ranks ({} placement): run time {} cycles{ns}, slowest rank {}, mean rank finish {:.0}",
+                a.ranks, a.placement, a.time_cycles, a.slowest_rank, a.finish_mean
+            );
+            if let Some(m) = &a.measured {
+                let _ = writeln!(
+                    o,
+                    "  measured        on the traced machine: longest rank {:.1} us, in MPI at most {:.1} us (mean {:.1} us)",
+                    m.span_ns_max as f64 / 1e3,
+                    m.mpi_ns_max as f64 / 1e3,
+                    m.mpi_ns_mean / 1e3
+                );
+            }
+            for c in &a.calls {
+                let how = match (&c.algorithm, c.calls) {
+                    (Some(alg), n) => format!("{n} calls by {alg}, "),
+                    (None, _) => String::new(),
+                };
+                let _ = writeln!(
+                    o,
+                    "  {:<15} {how}{} messages ({} flits), latency mean {:.1}, max {} cycles",
+                    c.call, c.messages, c.flits, c.latency_mean, c.latency_max
+                );
+            }
+        }
     }
     if r.phases.len() > 1 {
         for p in &r.phases {

@@ -73,7 +73,7 @@ pub struct TraceConfig {
     #[serde(default = "default_packet_flits")]
     pub packet_flits: u32,
     /// How `file` is written: `"messages"` (the default: one message per line, above),
-    /// `"ranks"` (an MPI program's calls per rank, see [`crate::traffic::app::text`]) or
+    /// `"ranks"` (an MPI program's calls per rank, docs/reference/applications.md) or
     /// `"otf2"` (an OTF2 archive's `.otf2` anchor file, as `flitsim trace record` writes).
     /// The application formats need `channel.flit_bytes` (sizes are bytes) and, to replay
     /// computation, `channel.link_gbps` (times are ns).
