@@ -100,6 +100,19 @@ fn trace_with_waits_across_processes() {
     );
 }
 
+/// An application (presets/cg-64.ranks: halo exchanges and allreduces on 64 ranks, placed
+/// at random): the ranks' finish times are merged across processes like every total.
+#[test]
+fn application_across_processes() {
+    let toml = format!(
+        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[channel]\nflit_bytes = 16\nlink_gbps = 25.6\n\
+         [sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n[traffic.trace]\nformat = \"ranks\"\n\
+         file = \"{}/../../presets/cg-64.ranks\"\nplacement = \"random\"\ncompute_scale = 0.05\n",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    same_across_processes("application", &toml);
+}
+
 #[test]
 fn crossings_go_only_to_the_process_that_receives_them() {
     let toml = "seed = 9\n[topology]\ntype = \"mesh\"\ndims = [6, 6]\n[traffic]\nload = 0.4\npacket_size = 4\n[sim]\nwarmup = 100\nmeasure = 1500\n";

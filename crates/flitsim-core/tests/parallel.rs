@@ -175,6 +175,19 @@ fn trace_with_waits_across_partitions() {
     assert_eq!((t.completed, t.not_created, t.incomplete), (400, 0, 0), "{t:?}");
 }
 
+/// An application (presets/cg-64.ranks: halo exchanges and allreduces on 64 ranks, placed
+/// at random): the ranks' finish times are merged across partitions like every total.
+#[test]
+fn application_across_partitions() {
+    let toml = format!(
+        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[channel]\nflit_bytes = 16\nlink_gbps = 25.6\n\
+         [sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n[traffic.trace]\nformat = \"ranks\"\n\
+         file = \"{}/../../presets/cg-64.ranks\"\nplacement = \"random\"\ncompute_scale = 0.05\n",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    same_on_any_thread_count("application", &toml);
+}
+
 #[test]
 fn kautz_source_routes_around_failed_links() {
     same_on_any_thread_count(
