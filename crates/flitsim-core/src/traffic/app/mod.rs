@@ -6,6 +6,8 @@
 //! ([`crate::traffic::trace`]).
 
 pub mod collective;
+#[cfg(feature = "otf2")]
+pub mod otf2;
 pub mod program;
 
 #[cfg(test)]
