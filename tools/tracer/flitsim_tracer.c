@@ -28,7 +28,8 @@
 /* ---- Regions: one per wrapped call ---- */
 #define REGIONS(X)                                                                                                     \
     X(Init) X(Init_thread) X(Finalize) X(Send) X(Ssend) X(Bsend) X(Rsend) X(Isend) X(Issend) X(Recv) X(Irecv)           \
-        X(Sendrecv) X(Sendrecv_replace) X(Wait) X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall) X(Barrier)         \
+        X(Sendrecv) X(Sendrecv_replace) X(Wait) X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall) X(Testany)     \
+            X(Testsome) X(Barrier)         \
             X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Allgather) X(Allgatherv)      \
                 X(Alltoall) X(Alltoallv) X(Reduce_scatter) X(Reduce_scatter_block) X(Comm_dup) X(Comm_split)            \
                     X(Comm_create)
@@ -189,7 +190,7 @@ static long find(MPI_Request handle) {
 
 /* Record the completion of tracked request `i` (as `find` gave it) with its status. */
 static void complete(long i, const MPI_Status *st) {
-    if (i < 0)
+    if (i < 0 || (size_t)i >= nrequests)
         return;
     struct request r = requests[i];
     memmove(requests + i, requests + i + 1, (nrequests - (size_t)i - 1) * sizeof *requests);
@@ -201,6 +202,12 @@ static void complete(long i, const MPI_Status *st) {
     }
     if (st->MPI_SOURCE == MPI_PROC_NULL)
         return;
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled || st->MPI_SOURCE < 0) { /* a receive cancelled (MPI_Cancel), never matched */
+        OTF2_EvtWriter_MpiRequestCancelled(events, NULL, t, r.id);
+        return;
+    }
     int count = 0;
     PMPI_Get_count(st, MPI_BYTE, &count);
     OTF2_EvtWriter_MpiIrecv(events, NULL, t, (uint32_t)st->MPI_SOURCE, r.comm, (uint32_t)st->MPI_TAG,
@@ -214,6 +221,18 @@ static void complete(long i, const MPI_Status *st) {
 #define LEAVE(r)                                                                                                       \
     if (tracing)                                                                                                       \
     OTF2_EvtWriter_Leave(events, NULL, now(), R_##r)
+
+/* A test call is recorded only when it completes a tracked request: polling loops would
+ * otherwise fill the archive with empty regions (hpcc's RandomAccess: about a million per
+ * rank and second); the time of the failed polls counts as computation. */
+#define TESTED(r, entered) OTF2_EvtWriter_Enter(events, NULL, entered, R_##r)
+
+static int any_tracked(int n, const long *at) {
+    for (int i = 0; i < n; i++)
+        if (at[i] >= 0)
+            return 1;
+    return 0;
+}
 
 static void record_send(int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type) {
     if (!tracing || dest == MPI_PROC_NULL)
@@ -519,12 +538,14 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     MPI_Status local;
     if (status == MPI_STATUS_IGNORE)
         status = &local;
-    ENTER(Test);
+    uint64_t t = now();
     long i = tracing ? find(*req) : -1;
     int rc = PMPI_Test(req, flag, status);
-    if (tracing && rc == MPI_SUCCESS && *flag)
+    if (tracing && rc == MPI_SUCCESS && *flag && i >= 0) {
+        TESTED(Test, t);
         complete(i, status);
-    LEAVE(Test);
+        LEAVE(Test);
+    }
     return rc;
 }
 
@@ -546,7 +567,9 @@ static void complete_all(int n, long *at, const int *which, const MPI_Status *st
         complete(i, &st[k]);
         for (int j = 0; j < n; j++) {
             long *a = &at[which ? which[j] : j];
-            if (*a > i)
+            if (*a == i) /* the same handle twice: completed once */
+                *a = -1;
+            else if (*a > i)
                 (*a)--;
         }
     }
@@ -568,12 +591,14 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
     MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)(n ? n : 1)) : statuses;
-    ENTER(Testall);
+    uint64_t t = now();
     long *at = find_all(n, reqs);
     int rc = PMPI_Testall(n, reqs, flag, st);
-    if (tracing && rc == MPI_SUCCESS && *flag)
+    if (tracing && rc == MPI_SUCCESS && *flag && any_tracked(n, at)) {
+        TESTED(Testall, t);
         complete_all(n, at, NULL, st);
-    LEAVE(Testall);
+        LEAVE(Testall);
+    }
     free(at);
     if (st != statuses)
         free(st);
@@ -602,6 +627,38 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
     if (tracing && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         complete_all(*outcount, at, indices, st);
     LEAVE(Waitsome);
+    free(at);
+    if (st != statuses)
+        free(st);
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
+    MPI_Status local;
+    if (status == MPI_STATUS_IGNORE)
+        status = &local;
+    uint64_t t = now();
+    long *at = find_all(n, reqs);
+    int rc = PMPI_Testany(n, reqs, index, flag, status);
+    if (tracing && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && at[*index] >= 0) {
+        TESTED(Testany, t);
+        complete(at[*index], status);
+        LEAVE(Testany);
+    }
+    free(at);
+    return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
+    MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)(n ? n : 1)) : statuses;
+    uint64_t t = now();
+    long *at = find_all(n, reqs);
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, st);
+    if (tracing && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0) {
+        TESTED(Testsome, t);
+        complete_all(*outcount, at, indices, st);
+        LEAVE(Testsome);
+    }
     free(at);
     if (st != statuses)
         free(st);
