@@ -152,6 +152,7 @@ fn counts(ops: &[(flitsim_core::traffic::app::program::Op, flitsim_core::traffic
 }
 
 /// The size in bytes of the files under `p`.
+#[cfg(feature = "otf2")]
 fn disk_size(p: &Path) -> u64 {
     match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => std::fs::read_dir(p).map(|d| d.flatten().map(|e| disk_size(&e.path())).sum()).unwrap_or(0),

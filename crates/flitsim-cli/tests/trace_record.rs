@@ -28,7 +28,7 @@ fn recv(peer: u32, bytes: u64, tag: i32, req: Option<u64>) -> Op {
 /// [3, 1] (key -rank: the higher rank first).
 fn expected(r: u32) -> Vec<Op> {
     let (next, prev, across) = ((r + 1) % 4, (r + 3) % 4, (r + 2) % 4);
-    let mut ops = if r % 2 == 0 {
+    let mut ops = if r.is_multiple_of(2) {
         vec![send(next, 8, 1, None), recv(prev, 8, 1, None)]
     } else {
         vec![recv(prev, 8, 1, None), send(next, 8, 1, None)]

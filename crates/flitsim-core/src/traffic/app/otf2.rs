@@ -283,6 +283,13 @@ fn collective_kind(op: u8) -> Option<Collective> {
     })
 }
 
+/// A group definition: (type, paradigm, members).
+type GroupDef = (u8, u8, Vec<u64>);
+
+/// A rank's collective as read: (its slot in the rank's operations, the OTF2 operation,
+/// size sent, size received).
+type CollectiveRecord = (usize, u8, u64, u64);
+
 /// The global definitions read (only those the mapping needs).
 #[derive(Debug, Default)]
 struct Defs {
@@ -294,7 +301,7 @@ struct Defs {
     /// Every location in definition order: (id, its location group).
     locations: Vec<(u64, u32)>,
     /// Group id -> (type, paradigm, members).
-    groups: HashMap<u32, (u8, u8, Vec<u64>)>,
+    groups: HashMap<u32, GroupDef>,
     /// Communicators in definition order: (id, name string, group).
     comms: Vec<(u32, u32, u32)>,
 }
@@ -787,7 +794,7 @@ fn collect(anchor: &Path) -> std::result::Result<(Defs, Vec<Vec<Record>>), Strin
 /// The location of each MPI rank, in rank order: the MPI `COMM_LOCATIONS` group, else the
 /// first location of each location group (process) in definition order.
 fn rank_locations(defs: &Defs) -> std::result::Result<Vec<u64>, String> {
-    let mut groups: Vec<(&u32, &(u8, u8, Vec<u64>))> = defs.groups.iter().collect();
+    let mut groups: Vec<(&u32, &GroupDef)> = defs.groups.iter().collect();
     groups.sort_by_key(|(id, _)| **id);
     let ranks = match groups.iter().find(|(_, (kind, paradigm, _))| *kind == GROUP_COMM_LOCATIONS && *paradigm == PARADIGM_MPI) {
         Some((_, (_, _, members))) => members.clone(),
@@ -867,7 +874,7 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
     let mut ops = Vec::with_capacity(ranks as usize);
     let mut measured = Vec::with_capacity(ranks as usize);
     // Per rank, its collectives: (op index, OTF2 op, sent, received).
-    let mut colls: Vec<Vec<(usize, u8, u64, u64)>> = Vec::with_capacity(ranks as usize);
+    let mut colls: Vec<Vec<CollectiveRecord>> = Vec::with_capacity(ranks as usize);
     for (rank, records) in events.iter().enumerate() {
         let rank = rank as u32;
         let mut list: Vec<Option<(Op, Pos)>> = Vec::new();
@@ -1052,11 +1059,11 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
 fn collective_sizes(
     comms: &[Vec<u32>],
     ops: &mut [Vec<(Op, Pos)>],
-    colls: &[Vec<(usize, u8, u64, u64)>],
+    colls: &[Vec<CollectiveRecord>],
     at: &dyn Fn(&str) -> String,
 ) -> Result<()> {
     // Per rank, per communicator, its collectives in order.
-    let mut per: Vec<HashMap<u32, Vec<(usize, u8, u64, u64)>>> = vec![HashMap::new(); ops.len()];
+    let mut per: Vec<HashMap<u32, Vec<CollectiveRecord>>> = vec![HashMap::new(); ops.len()];
     for (rank, list) in colls.iter().enumerate() {
         for &c in list {
             let Op::Collective { comm, .. } = ops[rank][c.0].0 else { unreachable!("collective slots hold collectives") };
@@ -1066,8 +1073,7 @@ fn collective_sizes(
     for (id, members) in comms.iter().enumerate() {
         let id = id as u32;
         let p = members.len() as u128;
-        let lists: Vec<&[(usize, u8, u64, u64)]> =
-            members.iter().map(|&m| per[m as usize].get(&id).map_or(&[][..], Vec::as_slice)).collect();
+        let lists: Vec<&[CollectiveRecord]> = members.iter().map(|&m| per[m as usize].get(&id).map_or(&[][..], Vec::as_slice)).collect();
         let n = lists.first().map_or(0, |l| l.len());
         if let Some((i, l)) = lists.iter().enumerate().find(|(_, l)| l.len() != n) {
             return Err(Error::config(
@@ -1105,7 +1111,7 @@ fn collective_sizes(
                 received += r as u128;
                 max_received = max_received.max(r);
             }
-            let div = |x: u128, d: u128| if d == 0 { 0 } else { ((x + d / 2) / d) as u64 };
+            let div = |x: u128, d: u128| (x + d / 2).checked_div(d).map_or(0, |v| v as u64);
             let bytes = match first {
                 Collective::Barrier => 0,
                 Collective::Bcast => max_received,
