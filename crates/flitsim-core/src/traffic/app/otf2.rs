@@ -234,6 +234,8 @@ const GROUP_COMM_LOCATIONS: u8 = 4;
 const GROUP_COMM_GROUP: u8 = 5;
 const GROUP_COMM_SELF: u8 = 6;
 const PARADIGM_MPI: u8 = 4;
+/// A communicator group whose events give world ranks, not communicator ranks.
+const GROUP_FLAG_GLOBAL_MEMBERS: u32 = 1;
 
 /// The OTF2 collective operations (`OTF2_CollectiveOp`, OTF2_Events.h), by value.
 const COLLECTIVE_OPS: [&str; 23] = [
@@ -283,8 +285,8 @@ fn collective_kind(op: u8) -> Option<Collective> {
     })
 }
 
-/// A group definition: (type, paradigm, members).
-type GroupDef = (u8, u8, Vec<u64>);
+/// A group definition: (type, paradigm, flags, members).
+type GroupDef = (u8, u8, u32, Vec<u64>);
 
 /// A rank's collective as read: (its slot in the rank's operations, the OTF2 operation,
 /// size sent, size received).
@@ -489,7 +491,7 @@ extern "C" fn def_group(
     _name: u32,
     kind: u8,
     paradigm: u8,
-    _flags: u32,
+    flags: u32,
     count: u32,
     members: *const u64,
 ) -> ffi::CallbackCode {
@@ -500,7 +502,7 @@ extern "C" fn def_group(
             // SAFETY: OTF2 passes `count` members at `members`, valid during the callback.
             unsafe { std::slice::from_raw_parts(members, count as usize) }.to_vec()
         };
-        c.defs.groups.insert(id, (kind, paradigm, members));
+        c.defs.groups.insert(id, (kind, paradigm, flags, members));
         Ok(())
     })
 }
@@ -796,8 +798,8 @@ fn collect(anchor: &Path) -> std::result::Result<(Defs, Vec<Vec<Record>>), Strin
 fn rank_locations(defs: &Defs) -> std::result::Result<Vec<u64>, String> {
     let mut groups: Vec<(&u32, &GroupDef)> = defs.groups.iter().collect();
     groups.sort_by_key(|(id, _)| **id);
-    let ranks = match groups.iter().find(|(_, (kind, paradigm, _))| *kind == GROUP_COMM_LOCATIONS && *paradigm == PARADIGM_MPI) {
-        Some((_, (_, _, members))) => members.clone(),
+    let ranks = match groups.iter().find(|(_, (kind, paradigm, _, _))| *kind == GROUP_COMM_LOCATIONS && *paradigm == PARADIGM_MPI) {
+        Some((_, (_, _, _, members))) => members.clone(),
         None => {
             let mut seen = std::collections::HashSet::new();
             defs.locations.iter().filter(|(_, g)| seen.insert(*g)).map(|(l, _)| *l).collect()
@@ -843,9 +845,11 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
     let world: Vec<u32> = (0..ranks).collect();
     let mut comms = vec![world.clone()];
     let mut comm_map: HashMap<u32, CommMap> = HashMap::new();
+    // Program communicators whose events name world ranks (OTF2_GROUP_FLAG_GLOBAL_MEMBERS).
+    let mut global = std::collections::HashSet::new();
     let members_of = |group: u32| defs.groups.get(&group);
     let world_def = {
-        let is_world = |g: u32| members_of(g).is_some_and(|(k, _, m)| *k == GROUP_COMM_GROUP && m.iter().copied().eq(0..ranks as u64));
+        let is_world = |g: u32| members_of(g).is_some_and(|(k, _, _, m)| *k == GROUP_COMM_GROUP && m.iter().copied().eq(0..ranks as u64));
         let named = defs.comms.iter().find(|(_, n, g)| defs.strings.get(n).map(String::as_str) == Some("MPI_COMM_WORLD") && is_world(*g));
         named.or_else(|| defs.comms.iter().find(|(_, _, g)| is_world(*g))).map(|c| c.0)
     };
@@ -855,10 +859,13 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
             continue;
         }
         match members_of(group) {
-            Some((GROUP_COMM_SELF, _, _)) => {
+            Some((GROUP_COMM_SELF, _, _, _)) => {
                 comm_map.insert(id, CommMap::PerRank);
             }
-            Some((GROUP_COMM_GROUP, _, members)) => {
+            Some((GROUP_COMM_GROUP, _, flags, members)) => {
+                if flags & GROUP_FLAG_GLOBAL_MEMBERS != 0 {
+                    global.insert(comms.len() as u32);
+                }
                 if let Some(bad) = members.iter().find(|&&m| m >= ranks as u64) {
                     return Err(err0(format!("communicator {id} lists rank {bad}, but the archive has {ranks} ranks: {CORRUPT}")));
                 }
@@ -905,11 +912,18 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
                 }
             };
             let peer_in = |peer: u32, comm: u32, comms: &Vec<Vec<u32>>| -> Result<u32> {
-                let size = comms[comm as usize].len();
-                if (peer as usize) < size {
+                let members = &comms[comm as usize];
+                if global.contains(&comm) {
+                    return members
+                        .iter()
+                        .position(|&m| m == peer)
+                        .map(|p| p as u32)
+                        .ok_or_else(|| err(format!("world rank {peer} is not a member of communicator {comm}: {CORRUPT}")));
+                }
+                if (peer as usize) < members.len() {
                     Ok(peer)
                 } else {
-                    Err(err(format!("peer {peer} is not a rank of communicator {comm}, which has {size}: {CORRUPT}")))
+                    Err(err(format!("peer {peer} is not a rank of communicator {comm}, which has {}: {CORRUPT}", members.len())))
                 }
             };
             let is_mpi = |region: u32| {
@@ -1128,4 +1142,51 @@ fn collective_sizes(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(index: u64, time: u64, event: Event) -> Record {
+        Record { index, time, event }
+    }
+
+    /// Three ranks; communicator 7 has world ranks [2, 0] with the GLOBAL_MEMBERS flag
+    /// (its events name world ranks); a gatherv on the world with blocks of 10, 20 and 30
+    /// bytes (the root, rank 0, counts its own block and receives all 60).
+    fn defs() -> Defs {
+        let mut d = Defs { resolution: Some(1_000_000_000), ..Defs::default() };
+        d.locations = vec![(0, 0), (1, 1), (2, 2)];
+        d.groups.insert(0, (GROUP_COMM_LOCATIONS, PARADIGM_MPI, 0, vec![0, 1, 2]));
+        d.groups.insert(1, (GROUP_COMM_GROUP, PARADIGM_MPI, 0, vec![0, 1, 2]));
+        d.groups.insert(2, (GROUP_COMM_GROUP, PARADIGM_MPI, GROUP_FLAG_GLOBAL_MEMBERS, vec![2, 0]));
+        d.comms = vec![(3, 0, 1), (7, 0, 2)];
+        d
+    }
+
+    #[test]
+    fn global_member_ranks_become_communicator_ranks_and_v_collectives_get_the_mean_block() {
+        let gatherv = |i: u64, sent: u64, received: u64| rec(i, 10, Event::CollectiveEnd { op: 3, comm: 3, root: 0, sent, received });
+        let events = vec![
+            vec![rec(0, 5, Event::Send { peer: 2, comm: 7, tag: 1, bytes: 8 }), gatherv(1, 10, 60)],
+            vec![gatherv(0, 20, 0)],
+            vec![rec(0, 5, Event::Recv { peer: 0, comm: 7, tag: 1, bytes: 8 }), gatherv(1, 30, 0)],
+        ];
+        let at = |w: &str| format!("t (a.otf2{w})");
+        let p = assemble(defs(), events, &at).unwrap();
+        assert_eq!(p.comms, vec![vec![0, 1, 2], vec![2, 0]]);
+        let g = Op::Collective { kind: Collective::Gather, comm: 0, root: 0, bytes: 20 };
+        assert_eq!(p.ops[0], vec![(Op::Send { peer: 0, bytes: 8, tag: 1, comm: 1, req: None }, Pos::Event(0)), (g.clone(), Pos::Event(1))]);
+        assert_eq!(p.ops[1], vec![(g.clone(), Pos::Event(0))]);
+        assert_eq!(p.ops[2], vec![(Op::Recv { peer: 1, bytes: 8, tag: 1, comm: 1, req: None }, Pos::Event(0)), (g, Pos::Event(1))]);
+    }
+
+    #[test]
+    fn members_that_disagree_on_a_collective_are_an_error() {
+        let end = |op: u8| rec(0, 1, Event::CollectiveEnd { op, comm: 3, root: 0, sent: 8, received: 8 });
+        let events = vec![vec![end(11)], vec![end(11)], vec![end(12)]];
+        let e = assemble(defs(), events, &|w: &str| format!("t (a.otf2{w})")).unwrap_err().to_string();
+        assert!(e.contains("a.otf2 rank 2 event 0") && e.contains("REDUCE here but allreduce"), "{e}");
+    }
 }
