@@ -14,6 +14,7 @@
 //! | the requests completed inside one MPI call (`MPI_Wait*`, `MPI_Test*`) | `Wait { reqs }` when the call returns |
 //! | `MpiCollectiveBegin` ... `MpiCollectiveEnd` | `Collective` |
 //! | time from leaving one MPI call to entering the next | `Compute { ns }` (when > 0) |
+//! | `MpiRequestCancelled` of a posted receive | the receive is dropped |
 //!
 //! An MPI call is a region of the MPI paradigm (or named `MPI_...`); other regions are
 //! computation. Requests are numbered per rank from 0 in the order they are posted (OTF2's
