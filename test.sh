@@ -19,11 +19,35 @@ if ! have_mpi && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openmpi-bin libopenmpi-dev libclang-dev >/dev/null
 fi
+# OTF2 traces (the `otf2` feature: reading archives, `flitsim trace record` and its tracer)
+# need the OTF2 library and headers: installed when missing and we are root; otherwise
+# those tests are left out and say why.
+have_otf2() {
+    # (-lotf2: Debian's libotf2-trace-dev links libotf2.so to libopen-trace-format2)
+    [ -f /usr/include/otf2/otf2.h ] && { compgen -G '/usr/lib/*/libotf2.so' >/dev/null || compgen -G /usr/lib/libotf2.so >/dev/null; }
+}
+if ! have_otf2 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing the OTF2 library (application traces) =="
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libotf2-trace-dev >/dev/null
+fi
 features=()
+py_features=()
+cli_features=()
 if have_mpi; then
-    features=(--features flitsim-cli/mpi)
+    cli_features+=(flitsim-cli/mpi)
 else
     echo "note: Open MPI or libclang is missing and this is not root: the runs across processes are not tested (apt-get install openmpi-bin libopenmpi-dev libclang-dev)"
+fi
+if have_otf2; then
+    cli_features+=(flitsim-cli/otf2)
+    # The Python module is built with the engine's same features (compiled once).
+    py_features=(--features otf2)
+else
+    echo "note: the OTF2 library is missing and this is not root: reading and recording OTF2 traces is not tested (apt-get install libotf2-trace-dev)"
+fi
+if [ ${#cli_features[@]} -gt 0 ]; then
+    features=(--features "$(IFS=,; echo "${cli_features[*]}")")
 fi
 # Property tests draw their cases from a fixed seed, so a run is reproducible (the same
 # cases on every machine); PROPTEST_RNG_SEED=$RANDOM explores others, and FUZZ_CASES
@@ -84,17 +108,22 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 # The dev profile: the test profile's settings, so maturin reuses the engine `cargo test`
 # built and compiles only the bindings (maturin's `--profile test` would build a test harness).
-VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet
+VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --locked --quiet "${py_features[@]}"
 # The Python tests compare reports with the `flitsim` command's: the test-profile build
 # `cargo test` just made (target/debug/flitsim; this only makes sure it is in place).
 cargo build --workspace --bins --locked --quiet --profile test "${features[@]}"
 target_dir=$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 FLITSIM_BIN="$target_dir/debug/flitsim" "$venv/bin/python" -m pytest python/tests -q
 
-if [ ${#features[@]} -gt 0 ]; then
+if have_mpi; then
     # Without the feature, a run started by mpirun is refused with the fix (this rebuilds
     # only the command line).
     echo "== the command line without the mpi feature =="
-    cargo test --workspace --locked --test mpi
+    # (with the otf2 feature when it is on, so the engine is not compiled again)
+    if have_otf2; then
+        cargo test --workspace --locked --test mpi --features flitsim-cli/otf2
+    else
+        cargo test --workspace --locked --test mpi
+    fi
 fi
 echo "== all tests passed in $((SECONDS / 60)) min $((SECONDS % 60)) s =="

@@ -19,6 +19,7 @@ mod series;
 mod store;
 mod summary;
 mod sweep;
+mod trace_record;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -228,6 +229,12 @@ enum Command {
         #[command(flatten)]
         args: draw::DrawArgs,
     },
+    /// Record an MPI application's communication as an OTF2 archive (`trace record`), or
+    /// look at one (`trace show`).
+    Trace {
+        #[command(subcommand)]
+        cmd: trace_record::TraceCommand,
+    },
     /// Derive SeaStar age-arbitration parameters (per-dimension age bias, age clock period)
     /// from the radix, buffers and bandwidths, and print the derivation step by step.
     AgingParams {
@@ -299,6 +306,7 @@ fn main() -> ExitCode {
         Command::Report { dir, out } => report::cmd_report(&dir, out.as_deref()),
         Command::Draw { args } => draw::cmd_draw(&args),
         Command::AgingParams { args } => aging_params::cmd_aging_params(&args),
+        Command::Trace { cmd } => trace_record::cmd_trace(&cmd),
     };
     match result {
         Ok(code) => code,

@@ -17,7 +17,7 @@ mod spec;
 pub use crate::schema::check_range;
 use crate::schema::tagged::{join_path, path_string, split_marked, without_context};
 use data_files::rebase_data_files;
-pub use data_files::DATA_FILE_KEYS;
+pub use data_files::{rebase_override, DATA_FILE_KEYS};
 pub use parse::apply_override;
 use parse::{humanize, line_col, remove_key, tables_where_tables_belong, the_names_here};
 pub use spec::{FaultRoutes, Spec};
@@ -254,24 +254,15 @@ impl Config {
     /// The text a results store hashes for this config under simulator `version`:
     /// `{"config":<canonical_json>,"flitsim":"<version>"}`, and when the config names data
     /// files ([`Config::input_files`]) also `"inputs":{"<key path>":"<SHA-256 of the
-    /// file's bytes, or \"unreadable\">"}`, so that editing a trace, a link list or a
+    /// file's bytes (an OTF2 archive's: all its files), or \"unreadable\">"}`, so that editing a trace, a link list or a
     /// table file makes a new key (the CLI's and the Python package's stores hash this).
     pub fn store_text(&self, version: &str) -> String {
-        use sha2::Digest;
         let version = serde_json::to_string(version).expect("a string serializes");
         let mut text = format!("{{\"config\":{},\"flitsim\":{version}", self.canonical_json());
         let files = self.input_files();
         if !files.is_empty() {
-            let inputs: serde_json::Map<String, serde_json::Value> = files
-                .into_iter()
-                .map(|(key, f)| {
-                    let digest = std::fs::read(f).map_or_else(
-                        |_| "unreadable".to_string(),
-                        |b| sha2::Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect(),
-                    );
-                    (key.to_string(), serde_json::Value::String(digest))
-                })
-                .collect();
+            let inputs: serde_json::Map<String, serde_json::Value> =
+                files.into_iter().map(|(key, f)| (key.to_string(), serde_json::Value::String(data_files::digest(f)))).collect();
             text += &format!(",\"inputs\":{}", serde_json::Value::Object(inputs));
         }
         text + "}"

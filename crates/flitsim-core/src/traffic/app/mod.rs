@@ -7,6 +7,8 @@
 
 pub mod collective;
 pub mod lower;
+#[cfg(feature = "otf2")]
+pub mod otf2;
 pub mod placement;
 pub mod program;
 pub mod text;

@@ -141,11 +141,81 @@ pub struct Program {
     pub ops: Vec<Vec<(Op, Pos)>>,
     /// Per world rank, what was measured, when the trace recorded times.
     pub measured: Option<Vec<Measured>>,
+    /// Per world rank, per operation, when it was recorded (ns from the rank's first
+    /// event), when the trace recorded times; empty otherwise.
+    pub times: Vec<Vec<u64>>,
+}
+
+/// A collective on the world communicator, as [`Program::world_collectives`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldCollective {
+    /// Its kind and bytes.
+    pub kind: Collective,
+    pub bytes: u64,
+    /// When rank 0 called it (ns from its first event), when times were recorded.
+    pub time_ns: Option<u64>,
 }
 
 impl Program {
     /// Number of ranks.
     pub fn ranks(&self) -> u32 {
         self.ops.len() as u32
+    }
+
+    /// Rank 0's collectives on the world communicator, in order: the points every rank
+    /// passes in the same order, where [`Program::window`] can cut.
+    pub fn world_collectives(&self) -> Vec<WorldCollective> {
+        let Some(ops) = self.ops.first() else { return Vec::new() };
+        ops.iter()
+            .enumerate()
+            .filter_map(|(i, (op, _))| match *op {
+                Op::Collective { kind, comm: 0, bytes, .. } => {
+                    Some(WorldCollective { kind, bytes, time_ns: self.times.first().and_then(|t| t.get(i).copied()) })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The part of the program between world collectives `from` (included) and `to`
+    /// (excluded; `None`: to the end), numbered from 0 as [`Program::world_collectives`]
+    /// lists them: every rank's operations from its `from`-th world collective to its
+    /// `to`-th. What was measured becomes the window's: each rank's span from its first
+    /// operation in the window to the `to`-th collective (or its last event), and the part
+    /// of it not computing. A message that crosses a cut is left without its other side,
+    /// which lowering refuses, naming it.
+    pub fn window(&self, from: usize, to: Option<usize>) -> std::result::Result<Program, String> {
+        let n = self.world_collectives().len();
+        if to.is_some_and(|t| t <= from) || from >= n || to.is_some_and(|t| t > n) {
+            return Err(format!(
+                "the window {from}..{} is not within the program's {n} world collectives (0..{n}, the end excluded)",
+                to.map_or(String::new(), |t| t.to_string())
+            ));
+        }
+        let mut out = Program { comms: self.comms.clone(), ..Program::default() };
+        let mut measured = Vec::new();
+        for (r, ops) in self.ops.iter().enumerate() {
+            let cuts: Vec<usize> =
+                ops.iter().enumerate().filter(|(_, (op, _))| matches!(op, Op::Collective { comm: 0, .. })).map(|(i, _)| i).collect();
+            if cuts.len() != n {
+                return Err(format!("rank {r} makes {} world collectives and rank 0 makes {n}: the ranks cannot be cut alike", cuts.len()));
+            }
+            let lo = cuts[from];
+            let hi = to.map_or(ops.len(), |t| cuts[t]);
+            out.ops.push(ops[lo..hi].to_vec());
+            if let Some(t) = self.times.get(r) {
+                let end = to.map_or_else(|| t.last().copied().unwrap_or(0), |_| t[hi]);
+                let span = end.saturating_sub(t[lo]);
+                let compute: u64 = ops[lo..hi].iter().map(|(op, _)| if let Op::Compute { ns } = op { *ns } else { 0 }).sum();
+                measured.push(Measured { span_ns: span, mpi_ns: span.saturating_sub(compute) });
+                out.times.push(t[lo..hi].iter().map(|x| x - t[lo]).collect());
+            }
+        }
+        if out.times.len() == self.ops.len() && !self.ops.is_empty() {
+            out.measured = Some(measured);
+        } else {
+            out.times.clear();
+        }
+        Ok(out)
     }
 }

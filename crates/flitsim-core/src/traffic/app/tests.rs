@@ -337,3 +337,54 @@ mod lowering {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+mod text_format {
+    use super::super::program::{Collective, Measured, Op, Pos, Program};
+    use super::super::text::{parse, write};
+
+    #[test]
+    fn written_programs_read_back() {
+        // Every kind of line, on two communicators; positions are the lines written.
+        let ops0 = vec![
+            Op::Compute { ns: 5 },
+            Op::Send { peer: 1, bytes: 10, tag: 3, comm: 0, req: None },
+            Op::Recv { peer: 1, bytes: 0, tag: 0, comm: 1, req: Some(4) },
+            Op::Wait { reqs: vec![4] },
+            Op::Collective { kind: Collective::Bcast, comm: 1, root: 1, bytes: 64 },
+            Op::Collective { kind: Collective::Barrier, comm: 0, root: 0, bytes: 0 },
+        ];
+        let ops1 = vec![
+            Op::Recv { peer: 0, bytes: 10, tag: 3, comm: 0, req: None },
+            Op::Send { peer: 0, bytes: 0, tag: -2, comm: 1, req: Some(0) },
+            Op::Collective { kind: Collective::Bcast, comm: 1, root: 1, bytes: 64 },
+            Op::Collective { kind: Collective::Barrier, comm: 0, root: 0, bytes: 0 },
+        ];
+        let line = |first: usize, ops: Vec<Op>| ops.into_iter().enumerate().map(|(i, op)| (op, Pos::Line(first + i))).collect::<Vec<_>>();
+        let prog = Program {
+            comms: vec![vec![0, 1], vec![1, 0]],
+            ops: vec![line(4, ops0), line(10, ops1)],
+            measured: Some(vec![Measured { span_ns: 9, mpi_ns: 4 }, Measured { span_ns: 8, mpi_ns: 8 }]),
+            times: Vec::new(),
+        };
+        let text = write(&prog, "a test");
+        assert!(text.starts_with("# a test\nranks 2\ncomm 1 1,0\n0 compute 5\n0 send 1 10 tag=3\n0 irecv 1 0 comm=1 req=4\n"), "{text}");
+        assert_eq!(parse(&text, "t (x").unwrap(), prog, "{text}");
+    }
+
+    #[test]
+    fn a_window_cuts_at_world_collectives_and_measures_its_span() {
+        let text = "ranks 2\n0 barrier\n0 compute 7\n0 send 1 8\n0 allreduce 8\n0 compute 1\n1 barrier\n1 recv 0 8\n1 allreduce 8\n";
+        let mut prog = parse(text, "t (x").unwrap();
+        prog.times = vec![vec![0, 2, 9, 12, 20], vec![1, 5, 12]];
+        let w = prog.window(0, Some(1)).unwrap();
+        let kinds: Vec<usize> = w.ops.iter().map(Vec::len).collect();
+        assert_eq!(kinds, vec![3, 2]);
+        // Rank 0: from 0 to 12, 7 computing; rank 1: 1 to 12, none.
+        assert_eq!(w.measured.unwrap(), vec![Measured { span_ns: 12, mpi_ns: 5 }, Measured { span_ns: 11, mpi_ns: 11 }]);
+        let tail = prog.window(1, None).unwrap();
+        assert_eq!(tail.ops[0].len(), 2);
+        assert_eq!(tail.measured.unwrap()[0], Measured { span_ns: 8, mpi_ns: 7 });
+        assert!(prog.window(1, Some(1)).unwrap_err().contains("not within the program's 2 world collectives"));
+        assert!(prog.window(2, None).is_err());
+    }
+}

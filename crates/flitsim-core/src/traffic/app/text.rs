@@ -212,3 +212,74 @@ fn options<'a>(fields: &[&'a str], allowed: &[&str], err: &dyn Fn(String) -> Err
     }
     Ok(out)
 }
+
+/// The program in the ranks text format (what [`parse`] reads back; the times of the
+/// operations are not written, what was measured is). `header` goes first, each line
+/// a comment.
+pub fn write(prog: &Program, header: &str) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    for line in header.lines() {
+        let _ = writeln!(o, "# {line}");
+    }
+    let _ = writeln!(o, "ranks {}", prog.ranks());
+    for (id, members) in prog.comms.iter().enumerate().skip(1) {
+        let list: Vec<String> = members.iter().map(u32::to_string).collect();
+        let _ = writeln!(o, "comm {id} {}", list.join(","));
+    }
+    let opts = |tag: i32, comm: u32, req: Option<u64>| {
+        let mut s = String::new();
+        if tag != 0 {
+            s += &format!(" tag={tag}");
+        }
+        if comm != 0 {
+            s += &format!(" comm={comm}");
+        }
+        if let Some(q) = req {
+            s += &format!(" req={q}");
+        }
+        s
+    };
+    for (r, ops) in prog.ops.iter().enumerate() {
+        for (op, _) in ops {
+            match op {
+                Op::Compute { ns } => {
+                    let _ = writeln!(o, "{r} compute {ns}");
+                }
+                Op::Send { peer, bytes, tag, comm, req } | Op::Recv { peer, bytes, tag, comm, req } => {
+                    let verb = match (matches!(op, Op::Send { .. }), req.is_some()) {
+                        (true, false) => "send",
+                        (true, true) => "isend",
+                        (false, false) => "recv",
+                        (false, true) => "irecv",
+                    };
+                    let _ = writeln!(o, "{r} {verb} {peer} {bytes}{}", opts(*tag, *comm, *req));
+                }
+                Op::Wait { reqs } if reqs.is_empty() => {}
+                Op::Wait { reqs } => {
+                    let ids: Vec<String> = reqs.iter().map(u64::to_string).collect();
+                    let _ = writeln!(o, "{r} wait {}", ids.join(","));
+                }
+                Op::Collective { kind, comm, root, bytes } => {
+                    let mut line = format!("{r} {kind}");
+                    if *kind != Collective::Barrier {
+                        line += &format!(" {bytes}");
+                    }
+                    if kind.rooted() {
+                        line += &format!(" root={root}");
+                    }
+                    if *comm != 0 {
+                        line += &format!(" comm={comm}");
+                    }
+                    let _ = writeln!(o, "{line}");
+                }
+            }
+        }
+    }
+    if let Some(m) = &prog.measured {
+        for (r, x) in m.iter().enumerate() {
+            let _ = writeln!(o, "measured {r} span={} mpi={}", x.span_ns, x.mpi_ns);
+        }
+    }
+    o
+}
