@@ -671,3 +671,36 @@ fn a_network_too_large_for_the_memory_is_refused_with_a_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("FLITSIM_MEMORY_LIMIT=\"lots\" is not a size"));
 }
+
+/// `flitsim trace show --collectives` and `flitsim trace convert --window` on a ranks text
+/// trace (no otf2 feature needed): the window from world collective 1 to 2 keeps each
+/// rank's operations from its second world collective to its third, by hand below.
+#[test]
+fn trace_windows_are_cut_at_world_collectives() {
+    let dir = std::env::temp_dir().join(format!("flitsim-cli-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.ranks");
+    std::fs::write(
+        &input,
+        "ranks 2\n0 barrier\n0 send 1 8\n0 allreduce 16\n0 compute 5\n0 send 1 32 tag=4\n0 bcast 8 root=1\n\
+         1 barrier\n1 recv 0 8\n1 allreduce 16\n1 recv 0 32 tag=4\n1 bcast 8 root=1\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["trace", "show", input.to_str().unwrap(), "--collectives"]);
+    assert_eq!(code, 0, "{err}");
+    let kinds: Vec<String> = out.lines().skip(1).map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).collect();
+    assert_eq!(kinds, ["0 barrier 0", "1 allreduce 16", "2 bcast 8"]);
+    let output = dir.join("out.ranks");
+    let (code, _, err) = run(&["trace", "convert", input.to_str().unwrap(), "--out", output.to_str().unwrap(), "--window", "1..2"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&output).unwrap();
+    let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(body, ["ranks 2", "0 allreduce 16", "0 compute 5", "0 send 1 32 tag=4", "1 allreduce 16", "1 recv 0 32 tag=4"]);
+    let (code, _, err) = run(&["trace", "convert", input.to_str().unwrap(), "--out", output.to_str().unwrap(), "--window", "2..5"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--window 2..5: the window 2..5 is not within the program's 3 world collectives"), "{err}");
+    let (code, _, err) = run(&["trace", "convert", input.to_str().unwrap(), "--out", output.to_str().unwrap(), "--window", "x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("write FROM..TO or FROM.."), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
