@@ -115,6 +115,28 @@ class Result:
         return trace
 
     @property
+    def application(self) -> dict[str, Any] | None:
+        """With an application trace (``traffic.trace.format`` ``"ranks"`` or ``"otf2"``):
+        its predicted run time (``time_cycles``, ``time_ns``), the slowest rank, each
+        rank's finish, per kind of call its messages and latency, and what the trace
+        measured (the report's ``trace.app``); else None."""
+        trace = self.trace
+        app: dict[str, Any] | None = trace.get("app") if trace else None
+        return app
+
+    @property
+    def calls(self) -> pd.DataFrame:
+        """With an application trace, one row per kind of call (``point_to_point`` and
+        each collective used): ``algorithm``, ``calls`` (collective calls), ``messages``,
+        ``flits``, ``completed``, ``latency_mean`` and ``latency_max`` (cycles). Empty
+        without one."""
+        cols = ["call", "algorithm", "calls", "messages", "flits", "completed", "latency_mean", "latency_max"]
+        app = self.application
+        rows = [{c: row.get(c) for c in cols} for row in app["calls"]] if app else []
+        frame: pd.DataFrame = pd.DataFrame(rows, columns=cols)
+        return frame
+
+    @property
     def latency(self) -> pd.DataFrame:
         """Latency distributions of the measured packets, one row per histogram bin:
         ``kind`` ("packet": creation to tail ejection; "network": from leaving the source

@@ -94,8 +94,23 @@ def test_a_trace_from_a_dict_reports_its_completion() -> None:
     assert (r.summary["trace_completion"], r.summary["trace_latency_mean"]) == (82, 41.0)
     assert math.isnan(flitsim.simulate(SMALL).summary["trace_completion"])
     assert flitsim.simulate(SMALL).trace is None
+    assert r.application is None and r.calls.empty
     with pytest.raises(flitsim.ConfigError, match=r"traffic\.trace\.messages\[1\]"):
         flitsim.simulate({**config, "traffic": {"trace": {"messages": [{"src": 0, "dst": 7, "flits": 1}, {"src": 7, "dst": 0, "flits": 1, "after": [1]}]}}})
+
+
+def test_an_application_trace_reports_its_calls() -> None:
+    # presets/cg-64.ranks: 64 ranks, 5 iterations, each a halo exchange with 4 neighbours
+    # (64 x 4 x 5 = 1,280 messages of 2 KiB = 128 flits of 16 B) and two allreduces of
+    # 8 B, by recursive doubling on 64 ranks: 64 log2 64 = 384 one-flit messages each.
+    r = flitsim.simulate(Path(__file__).resolve().parents[2] / "presets" / "app-cg.toml", set=["traffic.trace.compute_scale=0"])
+    app = r.application
+    assert app is not None and (app["ranks"], app["placement"]) == (64, "linear")
+    assert app["time_cycles"] == r.trace["completion"] and len(app["finish"]) == 64
+    calls = r.calls.set_index("call")
+    assert list(calls.index) == ["point_to_point", "allreduce"]
+    assert tuple(calls.loc["point_to_point", ["messages", "flits", "completed"]]) == (1280, 1280 * 128, 1280)
+    assert tuple(calls.loc["allreduce", ["algorithm", "calls", "messages", "flits"]]) == ("recursive_doubling", 10, 3840, 3840)
 
 
 def test_result_tables() -> None:
