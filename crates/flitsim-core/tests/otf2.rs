@@ -108,6 +108,19 @@ fn an_archive_written_by_otf2_reads_as_the_program_its_events_describe() {
     assert_eq!(program, want);
 }
 
+#[test]
+fn mpi_init_and_finalize_are_left_out_of_what_was_measured() {
+    // write_archive.c's `setup`: MPI_Init 0..300 us, the exchange 310..312 (rank 0) and
+    // 310..315 (rank 1), MPI_Finalize from 400: each rank's span is 300..400, and its
+    // time in MPI the exchange alone.
+    let anchor = write("setup", "setup");
+    let program = otf2::read(&anchor, "traffic.trace.file").unwrap_or_else(|e| panic!("{e}"));
+    let m = |mpi_us: u64| Measured { span_ns: 100_000, mpi_ns: mpi_us * 1000 };
+    assert_eq!(program.measured, Some(vec![m(2), m(5)]));
+    // The computation from 315 (or 312) to Finalize at 400 is the program's.
+    assert_eq!(program.ops[0].iter().map(|(op, _)| op.clone()).collect::<Vec<_>>(), vec![compute(10), send(1, 8, 0, 0, None), compute(88)]);
+}
+
 /// The error `otf2::read` gives for `anchor`, as text.
 fn error(anchor: &Path) -> String {
     match otf2::read(anchor, "traffic.trace.file") {

@@ -901,6 +901,8 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
         // OTF2 request -> (op slot, program request, event index of the posting).
         let mut recvs: HashMap<u64, (usize, u64, u64)> = HashMap::new();
         let mut coll_begin: Option<u64> = None;
+        // When MPI_Init returned and MPI_Finalize was entered, if they were traced.
+        let (mut initialized, mut finalized): (Option<u64>, Option<u64>) = (None, None);
         for rec in records {
             let pos = Pos::Event(rec.index);
             let err = |msg: String| Error::config(at(&format!(" rank {rank} event {}", rec.index)), msg);
@@ -931,6 +933,12 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
                     Err(err(format!("peer {peer} is not a rank of communicator {comm}, which has {}: {CORRUPT}", members.len())))
                 }
             };
+            // Some(true) for MPI_Init(_thread), Some(false) for MPI_Finalize, else None.
+            let setup = |region: u32| match defs.regions.get(&region).and_then(|(name, _)| defs.strings.get(name)).map(String::as_str) {
+                Some("MPI_Init" | "MPI_Init_thread") => Some(true),
+                Some("MPI_Finalize") => Some(false),
+                _ => None,
+            };
             let is_mpi = |region: u32| {
                 defs.regions.get(&region).is_some_and(|(name, paradigm)| {
                     *paradigm == PARADIGM_MPI || defs.strings.get(name).is_some_and(|n| n.starts_with("MPI_"))
@@ -947,6 +955,9 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
                             }
                         }
                         entered = rec.time;
+                        if setup(region) == Some(false) {
+                            finalized.get_or_insert(rec.time);
+                        }
                     }
                     depth += 1;
                 }
@@ -956,7 +967,13 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
                     }
                     depth -= 1;
                     if depth == 0 {
-                        mpi_ticks += rec.time.saturating_sub(entered);
+                        // MPI_Init and MPI_Finalize set up and tear down: not the program's
+                        // communication, and outside its span.
+                        match setup(region) {
+                            Some(true) => initialized = Some(rec.time),
+                            Some(false) => {}
+                            None => mpi_ticks += rec.time.saturating_sub(entered),
+                        }
                         last_leave = Some(rec.time);
                         if !completed.is_empty() {
                             list.push(Some((Op::Wait { reqs: std::mem::take(&mut completed) }, pos)));
@@ -1059,7 +1076,8 @@ fn assemble(defs: Defs, events: Vec<Vec<Record>>, at: &dyn Fn(&str) -> String) -
                 format!("the receive request posted here (MPI_Irecv) never completes: no MPI_Wait or MPI_Test in the trace returns it; {CORRUPT}"),
             ));
         }
-        let span = records.iter().map(|r| r.time).max().unwrap_or(0).saturating_sub(first);
+        let last = records.iter().map(|r| r.time).max().unwrap_or(0);
+        let span = finalized.unwrap_or(last).saturating_sub(initialized.unwrap_or(first));
         measured.push(Measured { span_ns: ns(span), mpi_ns: ns(mpi_ticks) });
         // Collective slots keep their index when cancelled receives are dropped: map them.
         let mut new_index = Vec::with_capacity(list.len());

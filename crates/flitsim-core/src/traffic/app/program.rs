@@ -125,9 +125,11 @@ impl fmt::Display for Pos {
 /// What the trace measured of one rank on the machine it ran on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Measured {
-    /// Nanoseconds from the rank's first traced event to its last.
+    /// Nanoseconds from the rank's first traced event to its last (an OTF2 trace: from
+    /// the return of `MPI_Init` to the call of `MPI_Finalize`).
     pub span_ns: u64,
-    /// Nanoseconds inside the MPI calls the program lists (communication and waiting).
+    /// Nanoseconds inside the MPI calls the program lists (communication and waiting;
+    /// not `MPI_Init` or `MPI_Finalize`).
     pub mpi_ns: u64,
 }
 

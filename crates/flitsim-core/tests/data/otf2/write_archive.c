@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAITALL, R_BCAST, R_ALLTOALL, R_USER, R_WAIT, R_COUNT };
+enum { R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAITALL, R_BCAST, R_ALLTOALL, R_USER, R_WAIT, R_INIT, R_FINALIZE, R_COUNT };
 static const char *region_names[R_COUNT] = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall",
-                                            "MPI_Bcast", "MPI_Alltoall", "compute_kernel", "MPI_Wait"};
+                                            "MPI_Bcast", "MPI_Alltoall", "compute_kernel", "MPI_Wait",
+                                            "MPI_Init", "MPI_Finalize"};
 enum { WORLD = 5, SUB = 9 }; /* communicator ids, deliberately not 0 and 1 */
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool last) {
@@ -117,6 +118,29 @@ static void alltoallw(OTF2_Archive *a) {
     }
 }
 
+/* Two ranks that set up for 300 us (MPI_Init), compute, exchange one message and tear
+ * down (MPI_Finalize at 400 us): the measured span and MPI time leave both out. */
+static void setup(OTF2_Archive *a) {
+    for (int rank = 0; rank < 2; rank++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, rank);
+        ENTER(R_INIT, 0);
+        LEAVE(R_INIT, 300);
+        if (rank == 0) {
+            ENTER(R_SEND, 310);
+            OTF2_EvtWriter_MpiSend(w, NULL, 311, 1, WORLD, 0, 8);
+            LEAVE(R_SEND, 312);
+        } else {
+            ENTER(R_RECV, 310);
+            OTF2_EvtWriter_MpiRecv(w, NULL, 314, 0, WORLD, 0, 8);
+            LEAVE(R_RECV, 315);
+        }
+        ENTER(R_FINALIZE, 400);
+        LEAVE(R_FINALIZE, 450);
+        ok(OTF2_EvtWriter_GetNumberOfEvents(w, &counts[rank]), "count");
+        ok(OTF2_Archive_CloseEvtWriter(a, w), "close events");
+    }
+}
+
 static void open_irecv(OTF2_Archive *a) {
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
     ENTER(R_IRECV, 10);
@@ -128,10 +152,10 @@ static void open_irecv(OTF2_Archive *a) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: write_archive DIR roundtrip|alltoallw|open-irecv\n");
+        fprintf(stderr, "usage: write_archive DIR roundtrip|alltoallw|setup|open-irecv\n");
         return 2;
     }
-    int ranks = !strcmp(argv[2], "roundtrip") ? 4 : !strcmp(argv[2], "alltoallw") ? 2 : 1;
+    int ranks = !strcmp(argv[2], "roundtrip") ? 4 : !strcmp(argv[2], "alltoallw") || !strcmp(argv[2], "setup") ? 2 : 1;
     OTF2_Archive *a = OTF2_Archive_Open(argv[1], "trace", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
@@ -143,6 +167,8 @@ int main(int argc, char **argv) {
     ok(OTF2_Archive_OpenEvtFiles(a), "open event files");
     if (ranks == 4)
         roundtrip(a);
+    else if (!strcmp(argv[2], "setup"))
+        setup(a);
     else if (ranks == 2)
         alltoallw(a);
     else
