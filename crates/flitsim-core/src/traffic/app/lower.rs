@@ -18,7 +18,7 @@
 //! is replayed as receiving both and then computing both. Reductions cost nothing at the
 //! ranks.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use super::collective::{schedule, Algorithm, Schedule, ScheduleError};
 use super::program::{Collective, Op, Pos, Program};
@@ -80,7 +80,7 @@ enum Prim {
 
 /// A matching key: communicator, source and destination world ranks, tag (collective
 /// messages: instance and round).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 struct Key {
     comm: u32,
     src: u32,
@@ -253,9 +253,9 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
         prims.push(out);
     }
 
-    // Number the sends (per rank, in program order) and queue them for matching.
+    // Number the sends (per rank, in program order).
     let mut low = Lowered::default();
-    let mut queues: HashMap<Key, VecDeque<u32>> = HashMap::new();
+    let mut sends: Vec<(Key, u32)> = Vec::new();
     for (r, list) in prims.iter().enumerate() {
         for p in list {
             if let Prim::Send { dst, bytes, key, class, pos } = *p {
@@ -264,7 +264,7 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                 low.specs.push(MessageSpec { src: cx.nodes[r], dst: cx.nodes[dst as usize], flits, at: 0, after: Vec::new(), delay: 0 });
                 low.class.push(class);
                 low.origin.push((r as u32, prog.ops[r][pos].1.clone()));
-                queues.entry(key).or_default().push_back(id);
+                sends.push((key, id));
             }
         }
     }
@@ -275,8 +275,33 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
         ));
     }
 
+    // Match: the k-th receive a rank posts for a key (communicator, source, tag) takes the
+    // k-th message its source sends with that key. Both sides sorted by key (stably, so
+    // sends stay in program order, and receives, all at one rank per key, too).
+    let mut recvs: Vec<(Key, u32)> =
+        prims.iter().flatten().filter_map(|p| if let Prim::Recv { key, .. } = p { Some(*key) } else { None }).zip(0..).collect();
+    sends.sort_by_key(|s| s.0);
+    recvs.sort_by_key(|r| r.0);
+    let mut matched = vec![u32::MAX; recvs.len()];
+    let mut received = vec![false; low.specs.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < sends.len() && j < recvs.len() {
+        match sends[i].0.cmp(&recvs[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                matched[recvs[j].1 as usize] = sends[i].1;
+                received[sends[i].1 as usize] = true;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    drop((sends, recvs));
+
     // Walk each rank: what every send waits for.
     let mut next_send = 0usize;
+    let mut next_recv = 0usize;
     for (r, list) in prims.iter().enumerate() {
         let r = r as u32;
         let mut waited: Vec<u32> = Vec::new();
@@ -294,7 +319,9 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                 }
                 Prim::Recv { key, req, pos } => {
                     let pos_of = &prog.ops[r as usize][*pos].1;
-                    let Some(id) = queues.get_mut(key).and_then(VecDeque::pop_front) else {
+                    let id = matched[next_recv];
+                    next_recv += 1;
+                    if id == u32::MAX {
                         let (peer, comm) = (key.src, key.comm);
                         return Err(Error::config(
                             at(r, pos_of),
@@ -304,7 +331,7 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                                 format!("collective messages from rank {peer} are missing (communicator {comm})")
                             },
                         ));
-                    };
+                    }
                     match req {
                         None => waited.push(id),
                         Some(q) => {
@@ -330,9 +357,9 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
         }
     }
     // A send nobody receives: the first in message order.
-    if let Some(first) = queues.values().filter_map(|q| q.front().copied()).min() {
-        let (r, pos) = &low.origin[first as usize];
-        let s = &low.specs[first as usize];
+    if let Some(first) = received.iter().position(|&r| !r) {
+        let (r, pos) = &low.origin[first];
+        let s = &low.specs[first];
         let peer = cx.nodes.iter().position(|&n| n == s.dst).unwrap_or(0);
         return Err(Error::config(
             at(*r, pos),
