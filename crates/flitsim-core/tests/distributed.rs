@@ -104,13 +104,7 @@ fn trace_with_waits_across_processes() {
 /// at random): the ranks' finish times are merged across processes like every total.
 #[test]
 fn application_across_processes() {
-    let toml = format!(
-        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[channel]\nflit_bytes = 16\nlink_gbps = 25.6\n\
-         [sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n[traffic.trace]\nformat = \"ranks\"\n\
-         file = \"{}/../../presets/cg-64.ranks\"\nplacement = \"random\"\ncompute_scale = 0.05\n",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    same_across_processes("application", &toml);
+    same_across_processes("application", &common::application_config());
 }
 
 #[test]

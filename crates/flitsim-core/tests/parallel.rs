@@ -179,13 +179,7 @@ fn trace_with_waits_across_partitions() {
 /// at random): the ranks' finish times are merged across partitions like every total.
 #[test]
 fn application_across_partitions() {
-    let toml = format!(
-        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[channel]\nflit_bytes = 16\nlink_gbps = 25.6\n\
-         [sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n[traffic.trace]\nformat = \"ranks\"\n\
-         file = \"{}/../../presets/cg-64.ranks\"\nplacement = \"random\"\ncompute_scale = 0.05\n",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    same_on_any_thread_count("application", &toml);
+    same_on_any_thread_count("application", &common::application_config());
 }
 
 #[test]

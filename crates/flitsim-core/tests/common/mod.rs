@@ -166,3 +166,15 @@ pub fn random_trace(nodes: u64, count: usize, seed: u64) -> String {
     }
     format!("messages = [{}]", msgs.join(", "))
 }
+
+/// An application on an 8x8 torus (presets/cg-64.ranks: halo exchanges and allreduces on
+/// 64 ranks), placed at random and its computation scaled down, for the partitioned and
+/// distributed engines' identity tests.
+pub fn application_config() -> String {
+    format!(
+        "seed = 5\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[channel]\nflit_bytes = 16\nlink_gbps = 25.6\n\
+         [sim]\nwarmup = 0\nmeasure = 1000000\nuntil_done = true\n[traffic.trace]\nformat = \"ranks\"\n\
+         file = \"{}/../../presets/cg-64.ranks\"\nplacement = \"random\"\ncompute_scale = 0.05\n",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}

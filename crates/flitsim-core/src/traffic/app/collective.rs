@@ -7,9 +7,8 @@
 //! rounds carry the algorithm's data dependencies. Ranks are the communicator's, relative
 //! to nothing: a rooted collective is built for root 0 and rotated (`(i + root) mod p`).
 //!
-//! The algorithms (Thakur, Rabenseifner and Gropp's "Optimization of collective
-//! communication operations in MPICH" describes them all; [`Algorithm::auto`] picks as
-//! MPICH does by size and rank count):
+//! The algorithms (Thakur05 describes them all; [`Algorithm::auto`] picks as MPICH does by
+//! size and rank count):
 //!
 //! | kind | algorithms |
 //! |---|---|
