@@ -128,9 +128,21 @@ class Result:
     def calls(self) -> pd.DataFrame:
         """With an application trace, one row per kind of call (``point_to_point`` and
         each collective used): ``algorithm``, ``calls`` (collective calls), ``messages``,
-        ``flits``, ``completed``, ``latency_mean`` and ``latency_max`` (cycles). Empty
-        without one."""
-        cols = ["call", "algorithm", "calls", "messages", "flits", "completed", "latency_mean", "latency_max"]
+        ``flits``, ``completed``, ``latency_mean`` and ``latency_max`` (cycles), and
+        ``time_mean`` and ``time_max``: the time a rank spends in calls of that kind (cycles;
+        its mean over ranks and the most of any rank). Empty without one."""
+        cols = [
+            "call",
+            "algorithm",
+            "calls",
+            "messages",
+            "flits",
+            "completed",
+            "latency_mean",
+            "latency_max",
+            "time_mean",
+            "time_max",
+        ]
         app = self.application
         rows = [{c: row.get(c) for c in cols} for row in app["calls"]] if app else []
         frame: pd.DataFrame = pd.DataFrame(rows, columns=cols)

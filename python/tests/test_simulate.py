@@ -111,6 +111,9 @@ def test_an_application_trace_reports_its_calls() -> None:
     assert list(calls.index) == ["point_to_point", "allreduce"]
     assert tuple(calls.loc["point_to_point", ["messages", "flits", "completed"]]) == (1280, 1280 * 128, 1280)
     assert tuple(calls.loc["allreduce", ["algorithm", "calls", "messages", "flits"]]) == ("recursive_doubling", 10, 3840, 3840)
+    # Every rank waits for all it receives and nothing is computed: its times in its
+    # calls add up to its finish.
+    assert calls["time_mean"].sum() == pytest.approx(app["finish_mean"], rel=1e-12)
 
 
 def test_result_tables() -> None:

@@ -138,6 +138,15 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
                     m.mpi_ns_mean / 1e3
                 );
             }
+            // A time in cycles, and in us when the cycle time is known.
+            let cycle_ns = a.time_ns.map(|n| n / a.time_cycles.max(1) as f64);
+            let time = |c: f64| match cycle_ns {
+                Some(ns) => format!("{c:.0} cycles = {:.1} us", c * ns / 1e3),
+                None => format!("{c:.0} cycles"),
+            };
+            if a.compute_max > 0 {
+                let _ = writeln!(o, "  computation     per rank mean {}, max {}", time(a.compute_mean), time(a.compute_max as f64));
+            }
             for c in &a.calls {
                 let how = match (&c.algorithm, c.calls) {
                     (Some(alg), n) => format!("{n} calls by {alg}, "),
@@ -145,8 +154,14 @@ pub fn report_text(r: &Report, wall_secs: Option<f64>) -> String {
                 };
                 let _ = writeln!(
                     o,
-                    "  {:<15} {how}{} messages ({} flits), latency mean {:.1}, max {} cycles",
-                    c.call, c.messages, c.flits, c.latency_mean, c.latency_max
+                    "  {:<15} {how}{} messages ({} flits), latency mean {:.1}, max {} cycles; time per rank mean {}, max {}",
+                    c.call,
+                    c.messages,
+                    c.flits,
+                    c.latency_mean,
+                    c.latency_max,
+                    time(c.time_mean),
+                    time(c.time_max as f64)
                 );
             }
         }

@@ -100,6 +100,14 @@ fn ping_pong_takes_the_round_trips_of_the_closed_form() {
         assert_eq!(app.calls.len(), 1);
         let c = &app.calls[0];
         assert_eq!((c.call.as_str(), c.messages, c.flits, c.completed, c.latency_max), ("point_to_point", n, n * f, n, l));
+        // Time: rank 0 computes before each send but the first (its last computation
+        // comes after its last call and is not replayed) and waits the rest of `done`;
+        // rank 1 computes before each answer and waits the rest of its last send's
+        // creation, done - l.
+        let (c0, c1) = ((rounds as u64 - 1) * ns, rounds as u64 * ns);
+        let (w0, w1) = (done - c0, done - l - c1);
+        assert_eq!((c.time_max, c.time_mean), (w0, (w0 + w1) as f64 / 2.0), "rounds {rounds}, {bytes} B, {ns} ns");
+        assert_eq!((app.compute_max, app.compute_mean), (c1, (c0 + c1) as f64 / 2.0));
     }
 }
 
@@ -151,9 +159,18 @@ fn collectives_run_by_their_algorithms() {
     // A dissemination barrier's last round cannot start before the alltoall's last
     // messages arrived, so the barrier ends the run: its last message is one of the last.
     assert_eq!(app.time_cycles, tr.completion);
+    // Every message a rank receives it waits for and nothing computes, so a rank's
+    // times in its calls add up to its finish.
+    let per_call: f64 = app.calls.iter().map(|c| c.time_mean).sum();
+    assert_eq!((per_call, app.compute_max), (app.finish_mean, 0));
+    assert!(app.calls.iter().all(|c| c.time_max > 0), "{:?}", app.calls);
     // The same with the allreduce by ring: 2 p (p - 1) = 112 messages.
     let ring = run(&config(&format!("format = \"ranks\"\nfile = \"{}\"\ncollectives = {{ allreduce = \"ring\" }}", ranks.path())));
     assert_eq!(trace_of(&ring).messages, 112 + 56 + 24);
+    // Only 3 of the alltoall's 7 steps: 8 x 3 = 24 messages.
+    let some = run(&config(&format!("format = \"ranks\"\nfile = \"{}\"\ncollectives = {{ alltoall_steps = 3 }}", ranks.path())));
+    let calls = &trace_of(&some).app.as_ref().unwrap().calls;
+    assert_eq!(calls.iter().find(|c| c.call == "alltoall").map(|c| (c.messages, c.flits)), Some((24, 24 * 64)));
 }
 
 #[test]
@@ -168,6 +185,10 @@ fn application_options_are_checked() {
         (
             config(&format!("format = \"ranks\"\nfile = \"{file}\"\ncollectives = {{ alltoall = \"ring\" }}")),
             "`traffic.trace.collectives.alltoall`: `ring` is not an algorithm for alltoall: choose auto, pairwise, bruck",
+        ),
+        (
+            config(&format!("format = \"ranks\"\nfile = \"{file}\"\ncollectives = {{ alltoall_steps = 0 }}")),
+            "`traffic.trace.collectives.alltoall_steps`: 0 steps replay nothing",
         ),
         (
             config(&format!("format = \"ranks\"\nfile = \"{file}\"\ncompute_scale = -1")),

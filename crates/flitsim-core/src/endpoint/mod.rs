@@ -516,7 +516,7 @@ impl Endpoints {
             }
             return;
         }
-        trace.created_at(e, now);
+        trace.created_at(e, c.id, now);
         let measured = stats.in_window(now);
         for k in 0..c.packets {
             let size = c.flits_of(k);

@@ -24,7 +24,9 @@
 //! Recursive doubling and Rabenseifner's allreduce on a `p` that is not a power of two
 //! first fold the `p - p'` ranks above the largest power of two `p'` into ranks
 //! `0..p - p'` (one message each, the whole vector) and send them the result at the end;
-//! `recursive_doubling` allgather and `recursive_halving` need a power of two. A block
+//! `recursive_doubling` allgather and `recursive_halving` need a power of two. A
+//! pairwise all-to-all too large to simulate whole may keep only some of its `p - 1`
+//! steps ([`keep_steps`]). A block
 //! split into `p` chunks gives the first `bytes mod p` chunks one byte more. Reductions
 //! cost no time at the ranks (only the messages are simulated).
 
@@ -234,6 +236,31 @@ pub enum ScheduleError {
     PowerOfTwo,
 }
 
+/// The steps (1..p) a pairwise all-to-all on `p` ranks keeps when it replays only `keep`
+/// of its `p - 1`: one from each of `keep` equal runs of consecutive steps, drawn by a
+/// fixed hash of `p`, `keep` and the run (so every call and every run keeps the same);
+/// all of them when `keep >= p - 1`.
+pub fn kept_steps(p: u32, keep: u32) -> Vec<u32> {
+    let n = p.saturating_sub(1) as u64;
+    if keep as u64 >= n {
+        return (1..p).collect();
+    }
+    let keep = keep.max(1) as u64;
+    (0..keep)
+        .map(|j| {
+            let (lo, hi) = (1 + j * n / keep, 1 + (j + 1) * n / keep);
+            let h = crate::rng::mix64((p as u64) << 40 ^ keep << 20 ^ j);
+            (lo + h % (hi - lo)) as u32
+        })
+        .collect()
+}
+
+/// A pairwise all-to-all's schedule with only the steps `kept` (round `k - 1` is step
+/// `k`), in order: the rounds of the other steps are dropped.
+pub fn keep_steps(s: Schedule, kept: &[u32]) -> Schedule {
+    Schedule { rounds: s.rounds.into_iter().map(|r| kept.iter().map(|&k| r[k as usize - 1].clone()).collect()).collect() }
+}
+
 /// The messages of collective `kind` by `alg` on `p >= 1` ranks rooted at `root`, with
 /// `bytes` as in [`Collective`].
 pub fn schedule(kind: Collective, alg: Algorithm, p: u32, root: u32, bytes: u64) -> Result<Schedule, ScheduleError> {
@@ -325,10 +352,12 @@ pub fn schedule(kind: Collective, alg: Algorithm, p: u32, root: u32, bytes: u64)
             }
         }
         (C::Alltoall, A::Pairwise) => {
-            // Step k: send to i + k, receive from i - k.
+            // Step k: exchange with i XOR k on a power of two, else send to i + k and
+            // receive from i - k (MPICH's order).
             for k in 1..p {
                 for i in 0..p {
-                    s.xfer((k - 1) as usize, i, (i + k) % p, bytes);
+                    let to = if p.is_power_of_two() { i ^ k } else { (i + k) % p };
+                    s.xfer((k - 1) as usize, i, to, bytes);
                 }
             }
         }

@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use super::collective::{schedule, Algorithm, Schedule, ScheduleError};
+use super::collective::{keep_steps, kept_steps, schedule, Algorithm, Schedule, ScheduleError};
 use super::program::{Collective, Op, Pos, Program};
 use crate::error::{Error, Result};
 use crate::traffic::trace::MessageSpec;
@@ -49,6 +49,9 @@ pub struct LowerContext<'a> {
     /// Per collective kind ([`Collective::ALL`] order), the algorithm, or `None` for the
     /// size-based default ([`Algorithm::auto`]).
     pub algorithms: [Option<Algorithm>; 9],
+    /// Steps kept of each pairwise all-to-all ([`super::collective::kept_steps`]); `None`:
+    /// all.
+    pub alltoall_steps: Option<u32>,
     /// The config key of the trace, for errors.
     pub key: &'a str,
 }
@@ -65,6 +68,21 @@ pub struct Lowered {
     /// Per collective kind used, `(kind, algorithm, calls)` in [`Collective::ALL`] order
     /// (the algorithm of its first call when calls differ in size).
     pub algorithms: Vec<(Collective, Algorithm, u64)>,
+    /// Per rank, what it does in program order, as the replay times it.
+    pub walk: Vec<Vec<Step>>,
+}
+
+/// One thing a rank does in the replay, in program order: what the report's per-call
+/// times walk (see [`super::AppInfo::report`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Computation (cycles), replayed just before the next send.
+    Compute(u64),
+    /// It sends message `m` (created once the rank gets there).
+    Send(u32),
+    /// It waits for message `m` to arrive (a blocking receive, a wait on a non-blocking
+    /// one, or a collective's round).
+    Wait(u32),
 }
 
 /// A member's collective call: kind, root, bytes, and the index of its op.
@@ -194,6 +212,12 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                             },
                         )
                     })?);
+                    let s = match cx.alltoall_steps {
+                        Some(keep) if (kind, alg) == (Collective::Alltoall, Algorithm::Pairwise) => {
+                            std::rc::Rc::new(keep_steps((*s).clone(), &kept_steps(p, keep)))
+                        }
+                        _ => s,
+                    };
                     cache.insert(key, s.clone());
                     s
                 }
@@ -304,6 +328,7 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
     let mut next_recv = 0usize;
     for (r, list) in prims.iter().enumerate() {
         let r = r as u32;
+        let mut walk = Vec::new();
         let mut waited: Vec<u32> = Vec::new();
         let mut compute_ns = 0u64;
         let mut posted: HashMap<u64, u32> = HashMap::new();
@@ -316,6 +341,10 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                     spec.after = std::mem::take(&mut waited);
                     spec.delay = cycles(compute_ns, cx, || at(r, &low.origin[next_send - 1].1))?;
                     compute_ns = 0;
+                    if spec.delay > 0 {
+                        walk.push(Step::Compute(spec.delay));
+                    }
+                    walk.push(Step::Send(next_send as u32 - 1));
                 }
                 Prim::Recv { key, req, pos } => {
                     let pos_of = &prog.ops[r as usize][*pos].1;
@@ -333,7 +362,10 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                         ));
                     }
                     match req {
-                        None => waited.push(id),
+                        None => {
+                            waited.push(id);
+                            walk.push(Step::Wait(id));
+                        }
                         Some(q) => {
                             if posted.insert(*q, id).is_some() {
                                 return Err(Error::config(
@@ -350,11 +382,13 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                         // when its message has arrived.
                         if let Some(id) = posted.remove(q) {
                             waited.push(id);
+                            walk.push(Step::Wait(id));
                         }
                     }
                 }
             }
         }
+        low.walk.push(walk);
     }
     // A send nobody receives: the first in message order.
     if let Some(first) = received.iter().position(|&r| !r) {

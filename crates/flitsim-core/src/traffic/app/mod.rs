@@ -72,6 +72,13 @@ pub struct CollectiveAlgorithms {
     /// `ring` or `recursive_halving`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduce_scatter: Option<String>,
+    /// Replay only this many of each pairwise all-to-all's `p - 1` steps, one drawn from
+    /// each of as many equal runs of consecutive steps (the same steps in every call and
+    /// run): for all-to-alls too large to simulate whole. The predicted time then covers
+    /// the kept steps; the whole all-to-all takes about `(p - 1) / alltoall_steps` times
+    /// as long. Unset: every step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alltoall_steps: Option<u32>,
 }
 
 impl CollectiveAlgorithms {
@@ -117,6 +124,10 @@ pub struct AppInfo {
     pub cycle_ns: Option<f64>,
     /// What the trace measured per rank.
     pub measured: Option<Vec<program::Measured>>,
+    /// Per message, its class ([`lower::class_names`]).
+    pub class: Vec<u8>,
+    /// Per rank, its steps in program order ([`lower::Step`]).
+    pub walk: Vec<Vec<lower::Step>>,
 }
 
 /// One kind of call in the report.
@@ -136,6 +147,11 @@ pub struct CallReport {
     pub completed: u64,
     pub latency_mean: f64,
     pub latency_max: u64,
+    /// Time a rank spent in calls of this kind (cycles), the mean over ranks and the
+    /// most of any rank: the cycles it waited there for messages to arrive, or for its
+    /// own to be created (see [`AppInfo::report`]).
+    pub time_mean: f64,
+    pub time_max: u64,
 }
 
 /// What the trace measured on the machine it was recorded on, beside the prediction.
@@ -165,6 +181,9 @@ pub struct AppReport {
     pub finish_mean: f64,
     /// Per rank, the cycle it finished.
     pub finish: Vec<u64>,
+    /// Computation replayed per rank, cycles: the mean and the most of any rank.
+    pub compute_mean: f64,
+    pub compute_max: u64,
     /// Per kind of call used, its messages and their latency.
     pub calls: Vec<CallReport>,
     /// What the trace measured, when it recorded times.
@@ -173,9 +192,45 @@ pub struct AppReport {
 }
 
 impl AppInfo {
+    /// Per rank, the cycles it spent per class of call, and computing.
+    ///
+    /// Each rank's steps are walked in program order with a clock that starts at 0:
+    /// computation advances it by its cycles; a send to the cycle its message was
+    /// created, a wait to the cycle its message completed, when later, and the cycles
+    /// gained count for that message's class. The replay creates a message the cycle it
+    /// is due, so a send gains only the cycles a rank spends creating several messages in
+    /// one cycle: a rank's time is where it waits. The times of a rank add up to the cycle
+    /// of its last step.
+    pub fn call_times(&self, t: &Totals) -> Vec<([u64; CLASSES], u64)> {
+        self.walk
+            .iter()
+            .map(|steps| {
+                let (mut clock, mut per, mut compute) = (0u64, [0u64; CLASSES], 0u64);
+                for s in steps {
+                    let (m, at) = match *s {
+                        lower::Step::Compute(c) => {
+                            clock += c;
+                            compute += c;
+                            continue;
+                        }
+                        lower::Step::Send(m) => (m, t.message_times(m).0),
+                        lower::Step::Wait(m) => (m, t.message_times(m).1),
+                    };
+                    if at > clock {
+                        per[self.class[m as usize] as usize] += at - clock;
+                        clock = at;
+                    }
+                }
+                (per, compute)
+            })
+            .collect()
+    }
+
     /// The report from the run's totals and the trace's messages and flits per class.
     pub fn report(&self, t: &Totals, counts: &[(u64, u64); CLASSES]) -> AppReport {
         let finish: Vec<u64> = self.nodes.iter().map(|&e| t.finish_of(e)).collect();
+        let times = self.call_times(t);
+        let ranks = times.len().max(1) as f64;
         let time = finish.iter().copied().max().unwrap_or(0);
         let slowest = finish.iter().position(|&f| f == time).unwrap_or(0) as u32;
         let names = lower::class_names();
@@ -193,6 +248,8 @@ impl AppInfo {
                     completed: x.completed,
                     latency_mean: if x.completed == 0 { 0.0 } else { x.latency_sum as f64 / x.completed as f64 },
                     latency_max: x.latency_max,
+                    time_mean: times.iter().map(|x| x.0[c] as f64).sum::<f64>() / ranks,
+                    time_max: times.iter().map(|x| x.0[c]).max().unwrap_or(0),
                 }
             })
             .collect();
@@ -209,6 +266,8 @@ impl AppInfo {
             slowest_rank: slowest,
             finish_mean: if finish.is_empty() { 0.0 } else { finish.iter().sum::<u64>() as f64 / finish.len() as f64 },
             finish,
+            compute_mean: times.iter().map(|x| x.1 as f64).sum::<f64>() / ranks,
+            compute_max: times.iter().map(|x| x.1).max().unwrap_or(0),
             calls,
             measured,
         }
@@ -254,6 +313,15 @@ pub fn build(cfg: &TraceConfig, space: &NodeSpace, seed: u64, units: Option<Unit
             cycle_ns: u.cycle_ns,
             compute_scale: cfg.compute_scale,
             algorithms,
+            alltoall_steps: match cfg.collectives.alltoall_steps {
+                Some(0) => {
+                    return Err(Error::config(
+                        format!("{key}.collectives.alltoall_steps"),
+                        "0 steps replay nothing: keep at least 1 (or leave it unset for every step)",
+                    ))
+                }
+                k => k,
+            },
             key: &format!("{key}.file"),
         },
     )?;
@@ -262,10 +330,15 @@ pub fn build(cfg: &TraceConfig, space: &NodeSpace, seed: u64, units: Option<Unit
         format!("{key}.file ({file}, rank {r}, {pos})")
     };
     let mut trace = Trace::from_specs(&low.specs, cfg.packet_flits, space.num_nodes, &names, key)?;
-    trace.set_app(
-        &low.class,
-        AppInfo { nodes, placement: cfg.placement.name(), algorithms: low.algorithms, cycle_ns: u.cycle_ns, measured: prog.measured },
-    );
+    trace.set_app(AppInfo {
+        nodes,
+        placement: cfg.placement.name(),
+        algorithms: low.algorithms,
+        cycle_ns: u.cycle_ns,
+        measured: prog.measured,
+        class: low.class,
+        walk: low.walk,
+    });
     Ok(trace)
 }
 

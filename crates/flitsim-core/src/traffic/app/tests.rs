@@ -125,10 +125,41 @@ fn alltoall_pairwise_and_bruck() {
         let pop: u64 = (1..p).map(|j| j.count_ones() as u64).sum();
         assert_eq!((br.messages(), br.bytes()), (p as u64 * log2c(p), p as u64 * pop * b), "p = {p}");
     }
-    // p = 4, pairwise: member 1 sends to 2, 3, 0 in steps 1, 2, 3.
+    // p = 4, pairwise: member 1 exchanges with 1 XOR k, 0, 3, 2 in steps 1, 2, 3; on
+    // p = 6 it sends to 1 + k and receives from 1 - k.
     let pw = run(C::Alltoall, A::Pairwise, 4, 0, b);
-    let order: Vec<u32> = pw.rounds[1].iter().map(|r| r.sends[0].0).collect();
-    assert_eq!(order, vec![2, 3, 0]);
+    let order: Vec<(u32, u32)> = pw.rounds[1].iter().map(|r| (r.sends[0].0, r.recvs[0].0)).collect();
+    assert_eq!(order, vec![(0, 0), (3, 3), (2, 2)]);
+    let pw = run(C::Alltoall, A::Pairwise, 6, 0, b);
+    let order: Vec<(u32, u32)> = pw.rounds[1].iter().map(|r| (r.sends[0].0, r.recvs[0].0)).collect();
+    assert_eq!(order, vec![(2, 0), (3, 5), (4, 4), (5, 3), (0, 2)]);
+}
+
+#[test]
+fn a_pairwise_alltoall_keeps_one_step_per_run_of_steps() {
+    for (p, keep) in [(2048u32, 8u32), (2048, 1), (100, 7), (9, 8), (5, 4), (5, 9)] {
+        let k = super::collective::kept_steps(p, keep);
+        let n = p - 1;
+        if keep >= n {
+            assert_eq!(k, (1..p).collect::<Vec<_>>());
+            continue;
+        }
+        // Step j of the kept lies in the j-th of `keep` equal runs of 1..p-1.
+        assert_eq!(k.len(), keep as usize);
+        for (j, &s) in k.iter().enumerate() {
+            let (lo, hi) = (1 + j as u32 * n / keep, 1 + (j as u32 + 1) * n / keep);
+            assert!((lo..hi).contains(&s), "p {p}, keep {keep}: step {s} outside {lo}..{hi}");
+        }
+        // Kept: p messages of the block per kept step, in the steps' order.
+        if p <= 100 {
+            let s = super::collective::keep_steps(run(C::Alltoall, A::Pairwise, p, 0, 8), &k);
+            assert_eq!((s.messages(), s.bytes()), (p as u64 * keep as u64, p as u64 * keep as u64 * 8));
+            let to: Vec<u32> = s.rounds[0].iter().map(|r| r.sends[0].0).collect();
+            assert_eq!(to, k, "member 0 sends to 0 + k (p = {p} is not a power of two)");
+        }
+    }
+    // The same steps every time.
+    assert_eq!(super::collective::kept_steps(2048, 8), super::collective::kept_steps(2048, 8));
 }
 
 #[test]
@@ -179,7 +210,15 @@ mod lowering {
     fn low(text: &str) -> Result<Lowered, String> {
         let prog = parse(text, "t (x").map_err(|e| e.to_string())?;
         let nodes: Vec<u32> = (0..prog.ranks()).collect();
-        let cx = LowerContext { nodes: &nodes, flit_bytes: 16, cycle_ns: Some(2.0), compute_scale: 1.0, algorithms: [None; 9], key: "t" };
+        let cx = LowerContext {
+            nodes: &nodes,
+            flit_bytes: 16,
+            cycle_ns: Some(2.0),
+            compute_scale: 1.0,
+            algorithms: [None; 9],
+            alltoall_steps: None,
+            key: "t",
+        };
         lower(&prog, &cx).map_err(|e| e.to_string())
     }
 
@@ -235,9 +274,10 @@ mod lowering {
         assert!(l.class.iter().all(|&c| c == 8));
         assert_eq!(l.algorithms.len(), 1);
         assert_eq!((l.algorithms[0].1.name(), l.algorithms[0].2), ("pairwise", 1));
-        // Rank 0's messages: to 1, 2, 3; the second waits for the one from 3 (step 1).
-        let from3_step1 = l.specs.iter().position(|s| s.src == 3 && s.dst == 0).unwrap() as u32;
-        assert_eq!((l.specs[0].dst, l.specs[1].dst, &l.specs[1].after), (1, 2, &vec![from3_step1]));
+        // Rank 0's messages: to 0 XOR k = 1, 2, 3; the second waits for the one from 1
+        // (step 1 exchanges with 1).
+        let from1_step1 = l.specs.iter().position(|s| s.src == 1 && s.dst == 0).unwrap() as u32;
+        assert_eq!((l.specs[0].dst, l.specs[1].dst, &l.specs[1].after), (1, 2, &vec![from1_step1]));
     }
 
     #[test]
@@ -271,11 +311,27 @@ mod lowering {
         let nodes: Vec<u32> = (0..6).collect();
         let mut algs = [None; 9];
         algs[5] = Some(super::A::RecursiveDoubling);
-        let cx = LowerContext { nodes: &nodes, flit_bytes: 8, cycle_ns: None, compute_scale: 1.0, algorithms: algs, key: "t" };
+        let cx = LowerContext {
+            nodes: &nodes,
+            flit_bytes: 8,
+            cycle_ns: None,
+            compute_scale: 1.0,
+            algorithms: algs,
+            alltoall_steps: None,
+            key: "t",
+        };
         let e = lower(&prog, &cx).unwrap_err().to_string();
         assert!(e.contains("allgather by recursive_doubling needs a power-of-two number of ranks, and communicator 0 has 6"), "{e}");
         let prog = parse("ranks 2\n0 compute 5\n0 send 1 8\n1 recv 0 8\n", "t (x").unwrap();
-        let cx = LowerContext { nodes: &nodes[..2], flit_bytes: 8, cycle_ns: None, compute_scale: 1.0, algorithms: [None; 9], key: "t" };
+        let cx = LowerContext {
+            nodes: &nodes[..2],
+            flit_bytes: 8,
+            cycle_ns: None,
+            compute_scale: 1.0,
+            algorithms: [None; 9],
+            alltoall_steps: None,
+            key: "t",
+        };
         assert!(lower(&prog, &cx).unwrap_err().to_string().contains("set channel.link_gbps"));
         let cx = LowerContext { compute_scale: 0.0, ..cx };
         assert_eq!(lower(&prog, &cx).unwrap().specs[0].delay, 0);
@@ -369,6 +425,21 @@ mod text_format {
         let text = write(&prog, "a test");
         assert!(text.starts_with("# a test\nranks 2\ncomm 1 1,0\n0 compute 5\n0 send 1 10 tag=3\n0 irecv 1 0 comm=1 req=4\n"), "{text}");
         assert_eq!(parse(&text, "t (x").unwrap(), prog, "{text}");
+    }
+
+    #[test]
+    fn a_star_line_is_every_ranks_call() {
+        let prog = parse("ranks 3\n1 compute 7\n* alltoall 64\n2 barrier\n* send 0 8\n", "t (x").unwrap();
+        let a2a = (Op::Collective { kind: Collective::Alltoall, comm: 0, root: 0, bytes: 64 }, Pos::Line(3));
+        let send = (Op::Send { peer: 0, bytes: 8, tag: 0, comm: 0, req: None }, Pos::Line(5));
+        assert_eq!(
+            prog.ops,
+            vec![
+                vec![a2a.clone(), send.clone()],
+                vec![(Op::Compute { ns: 7 }, Pos::Line(2)), a2a.clone(), send.clone()],
+                vec![a2a, (Op::Collective { kind: Collective::Barrier, comm: 0, root: 0, bytes: 0 }, Pos::Line(4)), send],
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! 0 allreduce 8192          # a collective: its bytes as in `Collective` (comm=C)
 //! 2 bcast 4096 root=1 comm=1  # rooted ones take root=R (a rank of the communicator)
 //! 3 barrier
+//! * alltoall 1024           # `*`: every rank makes the call
 //! measured 0 span=9000 mpi=4000   # optional: what the trace measured of rank 0, ns
 //! ```
 //!
@@ -106,9 +107,14 @@ pub fn parse(text: &str, at: &str) -> Result<Program> {
                 measured[r as usize] = Some(m);
             }
             r => {
-                let rank = in_range(rank_num(r, "a rank (or `ranks`, `comm`, `measured`)")?, "rank")?;
+                let who = if r == "*" {
+                    0..n
+                } else {
+                    let rank = in_range(rank_num(r, "a rank (or `*`, `ranks`, `comm`, `measured`)")?, "rank")?;
+                    rank..rank + 1
+                };
                 let Some(&verb) = fields.get(1) else {
-                    return Err(err(format!("`{body}` names no call: write `{rank} send PEER BYTES`, `{rank} compute NS`, ...")));
+                    return Err(err(format!("`{body}` names no call: write `{r} send PEER BYTES`, `{r} compute NS`, ...")));
                 };
                 let args = &fields[2..];
                 let op = match verb {
@@ -179,7 +185,9 @@ pub fn parse(text: &str, at: &str) -> Result<Program> {
                         Op::Collective { kind, comm, root: root.unwrap_or(0), bytes }
                     }
                 };
-                prog.ops[rank as usize].push((op, Pos::Line(line)));
+                for rank in who {
+                    prog.ops[rank as usize].push((op.clone(), Pos::Line(line)));
+                }
             }
         }
     }

@@ -178,6 +178,8 @@ pub struct Creation {
     /// Sequence number of the first packet among its source's packets (the receiver
     /// finds the message from it).
     pub first_seq: u32,
+    /// The message's number in the trace.
+    pub id: u32,
 }
 
 impl Creation {
@@ -260,6 +262,10 @@ pub struct Totals {
     /// Per endpoint, the last cycle it created a message or completed one sent to it
     /// (kept for an application's ranks; empty otherwise).
     finish: Vec<u64>,
+    /// Per message, the cycle it was created and the cycle it completed (0 when it was
+    /// not; kept for an application's per-call times, empty otherwise).
+    made: Vec<u64>,
+    done: Vec<u64>,
 }
 
 impl Default for Totals {
@@ -274,6 +280,8 @@ impl Default for Totals {
             last_done: 0,
             classes: [ClassTotals::default(); CLASSES],
             finish: Vec::new(),
+            made: Vec::new(),
+            done: Vec::new(),
         }
     }
 }
@@ -293,11 +301,13 @@ impl Totals {
             c.latency_sum += x.latency_sum;
             c.latency_max = c.latency_max.max(x.latency_max);
         }
-        if self.finish.len() < o.finish.len() {
-            self.finish.resize(o.finish.len(), 0);
-        }
-        for (f, &x) in self.finish.iter_mut().zip(&o.finish) {
-            *f = (*f).max(x);
+        for (mine, theirs) in [(&mut self.finish, &o.finish), (&mut self.made, &o.made), (&mut self.done, &o.done)] {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (f, &x) in mine.iter_mut().zip(theirs) {
+                *f = (*f).max(x);
+            }
         }
     }
 
@@ -311,12 +321,21 @@ impl Totals {
         self.finish.get(e as usize).copied().unwrap_or(0)
     }
 
-    /// Endpoint `e` created a message at `now`.
+    /// The cycles message `m` was created and completed (0 when it was not, or when
+    /// they are not kept).
+    pub fn message_times(&self, m: u32) -> (u64, u64) {
+        (self.made.get(m as usize).copied().unwrap_or(0), self.done.get(m as usize).copied().unwrap_or(0))
+    }
+
+    /// Endpoint `e` created message `m` at `now`.
     #[inline]
-    pub fn created_at(&mut self, e: u32, now: u64) {
+    pub fn created_at(&mut self, e: u32, m: u32, now: u64) {
         self.created += 1;
         if let Some(f) = self.finish.get_mut(e as usize) {
             *f = (*f).max(now);
+        }
+        if let Some(x) = self.made.get_mut(m as usize) {
+            *x = now;
         }
     }
 }
@@ -547,10 +566,18 @@ impl Trace {
         if self.next_due(e, cur)? > now {
             return None;
         }
-        let m = &self.msgs[self.order[self.out[e as usize] as usize + cur.next as usize] as usize];
+        let id = self.order[self.out[e as usize] as usize + cur.next as usize];
+        let m = &self.msgs[id as usize];
         cur.next += 1;
         cur.last_create = now;
-        Some(Creation { dst: m.dst, packets: m.packets, full_flits: self.packet_flits, last_flits: m.last_flits, first_seq: m.first_seq })
+        Some(Creation {
+            dst: m.dst,
+            packets: m.packets,
+            full_flits: self.packet_flits,
+            last_flits: m.last_flits,
+            first_seq: m.first_seq,
+            id,
+        })
     }
 
     /// The first cycle endpoint `e` (state `cur`) may create its next message, or `None`
@@ -599,6 +626,9 @@ impl Trace {
         if let Some(f) = totals.finish.get_mut(e as usize) {
             *f = (*f).max(now);
         }
+        if let Some(x) = totals.done.get_mut(m) {
+            *x = now;
+        }
         for &w in &self.waiters[self.wait_at[m] as usize..self.wait_at[m + 1] as usize] {
             cur.waiting[w as usize] -= 1;
             cur.arrived[w as usize] = cur.arrived[w as usize].max(now);
@@ -626,10 +656,11 @@ impl Trace {
         }
     }
 
-    /// The totals of a run's start: per endpoint finish times kept for an application.
+    /// The totals of a run's start: per endpoint finish times and per message times
+    /// kept for an application.
     pub fn totals(&self) -> Totals {
-        let n = if self.app.is_some() { self.inbox_len.len() } else { 0 };
-        Totals { finish: vec![0; n], ..Totals::default() }
+        let (n, m) = if self.app.is_some() { (self.inbox_len.len(), self.msgs.len()) } else { (0, 0) };
+        Totals { finish: vec![0; n], made: vec![0; m], done: vec![0; m], ..Totals::default() }
     }
 
     /// Per class, messages and flits in the trace.
@@ -643,9 +674,10 @@ impl Trace {
         c
     }
 
-    /// Mark the messages' classes and attach the application they came from.
-    pub fn set_app(&mut self, class: &[u8], app: crate::traffic::app::AppInfo) {
-        for (m, &c) in self.msgs.iter_mut().zip(class) {
+    /// Mark the messages' classes (the application's `class`) and attach the
+    /// application they came from.
+    pub fn set_app(&mut self, app: crate::traffic::app::AppInfo) {
+        for (m, &c) in self.msgs.iter_mut().zip(&app.class) {
             m.class = c.min(CLASSES as u8 - 1);
         }
         self.app = Some(Box::new(app));

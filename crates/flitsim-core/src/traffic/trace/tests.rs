@@ -104,7 +104,7 @@ fn creation_follows_at_delay_program_order_and_after() {
     let (mut c0, mut c1) = (t.cursor(0), t.cursor(1));
     let mut tot = Totals::default();
     let first = t.next(0, 0, &mut c0).unwrap();
-    assert_eq!(first, Creation { dst: 1, packets: 3, full_flits: 16, last_flits: 8, first_seq: 0 });
+    assert_eq!(first, Creation { dst: 1, packets: 3, full_flits: 16, last_flits: 8, first_seq: 0, id: 0 });
     assert_eq!((0..3).map(|k| first.flits_of(k)).collect::<Vec<_>>(), vec![16, 16, 8]);
     // Message 2 waits for cycle 50; message 1 for message 0.
     assert_eq!(t.next(1, 0, &mut c0), None);
@@ -118,7 +118,7 @@ fn creation_follows_at_delay_program_order_and_after() {
     assert_eq!((tot.completed, tot.last_done), (1, 30));
     // Due 10 cycles after the completion: not at 39, at 40.
     assert_eq!(t.next(39, 1, &mut c1), None);
-    assert_eq!(t.next(40, 1, &mut c1), Some(Creation { dst: 0, packets: 1, full_flits: 16, last_flits: 1, first_seq: 0 }));
+    assert_eq!(t.next(40, 1, &mut c1), Some(Creation { dst: 0, packets: 1, full_flits: 16, last_flits: 1, first_seq: 0, id: 1 }));
     assert!(t.exhausted(1, &c1));
     assert!(!t.exhausted(0, &c0));
     let third = t.next(50, 0, &mut c0).unwrap();
