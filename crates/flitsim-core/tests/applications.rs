@@ -112,6 +112,23 @@ fn ping_pong_takes_the_round_trips_of_the_closed_form() {
 }
 
 #[test]
+fn a_gzipped_ranks_trace_reads_as_the_plain_one() {
+    use std::io::Write;
+    let text = ping_pong_ranks(2, 100, 5);
+    let plain = Scratch::new("pp.ranks", &text);
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(text.as_bytes()).unwrap();
+    let gz = Scratch::new("pp.ranks.gz", "");
+    std::fs::write(&gz.0, z.finish().unwrap()).unwrap();
+    let report = |f: &str| trace_of(&run(&config(&format!("format = \"ranks\"\nfile = \"{f}\"")))).clone();
+    assert_eq!(report(gz.path()), report(plain.path()));
+    // A file that is not gzip: the file and what is wrong.
+    let bad = Scratch::new("bad.ranks.gz", "ranks 2\n");
+    let e = refused(&config(&format!("format = \"ranks\"\nfile = \"{}\"", bad.path())));
+    assert!(e.contains("traffic.trace.file") && e.contains("bad.ranks.gz") && e.contains("gzip"), "{e}");
+}
+
+#[test]
 fn a_ranks_trace_replays_as_its_messages_do() {
     // Three ranks, a non-blocking exchange and an answer after computing 40 ns, written
     // as calls and as the messages they lower to (by hand).
@@ -136,7 +153,7 @@ fn a_ranks_trace_replays_as_its_messages_do() {
 #[test]
 fn collectives_run_by_their_algorithms() {
     // 8 ranks, one allreduce of 8 B (auto: recursive doubling, 8 log2 8 = 24 messages),
-    // one alltoall of 1 KiB (auto: pairwise, 56 messages) and a barrier (24 messages).
+    // one alltoall of 1 KiB (auto: scattered, 56 messages) and a barrier (24 messages).
     let mut text = String::from("ranks 8\n");
     for r in 0..8 {
         text += &format!("{r} allreduce 8\n{r} alltoall 1024\n{r} barrier\n");
@@ -153,7 +170,7 @@ fn collectives_run_by_their_algorithms() {
         vec![
             ("barrier", Some("dissemination"), 1, 24),
             ("allreduce", Some("recursive_doubling"), 1, 24),
-            ("alltoall", Some("pairwise"), 1, 56)
+            ("alltoall", Some("scattered"), 1, 56)
         ]
     );
     // A dissemination barrier's last round cannot start before the alltoall's last
@@ -184,7 +201,7 @@ fn application_options_are_checked() {
         (config(&format!("file = \"{file}\"\nplacement = \"random\"")), "`traffic.trace.placement`: this option is for application traces"),
         (
             config(&format!("format = \"ranks\"\nfile = \"{file}\"\ncollectives = {{ alltoall = \"ring\" }}")),
-            "`traffic.trace.collectives.alltoall`: `ring` is not an algorithm for alltoall: choose auto, pairwise, bruck",
+            "`traffic.trace.collectives.alltoall`: `ring` is not an algorithm for alltoall: choose auto, pairwise, scattered, bruck",
         ),
         (
             config(&format!("format = \"ranks\"\nfile = \"{file}\"\ncollectives = {{ alltoall_steps = 0 }}")),

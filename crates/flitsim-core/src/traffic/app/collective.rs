@@ -18,7 +18,7 @@
 //! | allreduce | `recursive_doubling`, `ring`, `rabenseifner` |
 //! | gather, scatter | `binomial`, `linear` |
 //! | allgather | `ring`, `recursive_doubling`, `bruck` |
-//! | alltoall | `pairwise`, `bruck` |
+//! | alltoall | `pairwise`, `scattered` (every message at once), `bruck` |
 //! | reduce_scatter | `ring`, `recursive_halving` |
 //!
 //! Recursive doubling and Rabenseifner's allreduce on a `p` that is not a power of two
@@ -26,7 +26,7 @@
 //! `0..p - p'` (one message each, the whole vector) and send them the result at the end;
 //! `recursive_doubling` allgather and `recursive_halving` need a power of two. A
 //! pairwise all-to-all too large to simulate whole may keep only some of its `p - 1`
-//! steps ([`keep_steps`]). A block
+//! steps ([`kept_steps`], [`pairwise`]). A block
 //! split into `p` chunks gives the first `bytes mod p` chunks one byte more. Reductions
 //! cost no time at the ranks (only the messages are simulated).
 
@@ -126,12 +126,13 @@ pub enum Algorithm {
     Rabenseifner,
     Bruck,
     Pairwise,
+    Scattered,
     RecursiveHalving,
 }
 
 impl Algorithm {
     /// Every algorithm, for names and errors.
-    pub const ALL: [Algorithm; 10] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::Dissemination,
         Algorithm::Binomial,
         Algorithm::ScatterAllgather,
@@ -141,6 +142,7 @@ impl Algorithm {
         Algorithm::Rabenseifner,
         Algorithm::Bruck,
         Algorithm::Pairwise,
+        Algorithm::Scattered,
         Algorithm::RecursiveHalving,
     ];
 
@@ -156,6 +158,7 @@ impl Algorithm {
             Algorithm::Rabenseifner => "rabenseifner",
             Algorithm::Bruck => "bruck",
             Algorithm::Pairwise => "pairwise",
+            Algorithm::Scattered => "scattered",
             Algorithm::RecursiveHalving => "recursive_halving",
         }
     }
@@ -175,7 +178,7 @@ impl Algorithm {
             Collective::Allreduce => &[RecursiveDoubling, Ring, Rabenseifner],
             Collective::Gather | Collective::Scatter => &[Binomial, Linear],
             Collective::Allgather => &[Ring, RecursiveDoubling, Bruck],
-            Collective::Alltoall => &[Pairwise, Bruck],
+            Collective::Alltoall => &[Pairwise, Scattered, Bruck],
             Collective::ReduceScatter => &[Ring, RecursiveHalving],
         }
     }
@@ -204,6 +207,7 @@ impl Algorithm {
                 }
             }
             Collective::Alltoall if bytes <= 256 && p >= 8 => Bruck,
+            Collective::Alltoall if bytes <= 32768 => Scattered,
             Collective::Alltoall => Pairwise,
             Collective::ReduceScatter if pow2 => RecursiveHalving,
             Collective::ReduceScatter => Ring,
@@ -238,9 +242,10 @@ pub enum ScheduleError {
 
 /// The steps (1..p) a pairwise all-to-all on `p` ranks keeps when it replays only `keep`
 /// of its `p - 1`: one from each of `keep` equal runs of consecutive steps, drawn by a
-/// fixed hash of `p`, `keep` and the run (so every call and every run keeps the same);
-/// all of them when `keep >= p - 1`.
-pub fn kept_steps(p: u32, keep: u32) -> Vec<u32> {
+/// fixed hash of `p`, `keep`, the run and `call` (the call's number on its communicator:
+/// successive calls sample different steps, every run the same); all of them when
+/// `keep >= p - 1`.
+pub fn kept_steps(p: u32, keep: u32, call: u64) -> Vec<u32> {
     let n = p.saturating_sub(1) as u64;
     if keep as u64 >= n {
         return (1..p).collect();
@@ -249,16 +254,38 @@ pub fn kept_steps(p: u32, keep: u32) -> Vec<u32> {
     (0..keep)
         .map(|j| {
             let (lo, hi) = (1 + j * n / keep, 1 + (j + 1) * n / keep);
-            let h = crate::rng::mix64((p as u64) << 40 ^ keep << 20 ^ j);
+            let h = crate::rng::mix64(crate::rng::mix64(call) ^ (p as u64) << 40 ^ keep << 20 ^ j);
             (lo + h % (hi - lo)) as u32
         })
         .collect()
 }
 
-/// A pairwise all-to-all's schedule with only the steps `kept` (round `k - 1` is step
-/// `k`), in order: the rounds of the other steps are dropped.
-pub fn keep_steps(s: Schedule, kept: &[u32]) -> Schedule {
-    Schedule { rounds: s.rounds.into_iter().map(|r| kept.iter().map(|&k| r[k as usize - 1].clone()).collect()).collect() }
+/// A pairwise all-to-all of `bytes` per block on `p` ranks, only its steps `steps` (each
+/// in 1..p), one round each in the order given. Step k: exchange with i XOR k on a power
+/// of two, else send to i + k and receive from i - k (MPICH's order).
+pub fn pairwise(p: u32, bytes: u64, steps: &[u32]) -> Schedule {
+    let mut s = Schedule::new(p);
+    for (r, &k) in steps.iter().enumerate() {
+        for i in 0..p {
+            let to = if p.is_power_of_two() { i ^ k } else { (i + k) % p };
+            s.xfer(r, i, to, bytes);
+        }
+    }
+    s
+}
+
+/// An all-to-all of `bytes` per block on `p` ranks sent all at once (MPICH's algorithm
+/// for medium blocks: every receive and send posted, then one wait), only to the ranks
+/// `i + k` for `k` in `steps`: one round, in which member i sends to i + k and receives
+/// from i - k for each k.
+pub fn scattered(p: u32, bytes: u64, steps: &[u32]) -> Schedule {
+    let mut s = Schedule::new(p);
+    for &k in steps {
+        for i in 0..p {
+            s.xfer(0, i, (i + k) % p, bytes);
+        }
+    }
+    s.finish()
 }
 
 /// The messages of collective `kind` by `alg` on `p >= 1` ranks rooted at `root`, with
@@ -351,16 +378,8 @@ pub fn schedule(kind: Collective, alg: Algorithm, p: u32, root: u32, bytes: u64)
                 r += 1;
             }
         }
-        (C::Alltoall, A::Pairwise) => {
-            // Step k: exchange with i XOR k on a power of two, else send to i + k and
-            // receive from i - k (MPICH's order).
-            for k in 1..p {
-                for i in 0..p {
-                    let to = if p.is_power_of_two() { i ^ k } else { (i + k) % p };
-                    s.xfer((k - 1) as usize, i, to, bytes);
-                }
-            }
-        }
+        (C::Alltoall, A::Pairwise) => return Ok(pairwise(p, bytes, &(1..p).collect::<Vec<_>>())),
+        (C::Alltoall, A::Scattered) => return Ok(scattered(p, bytes, &(1..p).collect::<Vec<_>>())),
         (C::Alltoall, A::Bruck) => {
             // Round k: the blocks whose index has bit k set go to i + 2^k.
             let mut d = 1u32;

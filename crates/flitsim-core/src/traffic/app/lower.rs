@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use super::collective::{keep_steps, kept_steps, schedule, Algorithm, Schedule, ScheduleError};
+use super::collective::{kept_steps, pairwise, scattered, schedule, Algorithm, Schedule, ScheduleError};
 use super::program::{Collective, Op, Pos, Program};
 use crate::error::{Error, Result};
 use crate::traffic::trace::MessageSpec;
@@ -84,6 +84,10 @@ pub enum Step {
     /// one, or a collective's round).
     Wait(u32),
 }
+
+/// A schedule's identity: kind, algorithm, ranks, root, bytes, and for a sampled
+/// all-to-all the call's number (0 otherwise).
+type ScheduleKey = (Collective, Algorithm, u32, u32, u64, u64);
 
 /// A member's collective call: kind, root, bytes, and the index of its op.
 type Call = (Collective, u32, u64, usize);
@@ -157,7 +161,7 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
         }
     }
     let mut schedules: Vec<Vec<std::rc::Rc<Schedule>>> = Vec::with_capacity(prog.comms.len());
-    let mut cache: HashMap<(Collective, Algorithm, u32, u32, u64), std::rc::Rc<Schedule>> = HashMap::new();
+    let mut cache: HashMap<ScheduleKey, std::rc::Rc<Schedule>> = HashMap::new();
     let mut used: Vec<Option<(Algorithm, u64)>> = vec![None; Collective::ALL.len()];
     for (c, members) in calls.iter().enumerate() {
         let p = members.len() as u32;
@@ -196,11 +200,19 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
             let bytes = (sum / p as u128) as u64;
             let k = Collective::ALL.iter().position(|&x| x == kind).unwrap_or(0);
             let alg = cx.algorithms[k].unwrap_or_else(|| Algorithm::auto(kind, p, bytes));
-            let key = (kind, alg, p, root, bytes);
+            // A sampled all-to-all keeps different steps in each call.
+            let sampled =
+                cx.alltoall_steps.filter(|_| kind == Collective::Alltoall && matches!(alg, Algorithm::Pairwise | Algorithm::Scattered));
+            let key = (kind, alg, p, root, bytes, sampled.map_or(0, |_| j as u64));
             let s = match cache.get(&key) {
                 Some(s) => s.clone(),
                 None => {
-                    let s = std::rc::Rc::new(schedule(kind, alg, p, root, bytes).map_err(|e| {
+                    let built = match sampled {
+                        Some(keep) if alg == Algorithm::Pairwise => Ok(pairwise(p, bytes, &kept_steps(p, keep, j as u64))),
+                        Some(keep) => Ok(scattered(p, bytes, &kept_steps(p, keep, j as u64))),
+                        None => schedule(kind, alg, p, root, bytes),
+                    };
+                    let s = std::rc::Rc::new(built.map_err(|e| {
                         let r = prog.comms[c][0];
                         Error::config(
                             at(r, &prog.ops[r as usize][members[0][j].3].1),
@@ -212,12 +224,6 @@ pub fn lower(prog: &Program, cx: &LowerContext) -> Result<Lowered> {
                             },
                         )
                     })?);
-                    let s = match cx.alltoall_steps {
-                        Some(keep) if (kind, alg) == (Collective::Alltoall, Algorithm::Pairwise) => {
-                            std::rc::Rc::new(keep_steps((*s).clone(), &kept_steps(p, keep)))
-                        }
-                        _ => s,
-                    };
                     cache.insert(key, s.clone());
                     s
                 }

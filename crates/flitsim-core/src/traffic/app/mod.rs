@@ -66,15 +66,16 @@ pub struct CollectiveAlgorithms {
     /// `binomial` or `linear`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scatter: Option<String>,
-    /// `pairwise` or `bruck`.
+    /// `pairwise`, `scattered` or `bruck`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alltoall: Option<String>,
     /// `ring` or `recursive_halving`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduce_scatter: Option<String>,
-    /// Replay only this many of each pairwise all-to-all's `p - 1` steps, one drawn from
-    /// each of as many equal runs of consecutive steps (the same steps in every call and
-    /// run): for all-to-alls too large to simulate whole. The predicted time then covers
+    /// Replay only this many of each pairwise (or scattered) all-to-all's `p - 1` steps
+    /// (destinations), one drawn from
+    /// each of as many equal runs of consecutive steps (different steps in successive
+    /// calls, the same in every run): for all-to-alls too large to simulate whole. The predicted time then covers
     /// the kept steps; the whole all-to-all takes about `(p - 1) / alltoall_steps` times
     /// as long. Unset: every step.
     #[serde(default, skip_serializing_if = "Option::is_none")]

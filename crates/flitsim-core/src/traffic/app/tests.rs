@@ -119,6 +119,9 @@ fn alltoall_pairwise_and_bruck() {
     for p in [2u32, 3, 6, 8] {
         let pw = run(C::Alltoall, A::Pairwise, p, 0, b);
         assert_eq!((pw.messages(), pw.bytes()), ((p * (p - 1)) as u64, (p * (p - 1)) as u64 * b));
+        // Scattered: the same messages in one round.
+        let sc = run(C::Alltoall, A::Scattered, p, 0, b);
+        assert_eq!((sc.messages(), sc.bytes(), sc.rounds[0].len()), ((p * (p - 1)) as u64, (p * (p - 1)) as u64 * b, 1));
         // Bruck: ceil(log2 p) rounds; each member sends the blocks whose index has the
         // round's bit set: sum over j < p of popcount(j) blocks.
         let br = run(C::Alltoall, A::Bruck, p, 0, b);
@@ -136,9 +139,20 @@ fn alltoall_pairwise_and_bruck() {
 }
 
 #[test]
+fn alltoall_auto_follows_mpichs_block_thresholds() {
+    // MPICH: Bruck up to 256 B per block on 8 ranks or more, scattered up to 32 KiB,
+    // pairwise above.
+    let auto = |p, b| A::auto(C::Alltoall, p, b);
+    assert_eq!(
+        [auto(8, 256), auto(8, 257), auto(4, 64), auto(8, 32768), auto(8, 32769), auto(2048, 131072)],
+        [A::Bruck, A::Scattered, A::Scattered, A::Scattered, A::Pairwise, A::Pairwise]
+    );
+}
+
+#[test]
 fn a_pairwise_alltoall_keeps_one_step_per_run_of_steps() {
     for (p, keep) in [(2048u32, 8u32), (2048, 1), (100, 7), (9, 8), (5, 4), (5, 9)] {
-        let k = super::collective::kept_steps(p, keep);
+        let k = super::collective::kept_steps(p, keep, 0);
         let n = p - 1;
         if keep >= n {
             assert_eq!(k, (1..p).collect::<Vec<_>>());
@@ -152,14 +166,17 @@ fn a_pairwise_alltoall_keeps_one_step_per_run_of_steps() {
         }
         // Kept: p messages of the block per kept step, in the steps' order.
         if p <= 100 {
-            let s = super::collective::keep_steps(run(C::Alltoall, A::Pairwise, p, 0, 8), &k);
+            let s = super::collective::pairwise(p, 8, &k);
+            consistent(&s);
             assert_eq!((s.messages(), s.bytes()), (p as u64 * keep as u64, p as u64 * keep as u64 * 8));
             let to: Vec<u32> = s.rounds[0].iter().map(|r| r.sends[0].0).collect();
             assert_eq!(to, k, "member 0 sends to 0 + k (p = {p} is not a power of two)");
         }
     }
-    // The same steps every time.
-    assert_eq!(super::collective::kept_steps(2048, 8), super::collective::kept_steps(2048, 8));
+    // The same steps in every run; another call samples others.
+    use super::collective::kept_steps;
+    assert_eq!(kept_steps(2048, 8, 3), kept_steps(2048, 8, 3));
+    assert_ne!(kept_steps(2048, 8, 3), kept_steps(2048, 8, 4));
 }
 
 #[test]
@@ -267,10 +284,10 @@ mod lowering {
 
     #[test]
     fn collectives_become_their_algorithms_messages() {
-        let l = low("ranks 4\n0 alltoall 32\n1 alltoall 32\n2 alltoall 32\n3 alltoall 32\n").unwrap();
-        // 32 B per block on 4 ranks: auto = pairwise, 12 messages of 2 flits; step 2's
-        // send waits for step 1's receive.
-        assert_eq!((l.specs.len(), l.specs.iter().map(|s| s.flits).sum::<u64>()), (12, 24));
+        let l = low("ranks 4\n* alltoall 40000\n").unwrap();
+        // 40,000 B per block on 4 ranks: auto = pairwise (above 32 KiB), 12 messages of
+        // 2,500 flits; step 2's send waits for step 1's receive.
+        assert_eq!((l.specs.len(), l.specs.iter().map(|s| s.flits).sum::<u64>()), (12, 12 * 2500));
         assert!(l.class.iter().all(|&c| c == 8));
         assert_eq!(l.algorithms.len(), 1);
         assert_eq!((l.algorithms[0].1.name(), l.algorithms[0].2), ("pairwise", 1));
@@ -278,6 +295,11 @@ mod lowering {
         // (step 1 exchanges with 1).
         let from1_step1 = l.specs.iter().position(|s| s.src == 1 && s.dst == 0).unwrap() as u32;
         assert_eq!((l.specs[0].dst, l.specs[1].dst, &l.specs[1].after), (1, 2, &vec![from1_step1]));
+        // 32 B: scattered, every send at once (none waits), to 0 + 1, 2, 3.
+        let l = low("ranks 4\n* alltoall 32\n").unwrap();
+        assert_eq!((l.algorithms[0].1.name(), l.specs.len()), ("scattered", 12));
+        assert!(l.specs.iter().all(|s| s.after.is_empty()));
+        assert_eq!((l.specs[0].dst, l.specs[1].dst, l.specs[2].dst), (1, 2, 3));
     }
 
     #[test]

@@ -25,9 +25,23 @@
 use super::program::{Collective, Measured, Op, Pos, Program};
 use crate::error::{Error, Result};
 
-/// Read the program in text file `file` (`key`: the config key naming it, for errors).
+/// Read the program in text file `file`, gzip-compressed when its name ends in `.gz`
+/// (`key`: the config key naming it, for errors).
 pub fn read(file: &str, key: &str) -> Result<Program> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::config(key, crate::schema::cannot_read(file, &e)))?;
+    let cannot = |e: std::io::Error| Error::config(key, crate::schema::cannot_read(file, &e));
+    let text = if file.ends_with(".gz") {
+        use std::io::Read;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(file).map_err(cannot)?).read_to_string(&mut text).map_err(|e| {
+            Error::config(
+                key,
+                format!("cannot read {file} as gzip ({e}): it is corrupt or truncated, or not compressed (a plain ranks file's name must not end in .gz)"),
+            )
+        })?;
+        text
+    } else {
+        std::fs::read_to_string(file).map_err(cannot)?
+    };
     parse(&text, &format!("{key} ({file}"))
 }
 

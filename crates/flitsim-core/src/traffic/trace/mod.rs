@@ -73,7 +73,8 @@ pub struct TraceConfig {
     #[serde(default = "default_packet_flits")]
     pub packet_flits: u32,
     /// How `file` is written: `"messages"` (the default: one message per line, above),
-    /// `"ranks"` (an MPI program's calls per rank, docs/reference/applications.md) or
+    /// `"ranks"` (an MPI program's calls per rank, docs/reference/applications.md;
+    /// gzip-compressed when the file's name ends in `.gz`) or
     /// `"otf2"` (an OTF2 archive's `.otf2` anchor file, as `flitsim trace record` writes).
     /// The application formats need `channel.flit_bytes` (sizes are bytes) and, to replay
     /// computation, `channel.link_gbps` (times are ns).
@@ -90,7 +91,8 @@ pub struct TraceConfig {
     #[serde(default = "default_compute_scale")]
     pub compute_scale: f64,
     /// Application traces: the algorithm per collective kind (`{ alltoall = "bruck",
-    /// allreduce = "ring", ... }`); default `"auto"`, an MPI library's choice by size.
+    /// allreduce = "ring", ... }`); default `"auto"`, an MPI library's choice by size;
+    /// `alltoall_steps = S` replays only S steps of each pairwise all-to-all.
     #[serde(default)]
     pub collectives: crate::traffic::app::CollectiveAlgorithms,
 }
