@@ -11,11 +11,16 @@ use flitsim_core::sim::Simulation;
 /// K(3, 3) (36 nodes) with crosspoint switches, every source sending 80 packets of 1, 4
 /// or 10 flits at a load near saturation, check mode on.
 fn run(errors: &str) -> Report {
+    run_sim(errors, "measure = 2000\ndrain_limit = 400000")
+}
+
+/// The same with `sim` (the `[sim]` table's window and drain).
+fn run_sim(errors: &str, sim: &str) -> Report {
     let toml = format!(
         "[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 3\n[routing]\ntype = \"source\"\n\
          [router]\ntype = \"crosspoint\"\nvcs = 2\n[channel]\nlatency = 2\n[channel.retry]\nwindow = 15\n{errors}\n\
          [traffic]\nload = 0.5\npackets_per_source = 80\npacket_size = {{ sizes = [1, 4, 10], weights = [1, 1, 1] }}\n\
-         [sim]\ncheck = true\nwarmup = 0\nmeasure = 2000\ndrain_limit = 400000\n"
+         [sim]\ncheck = true\nwarmup = 0\n{sim}\n"
     );
     let cfg = Config::from_toml(&toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
     Simulation::run_spec(cfg.validate().unwrap_or_else(|e| panic!("{e}\n{toml}"))).unwrap_or_else(|e| panic!("{e}\n{toml}"))
@@ -65,6 +70,27 @@ fn every_error_model_delivers_exactly_once_in_order() {
         );
         assert!(r.counters.last_delivery >= base.counters.last_delivery, "{what}");
     }
+}
+
+/// The network channels' counters (what `flitsim draw` colours links by) count each packet
+/// once per link it crossed, whatever the link replayed: over a window holding the whole
+/// run, without errors, they add up to the links' own count of first transmissions; with
+/// errors to the same flits (the same packets on the same source routes), while the links
+/// transmit more (copies sent on early and poisoned).
+#[test]
+fn network_channels_count_every_packet_once_per_link() {
+    let network = |r: &Report| -> u64 { r.channels.iter().filter(|c| c.kind == "network").map(|c| c.vc_flits.iter().sum::<u64>()).sum() };
+    let whole = "measure = 10000000\nuntil_done = true";
+    let clean = run_sim("", whole);
+    assert_exactly_once_in_order(&clean, "no errors");
+    let t = &clean.retry.as_ref().unwrap().totals;
+    assert!(t.flits_original > 0);
+    assert_eq!(network(&clean), t.flits_original);
+    let noisy = run_sim("[channel.retry.errors]\nber = 2e-4", whole);
+    assert_exactly_once_in_order(&noisy, "bit errors");
+    let t = &noisy.retry.as_ref().unwrap().totals;
+    assert!(t.flits_replayed > 0 && t.flits_original > network(&clean), "{t:?}");
+    assert_eq!(network(&noisy), network(&clean));
 }
 
 /// Same config and seed, same result: the error streams are per link and seeded.

@@ -308,6 +308,16 @@ impl Collector {
         }
     }
 
+    /// `flits` flits crossed `channel` in `vc` at `cycle` (a link that delivers whole
+    /// packets). Counted when in the window and channel counters are enabled.
+    #[inline]
+    pub fn on_channel_flits(&mut self, channel: usize, vc: u32, flits: u64, cycle: u64) {
+        if self.cfg.channel_counters {
+            debug_assert!(vc < self.num_vcs, "vc {vc} out of range (num_vcs {})", self.num_vcs);
+            self.channel_flits[channel * self.num_vcs as usize + vc as usize] += flits * self.in_window(cycle) as u64;
+        }
+    }
+
     /// A measured packet (created in the window) was delivered: records its packet
     /// latency (`arrive − create`), network latency (`arrive − inject`) and hops. Call
     /// only for measured packets, including those delivered during the drain.

@@ -45,6 +45,7 @@ use crate::link::retry::{PacketRef, RetryLink, RetryParams, RetryStats};
 use crate::link::Flit;
 use crate::packet::{Counters, PacketArena};
 use crate::routing::source::SourceRouting;
+use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 
 /// Totals over all links, for the report.
@@ -404,9 +405,10 @@ impl super::CrosspointRouters {
     pub(super) fn step_links(
         &mut self,
         now: u64,
-        _topo: &Topology,
+        topo: &Topology,
         routing: &SourceRouting,
         packets: &mut PacketArena,
+        stats: &mut Collector,
         ctr: &mut Counters,
     ) {
         let mut links = self.retry.take().expect("links");
@@ -492,7 +494,11 @@ impl super::CrosspointRouters {
                     }
                     continue;
                 }
-                // A good packet, checked at this switch.
+                // A good packet, checked at this switch: its flits crossed the channel
+                // of link `id` (counted once per packet, not per replay; the engine
+                // numbers a channel by its output port, `router * ports + port`).
+                let c = &topo.channels[id];
+                stats.on_channel_flits((c.src_router * topo.ports + c.src_port) as usize, m.vc.into(), d.flits.into(), now);
                 let ent = self.entries[k];
                 packets.get_mut(m.here).hops += 1;
                 if j != self.local {

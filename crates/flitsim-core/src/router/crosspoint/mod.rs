@@ -298,7 +298,7 @@ impl CrosspointRouters {
         let (ch, packets, stats, ctr) = (&mut *cx.ch, &mut *cx.packets, &mut *cx.stats, &mut *cx.ctr);
         let retry = self.retry.is_some();
         if retry {
-            self.step_links(now, topo, routing, packets, ctr);
+            self.step_links(now, topo, routing, packets, stats, ctr);
         }
         for r in self.span.0..self.span.1 {
             if retry || self.busy(r as usize) {
