@@ -125,8 +125,6 @@ pub struct AppInfo {
     pub cycle_ns: Option<f64>,
     /// What the trace measured per rank.
     pub measured: Option<Vec<program::Measured>>,
-    /// Per message, its class ([`lower::class_names`]).
-    pub class: Vec<u8>,
     /// Per rank, its steps in program order ([`lower::Step`]).
     pub walk: Vec<Vec<lower::Step>>,
 }
@@ -202,7 +200,8 @@ impl AppInfo {
     /// is due, so a send gains only the cycles a rank spends creating several messages in
     /// one cycle: a rank's time is where it waits. The times of a rank add up to the cycle
     /// of its last step.
-    pub fn call_times(&self, t: &Totals) -> Vec<([u64; CLASSES], u64)> {
+    /// `class(m)` is message `m`'s class ([`lower::class_names`]).
+    pub fn call_times(&self, t: &Totals, class: &dyn Fn(u32) -> u8) -> Vec<([u64; CLASSES], u64)> {
         self.walk
             .iter()
             .map(|steps| {
@@ -218,7 +217,7 @@ impl AppInfo {
                         lower::Step::Wait(m) => (m, t.message_times(m).1),
                     };
                     if at > clock {
-                        per[self.class[m as usize] as usize] += at - clock;
+                        per[class(m) as usize] += at - clock;
                         clock = at;
                     }
                 }
@@ -227,10 +226,11 @@ impl AppInfo {
             .collect()
     }
 
-    /// The report from the run's totals and the trace's messages and flits per class.
-    pub fn report(&self, t: &Totals, counts: &[(u64, u64); CLASSES]) -> AppReport {
+    /// The report from the run's totals, the trace's messages and flits per class, and
+    /// each message's class (`class`).
+    pub fn report(&self, t: &Totals, counts: &[(u64, u64); CLASSES], class: &dyn Fn(u32) -> u8) -> AppReport {
         let finish: Vec<u64> = self.nodes.iter().map(|&e| t.finish_of(e)).collect();
-        let times = self.call_times(t);
+        let times = self.call_times(t, class);
         let ranks = times.len().max(1) as f64;
         let time = finish.iter().copied().max().unwrap_or(0);
         let slowest = finish.iter().position(|&f| f == time).unwrap_or(0) as u32;
@@ -331,15 +331,17 @@ pub fn build(cfg: &TraceConfig, space: &NodeSpace, seed: u64, units: Option<Unit
         format!("{key}.file ({file}, rank {r}, {pos})")
     };
     let mut trace = Trace::from_specs(&low.specs, cfg.packet_flits, space.num_nodes, &names, key)?;
-    trace.set_app(AppInfo {
-        nodes,
-        placement: cfg.placement.name(),
-        algorithms: low.algorithms,
-        cycle_ns: u.cycle_ns,
-        measured: prog.measured,
-        class: low.class,
-        walk: low.walk,
-    });
+    trace.set_app(
+        &low.class,
+        AppInfo {
+            nodes,
+            placement: cfg.placement.name(),
+            algorithms: low.algorithms,
+            cycle_ns: u.cycle_ns,
+            measured: prog.measured,
+            walk: low.walk,
+        },
+    );
     Ok(trace)
 }
 

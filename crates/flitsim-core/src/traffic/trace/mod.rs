@@ -654,7 +654,7 @@ impl Trace {
             latency_min: if t.completed == 0 { 0 } else { t.latency_min },
             latency_max: t.latency_max,
             completion: t.last_done,
-            app: self.app.as_ref().map(|a| a.report(t, &self.class_counts())),
+            app: self.app.as_ref().map(|a| a.report(t, &self.class_counts(), &|m| self.msgs[m as usize].class)),
         }
     }
 
@@ -676,10 +676,9 @@ impl Trace {
         c
     }
 
-    /// Mark the messages' classes (the application's `class`) and attach the
-    /// application they came from.
-    pub fn set_app(&mut self, app: crate::traffic::app::AppInfo) {
-        for (m, &c) in self.msgs.iter_mut().zip(&app.class) {
+    /// Mark the messages' classes and attach the application they came from.
+    pub fn set_app(&mut self, class: &[u8], app: crate::traffic::app::AppInfo) {
+        for (m, &c) in self.msgs.iter_mut().zip(class) {
             m.class = c.min(CLASSES as u8 - 1);
         }
         self.app = Some(Box::new(app));
