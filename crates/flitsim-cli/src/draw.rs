@@ -19,14 +19,16 @@ pub struct DrawArgs {
     #[arg(short, long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// What colours the links: `utilization` (flits/cycle, or Gb/s when the config sets
-    /// channel.link_gbps) or `flits` (flits in the measurement window).
+    /// channel.link_gbps), `flits` (flits in the measurement window), or from the buffer
+    /// samples (`stats.buffer_sample`) `buffered` (mean flits at the receiving end) or
+    /// `blocked` (fraction of cycles a buffer there was full).
     #[arg(long, default_value = "utilization")]
     pub value: String,
     /// Draw only this VC's flits (default: all VCs).
     #[arg(long)]
     pub vc: Option<u32>,
     /// What colours the routers: the `accepted` or `delivered` throughput of their
-    /// endpoints, or `none`.
+    /// endpoints, their packets' `latency`, or `none`.
     #[arg(long, default_value = "accepted")]
     pub nodes: String,
     /// How a block of routers of a large network is summarised: `max`, `mean` or `min`.
@@ -38,6 +40,11 @@ pub struct DrawArgs {
     /// The figure's title (default: the network and what is drawn).
     #[arg(long)]
     pub title: Option<String>,
+    /// Draw the run over time: this many frames, each the network in one stretch of the
+    /// run, on one colour scale (needs a report run with stats.timeline and
+    /// stats.channel_timeline = true).
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u32>,
 }
 
 /// `flitsim draw`.
@@ -70,6 +77,9 @@ fn module_args(args: &DrawArgs) -> Vec<OsString> {
     if let Some(t) = &args.title {
         opt("--title", t.clone().into());
     }
+    if let Some(n) = args.frames {
+        opt("--frames", n.to_string().into());
+    }
     pass
 }
 
@@ -92,10 +102,10 @@ mod tests {
         let text = |v: Vec<OsString>| v.into_iter().map(|s| s.into_string().unwrap()).collect::<Vec<_>>().join(" ");
         assert_eq!(text(parse(&["draw", "r.json"])), "r.json --value utilization --nodes accepted --aggregate max");
         let all = ["draw", "r.json", "-o", "f.png", "--value", "flits", "--vc", "1", "--nodes", "none", "--aggregate", "mean"];
-        let more = ["--vmax", "0.5", "--title", "two words"];
+        let more = ["--vmax", "0.5", "--title", "two words", "--frames", "4"];
         assert_eq!(
             text(parse(&[&all[..], &more[..]].concat())),
-            "r.json --out f.png --value flits --vc 1 --nodes none --aggregate mean --vmax 0.5 --title two words"
+            "r.json --out f.png --value flits --vc 1 --nodes none --aggregate mean --vmax 0.5 --title two words --frames 4"
         );
     }
 }

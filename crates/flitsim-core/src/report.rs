@@ -168,6 +168,19 @@ pub struct ChannelRow {
     pub vc_flits: Vec<u64>,
     /// Flits per cycle in the window.
     pub utilization: f64,
+    /// Mean flits buffered at the channel's receiving end, over the window's buffer
+    /// samples (`stats.buffer_sample`; left out when off, and for ejection channels,
+    /// whose receiving end is an endpoint).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffered: Option<f64>,
+    /// Fraction of the buffer samples in which a buffer at the channel's receiving end
+    /// was full, blocking its sender in that VC (left out like `buffered`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<f64>,
+    /// Flits sent on the channel in each `stats.timeline` bin over the whole run, every
+    /// VC (`stats.channel_timeline`; left out when off).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<u64>,
 }
 
 impl Report {

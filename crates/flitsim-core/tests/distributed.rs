@@ -69,7 +69,7 @@ fn torus_across_processes() {
     same_across_processes(
         "torus",
         "seed = 3\n[topology]\ntype = \"torus\"\ndims = [4, 3, 5]\nconcentration = 2\n[router]\nallocator = \"islip\"\n\
-         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\ntimeline = 128\n",
+         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\ntimeline = 128\nchannel_timeline = true\nbuffer_sample = 3\n",
     );
 }
 
@@ -128,7 +128,7 @@ fn seastar_routers_across_processes() {
         "seastar",
         "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
          age_rr_select = \"0xf0f0f0f0f0f0f0f0\"\nage_clock_period = 8\nreq_age_bias = [3, 2, 1]\n[routing]\nclasses = 2\n\
-         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -140,7 +140,7 @@ fn central_routers_with_disha_and_tuning_across_processes() {
     same_across_processes(
         "central",
         "seed = 21\n[topology]\ntype = \"torus\"\ndims = [8, 8]\n[router]\ntype = \"central\"\n[routing]\ntype = \"adaptive\"\ndeadlock = \"recovery\"\n\
-         [congestion]\npolicy = \"tune\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n",
+         [congestion]\npolicy = \"tune\"\n[traffic]\nload = 0.7\npacket_size = 16\nsource_queue = 1\n[sim]\nwarmup = 300\nmeasure = 2000\ndrain_limit = 0\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -151,7 +151,7 @@ fn sicortex_crosspoint_switches_across_processes() {
     same_across_processes(
         "crosspoint",
         "seed = 9\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\nrails = 3\n\
-         [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = 6\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+         [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = 6\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -164,7 +164,7 @@ fn sicortex_retry_links_with_errors_and_a_failure_across_processes() {
         "seed = 17\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\n\
          [router]\ntype = \"crosspoint\"\nvcs = 4\n[channel]\nlatency = 2\n[channel.retry]\nwindow = 15\n[channel.retry.errors]\nber = 3e-4\nctrl_loss = 0.1\n\
          [traffic]\nload = 0.35\npacket_size = { sizes = [1, 4, 12], weights = [1, 1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n\
-         [[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n",
+         [[faults.at]]\ncycle = 700\nlinks = [[20, 1], [75, 0]]\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 

@@ -55,7 +55,7 @@ fn torus_with_concentration_and_datelines() {
     same_on_any_thread_count(
         "torus",
         "seed = 3\n[topology]\ntype = \"torus\"\ndims = [4, 3, 5]\nconcentration = 2\n[router]\nallocator = \"islip\"\n\
-         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+         [traffic]\nload = 0.35\npacket_size = 3\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -200,7 +200,7 @@ fn seastar_routers_with_age_based_arbitration() {
         "seastar",
         "seed = 12\n[topology]\ntype = \"torus\"\ndims = [5, 4, 4]\n[router]\ntype = \"buffered_crossbar\"\n\
          age_rr_select = \"0xf0f0f0f0f0f0f0f0\"\nage_clock_period = 8\nreq_age_bias = [3, 2, 1]\n[routing]\nclasses = 2\n\
-         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n",
+         [traffic]\nload = 0.3\npacket_size = { sizes = [2, 9], weights = [1, 1] }\n[sim]\nwarmup = 300\nmeasure = 1500\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -228,7 +228,8 @@ fn central(extra: &str) -> String {
 fn central_routers_with_escape_vcs_and_the_self_tuned_threshold() {
     // Duato avoidance, the side-band estimate summed over the partitions and the hill
     // climber's decision reaching every partition's sources.
-    let toml = central("deadlock = \"avoidance\"\n[congestion]\npolicy = \"tune\"");
+    let toml = central("deadlock = \"avoidance\"\n[congestion]\npolicy = \"tune\"")
+        + "[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n";
     let (one, _) = report(&toml, 1);
     assert!(one["congestion"]["cycles_throttled"].as_u64().unwrap() > 0, "the threshold never throttled");
     same_on_any_thread_count("central + tune", &toml);
@@ -271,7 +272,7 @@ fn sicortex_crosspoint_switches_with_multi_rail_around_failed_links() {
         "crosspoint",
         "seed = 9\n[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 4\n[routing]\ntype = \"source\"\nrails = 3\n\
          [router]\ntype = \"crosspoint\"\nvcs = 4\nxb_packets = 5\n[traffic]\nload = 0.6\npacket_size = { sizes = [1, 6], weights = [1, 1] }\n\
-         [sim]\nwarmup = 300\nmeasure = 1500\n[faults]\nlinks = [[5, 1], [40, 0]]\n",
+         [sim]\nwarmup = 300\nmeasure = 1500\n[faults]\nlinks = [[5, 1], [40, 0]]\n[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n",
     );
 }
 
@@ -291,7 +292,7 @@ fn sicortex_retry(errors: &str, cut_through: bool, extra: &str) -> String {
 fn sicortex_retry_links_with_bit_errors_and_poisoned_copies() {
     // Errors judged in both copies of a crossing link alike; packets sent on before
     // their CRC is checked, poisoned copies dropped further on, across partitions.
-    let toml = sicortex_retry("ber = 3e-4\nctrl_loss = 0.1", true, "");
+    let toml = sicortex_retry("ber = 3e-4\nctrl_loss = 0.1", true, "[stats]\nbuffer_sample = 3\ntimeline = 250\nchannel_timeline = true\n");
     let (one, _) = report(&toml, 1);
     assert!(one["crosspoint"]["poisoned_copies"].as_u64().unwrap() > 20, "too few poisoned copies: {}", one["crosspoint"]);
     assert!(one["retry"]["totals"]["replays"].as_u64().unwrap() > 50, "too few replays: {}", one["retry"]);

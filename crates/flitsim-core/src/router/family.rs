@@ -89,6 +89,15 @@ pub trait WaitGraph {
     }
 }
 
+/// The flits in the input VC buffers of `(r, port)` of `family` and whether one of them
+/// holds `depth` flits (is full): [`RouterFamily::input_load`] of buffers `depth` deep.
+pub fn vc_buffers_load<F: RouterFamily>(family: &F, r: u32, port: u32, depth: u32) -> (u32, bool) {
+    (0..family.vcs()).fold((0, false), |(flits, full), v| {
+        let len = family.input_len(r, port, v);
+        (flits + len, full || len >= depth)
+    })
+}
+
 /// The routers of a network of one family: what the engine needs of them.
 pub trait RouterFamily: Clone {
     /// Ports per router.
@@ -104,6 +113,13 @@ pub trait RouterFamily: Clone {
     /// Credits of output VC `(router, port, vc)` for the downstream buffer (0 for a
     /// family that counts no flit credits between routers).
     fn out_credits(&self, r: u32, p: u32, v: u32) -> u32;
+    /// The flits buffered at input `port` of router `r` (the receiving end of the channel
+    /// into it), and whether one of its buffers there is full, so that the channel's
+    /// sender cannot send in that VC (what `stats.buffer_sample` reports). By default
+    /// the port's input VC buffers against [`RouterFamily::depth`].
+    fn input_load(&self, r: u32, port: u32) -> (u32, bool) {
+        vc_buffers_load(self, r, port, self.depth())
+    }
     /// Flits buffered in all routers.
     fn total_buffered(&self) -> u64;
     /// An endpoint sent a flit into input `port` of router `r`, arriving at `arrive`.

@@ -363,6 +363,22 @@ impl Routers {
         }
     }
 
+    /// A buffer sample (`stats.buffer_sample`): the load at the receiving end of every
+    /// channel into the routers this structure steps.
+    #[cold]
+    #[inline(never)]
+    fn sample_buffers(&self, cx: &mut StepContext<'_>) {
+        let (lo, hi) = self.span();
+        for c in 0..cx.ch.len() {
+            if let crate::link::End::Router { router, port } = cx.ch.dst[c] {
+                if (lo..hi).contains(&router) {
+                    let (flits, full) = self.input_load(router, port);
+                    cx.stats.on_buffer_sample(c, flits, full);
+                }
+            }
+        }
+    }
+
     /// The input-queued routers, for tests and measurements that switch how they step
     /// (prefetching, wide VC sets, activity tracking) or read their state.
     pub fn iq_mut(&mut self) -> Option<&mut iq::IqRouters> {
@@ -392,6 +408,9 @@ impl RouterFamily for Routers {
     fn out_credits(&self, r: u32, p: u32, v: u32) -> u32 {
         each_family!(self, x => RouterFamily::out_credits(x, r, p, v))
     }
+    fn input_load(&self, r: u32, port: u32) -> (u32, bool) {
+        each_family!(self, x => RouterFamily::input_load(x, r, port))
+    }
     fn total_buffered(&self) -> u64 {
         each_family!(self, r => RouterFamily::total_buffered(r))
     }
@@ -401,7 +420,11 @@ impl RouterFamily for Routers {
     }
     #[inline]
     fn step(&mut self, which: crossing::Which, cx: &mut StepContext<'_>) {
-        each_family!(self, r => RouterFamily::step(r, which, cx))
+        each_family!(self, r => RouterFamily::step(r, which, cx));
+        // Once the routers of the partition have all stepped this cycle.
+        if which != crossing::Which::Interior && cx.stats.buffer_sample_due(cx.now) {
+            self.sample_buffers(cx);
+        }
     }
     fn steps_by_halves(&self) -> bool {
         each_family!(self, r => r.steps_by_halves())

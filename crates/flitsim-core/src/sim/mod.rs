@@ -650,6 +650,8 @@ impl Simulation {
                     _ => "network",
                 };
                 let total: u64 = vc_flits.iter().sum();
+                let into_router = matches!(self.channels.dst[c], End::Router { .. });
+                let sampled = |v: &Vec<f64>| v.get(c).copied().filter(|_| into_router);
                 channels.push(ChannelRow {
                     id: c as u32,
                     kind: kind.into(),
@@ -657,11 +659,15 @@ impl Simulation {
                     to: name(self.channels.dst[c]),
                     vc_flits: vc_flits.clone(),
                     utilization: total as f64 / window,
+                    buffered: sampled(&stats.channel_buffered),
+                    blocked: sampled(&stats.channel_blocked),
+                    timeline: stats.channel_timeline.get(c).cloned().unwrap_or_default(),
                 });
             }
         }
         stats.channel_flits = Vec::new();
         stats.channel_utilization = Vec::new();
+        stats.channel_timeline = Vec::new();
         let phases = self
             .spec
             .workload

@@ -14,8 +14,10 @@
 //! | accepted throughput, per destination | [`Collector::on_ejected_flit`] | ejected in the window (any packet, measured or not) |
 //! | delivered throughput, per source | [`Collector::on_ejected_flit`] | ejected in the window (any packet) |
 //! | channel counters | [`Collector::on_channel_flit`] | sent in the window |
-//! | latency, hops | [`Collector::on_measured_delivered`] | measured packets only, whenever delivered (also during the drain) |
+//! | latency, hops, latency by source | [`Collector::on_measured_delivered`] | measured packets only, whenever delivered (also during the drain) |
 //! | timeline (`stats.timeline`) | [`Collector::on_created`], [`Collector::on_ejected_flit`] | every cycle of the run, per bin |
+//! | channel timeline (`stats.channel_timeline`) | [`Collector::on_channel_flit`] | every cycle of the run, per bin |
+//! | buffer samples (`stats.buffer_sample`) | [`Collector::buffer_sample_due`], [`Collector::on_buffer_sample`] | every `buffer_sample` cycles of the window, from its start, once the routers have stepped |
 //!
 //! Throughputs are in flits/node/cycle, latencies in cycles. Packet latency runs from
 //! creation (so it includes source queueing) to the ejection of the tail; network latency
@@ -33,7 +35,7 @@ pub mod timeline;
 pub use fairness::{jain, ThroughputStats};
 pub use latency::{Histogram, LatencyRecorder, LatencyStats, MAX_HISTOGRAM_BINS};
 pub use saturation::verdict;
-pub use timeline::{Timeline, TimelineBin};
+pub use timeline::{ChannelSeries, Timeline, TimelineBin};
 
 use crate::error::{Error, Result};
 
@@ -66,10 +68,32 @@ pub struct StatsConfig {
     #[schemars(!skip_serializing_if)]
     #[serde(skip_serializing_if = "is_zero")]
     pub timeline: u64,
+    /// Count each channel's flits per timeline bin too (`channels[*].timeline` in the
+    /// report: flits sent in each `stats.timeline` bin over the whole run, every VC), for
+    /// drawing the network over time. Needs `stats.timeline` and `channel_counters`.
+    /// Memory: one counter per channel per bin. Default false (left out when false).
+    #[schemars(!skip_serializing_if)]
+    #[serde(skip_serializing_if = "is_false")]
+    pub channel_timeline: bool,
+    /// Sample the buffers every channel fills once every this many cycles of the window
+    /// (1: every cycle): `channels[*].buffered` is the mean number of flits buffered at
+    /// the channel's receiving end (its input VC buffers, or the crosspoint buffers of its
+    /// input on a crosspoint switch), `channels[*].blocked` the fraction of samples in
+    /// which one of them was full, so the channel's sender could not send in that VC (a
+    /// crosspoint buffer: no entry left that some VC may take). Needs `channel_counters`.
+    /// Costs a read of every input buffer per sample (every cycle: about a fifth more
+    /// run time on an 8x8 torus). Default 0: off (left out when 0).
+    #[schemars(!skip_serializing_if)]
+    #[serde(skip_serializing_if = "is_zero")]
+    pub buffer_sample: u64,
 }
 
 fn is_zero(x: &u64) -> bool {
     *x == 0
+}
+
+fn is_false(x: &bool) -> bool {
+    !*x
 }
 
 impl Default for StatsConfig {
@@ -81,6 +105,8 @@ impl Default for StatsConfig {
             channel_counters: true,
             vc_balance: false,
             timeline: 0,
+            channel_timeline: false,
+            buffer_sample: 0,
         }
     }
 }
@@ -111,6 +137,18 @@ impl StatsConfig {
             return Err(Error::config(
                 format!("{path}.vc_balance"),
                 "needs the per-channel VC counters for its simulated half; set stats.channel_counters = true or leave vc_balance off",
+            ));
+        }
+        if self.channel_timeline && (self.timeline == 0 || !self.channel_counters) {
+            return Err(Error::config(
+                format!("{path}.channel_timeline"),
+                "counts each channel's flits per timeline bin: set stats.timeline to a bin width in cycles (e.g. 100) and keep stats.channel_counters = true, or leave channel_timeline off",
+            ));
+        }
+        if self.buffer_sample != 0 && !self.channel_counters {
+            return Err(Error::config(
+                format!("{path}.buffer_sample"),
+                "reports buffer occupancy in the channel rows, which stats.channel_counters = false leaves out: set channel_counters = true or buffer_sample = 0",
             ));
         }
         Ok(())
@@ -185,6 +223,9 @@ pub struct StatsReport {
     /// Network latency of measured packets: head leaving the source queue to tail
     /// ejection, cycles.
     pub network_latency: LatencyStats,
+    /// Mean packet latency of each node's delivered measured packets, by source node,
+    /// cycles; 0.0 for a node with none.
+    pub latency_by_source: Vec<f64>,
     /// Mean router-to-router hops of delivered measured packets; 0.0 if none.
     pub avg_hops: f64,
     /// Measured packets (created in the window), as reported by the engine.
@@ -205,6 +246,18 @@ pub struct StatsReport {
     /// run; left out when off.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<TimelineBin>,
+    /// Flits sent on each channel in each timeline bin (`stats.channel_timeline`),
+    /// `[channel][bin]`; empty when off.
+    #[serde(skip)]
+    pub channel_timeline: Vec<Vec<u64>>,
+    /// Mean flits buffered at each channel's receiving end over the window's samples
+    /// (`stats.buffer_sample`); empty when off.
+    #[serde(skip)]
+    pub channel_buffered: Vec<f64>,
+    /// Fraction of the samples in which a buffer at each channel's receiving end was
+    /// full; empty when off.
+    #[serde(skip)]
+    pub channel_blocked: Vec<f64>,
 }
 
 /// Observes a run through the engine's hooks and produces a [`StatsReport`].
@@ -235,8 +288,22 @@ pub struct Collector {
     channel_flits: Vec<u64>,
     packet_latency: LatencyRecorder,
     network_latency: LatencyRecorder,
+    /// Per source: the packet latencies of its delivered measured packets summed, and
+    /// their count.
+    source_latency: Vec<u64>,
+    source_delivered: Vec<u64>,
     hops: u64,
     timeline: Timeline,
+    /// Flits per channel per timeline bin (`stats.channel_timeline`).
+    channel_series: ChannelSeries,
+    /// Per channel, the sum over the buffer samples of the flits buffered at its
+    /// receiving end, and the samples in which one of those buffers was full; empty when
+    /// `stats.buffer_sample` is 0.
+    buffered: Vec<u64>,
+    blocked: Vec<u64>,
+    /// Buffer samples taken (every partition samples in the same cycles, its own
+    /// channels: merged as the most, not the sum).
+    buffer_samples: u64,
 }
 
 impl Collector {
@@ -258,9 +325,33 @@ impl Collector {
             channel_flits,
             packet_latency: LatencyRecorder::new(cfg.histogram_bin),
             network_latency: LatencyRecorder::new(cfg.histogram_bin),
+            source_latency: vec![0; nodes],
+            source_delivered: vec![0; nodes],
             hops: 0,
             timeline: Timeline::new(cfg.timeline),
+            channel_series: ChannelSeries::new(if cfg.channel_timeline { cfg.timeline } else { 0 }, num_channels),
+            buffered: if cfg.buffer_sample != 0 { vec![0; num_channels] } else { Vec::new() },
+            blocked: if cfg.buffer_sample != 0 { vec![0; num_channels] } else { Vec::new() },
+            buffer_samples: 0,
         }
+    }
+
+    /// Is `cycle` one in which the routers sample their buffers (`stats.buffer_sample`)?
+    /// If so, it is counted as a sample, and the caller then reports every channel it
+    /// samples with [`Collector::on_buffer_sample`].
+    #[inline]
+    pub fn buffer_sample_due(&mut self, cycle: u64) -> bool {
+        let due = self.cfg.buffer_sample != 0 && self.in_window(cycle) && (cycle - self.start).is_multiple_of(self.cfg.buffer_sample);
+        self.buffer_samples += due as u64;
+        due
+    }
+
+    /// At a buffer sample: `flits` are buffered at the receiving end of `channel`, and
+    /// `full` says whether one of its buffers there is full.
+    #[inline]
+    pub fn on_buffer_sample(&mut self, channel: usize, flits: u32, full: bool) {
+        self.buffered[channel] += u64::from(flits);
+        self.blocked[channel] += full as u64;
     }
 
     /// Close the window early at `now` (a finite workload finished): the window becomes
@@ -305,6 +396,9 @@ impl Collector {
             debug_assert!(vc < self.num_vcs, "vc {vc} out of range (num_vcs {})", self.num_vcs);
             // Adds 0 outside the window (no branch on the cycle).
             self.channel_flits[channel * self.num_vcs as usize + vc as usize] += self.in_window(cycle) as u64;
+            if self.channel_series.on() {
+                self.channel_series.add(channel, cycle, 1);
+            }
         }
     }
 
@@ -315,6 +409,9 @@ impl Collector {
         if self.cfg.channel_counters {
             debug_assert!(vc < self.num_vcs, "vc {vc} out of range (num_vcs {})", self.num_vcs);
             self.channel_flits[channel * self.num_vcs as usize + vc as usize] += flits * self.in_window(cycle) as u64;
+            if self.channel_series.on() {
+                self.channel_series.add(channel, cycle, flits);
+            }
         }
     }
 
@@ -324,8 +421,11 @@ impl Collector {
     #[inline]
     pub fn on_measured_delivered(&mut self, p: &Delivered) {
         debug_assert!(p.create <= p.inject && p.inject <= p.arrive, "delivered packet times out of order: {p:?}");
-        self.packet_latency.record(p.arrive.saturating_sub(p.create));
+        let latency = p.arrive.saturating_sub(p.create);
+        self.packet_latency.record(latency);
         self.network_latency.record(p.arrive.saturating_sub(p.inject));
+        self.source_latency[p.src as usize] += latency;
+        self.source_delivered[p.src as usize] += 1;
         self.hops += u64::from(p.hops);
     }
 
@@ -341,8 +441,14 @@ impl Collector {
         add(&mut self.channel_flits, &other.channel_flits);
         self.packet_latency.merge(&other.packet_latency);
         self.network_latency.merge(&other.network_latency);
+        add(&mut self.source_latency, &other.source_latency);
+        add(&mut self.source_delivered, &other.source_delivered);
         self.hops += other.hops;
         self.timeline.merge(&other.timeline);
+        self.channel_series.merge(&other.channel_series);
+        add(&mut self.buffered, &other.buffered);
+        add(&mut self.blocked, &other.blocked);
+        self.buffer_samples = self.buffer_samples.max(other.buffer_samples);
     }
 
     /// Packets created in the window so far (as seen by [`Collector::on_created`]); the
@@ -383,12 +489,28 @@ impl Collector {
         let network_latency = self.network_latency.stats();
         let delivered = packet_latency.count;
         let avg_hops = if delivered == 0 { 0.0 } else { self.hops as f64 / delivered as f64 };
+        let latency_by_source = self
+            .source_latency
+            .iter()
+            .zip(&self.source_delivered)
+            .map(|(&sum, &n)| if n == 0 { 0.0 } else { sum as f64 / n as f64 })
+            .collect();
 
         let reasons = verdict(&self.cfg, offered, accepted.mean, packet_latency.mean, &end);
 
         let vcs = (self.num_vcs as usize).max(1);
         let channel_flits: Vec<Vec<u64>> = self.channel_flits.chunks(vcs).map(<[u64]>::to_vec).collect();
         let channel_utilization = channel_flits.iter().map(|per_vc| rate(per_vc.iter().sum())).collect();
+        let channel_timeline = if self.channel_series.on() {
+            (0..channel_flits.len()).map(|c| self.channel_series.of(c, end.cycles)).collect()
+        } else {
+            Vec::new()
+        };
+        let per_sample = |v: &Vec<u64>| -> Vec<f64> {
+            let n = self.buffer_samples.max(1) as f64;
+            v.iter().map(|&x| x as f64 / n).collect()
+        };
+        let (channel_buffered, channel_blocked) = (per_sample(&self.buffered), per_sample(&self.blocked));
 
         StatsReport {
             window: (self.start, self.end),
@@ -397,6 +519,7 @@ impl Collector {
             per_source,
             packet_latency,
             network_latency,
+            latency_by_source,
             avg_hops,
             packets_measured: end.measured_created,
             packets_delivered: delivered,
@@ -405,6 +528,9 @@ impl Collector {
             channel_flits,
             channel_utilization,
             timeline: self.timeline.finish(nodes, end.cycles),
+            channel_timeline,
+            channel_buffered,
+            channel_blocked,
         }
     }
 }
@@ -530,7 +656,7 @@ mod tests {
         let mut c = collector();
         let p = |create, inject, arrive, hops| Delivered { src: 0, dst: 1, size: 4, create, inject, arrive, hops };
         c.on_measured_delivered(&p(100, 104, 120, 2)); // packet 20, network 16
-        c.on_measured_delivered(&p(150, 150, 160, 1)); // packet 10, network 10
+        c.on_measured_delivered(&Delivered { src: 2, ..p(150, 150, 160, 1) }); // packet 10, network 10
         c.on_measured_delivered(&p(199, 230, 260, 3)); // delivered in the drain: 61, 30
         assert_eq!(c.packets_delivered(), 3);
         assert!(close(c.mean_packet_latency(), 91.0 / 3.0));
@@ -543,6 +669,8 @@ mod tests {
         assert_eq!(r.network_latency.p50, 16);
         assert!(close(r.avg_hops, 2.0));
         assert_eq!(r.packet_latency.histogram.counts.iter().sum::<u64>(), 3);
+        // By source: node 0 sent the 20 and the 61, node 2 the 10, nodes 1 and 3 none.
+        assert_eq!(r.latency_by_source, vec![40.5, 0.0, 10.0, 0.0]);
     }
 
     #[test]

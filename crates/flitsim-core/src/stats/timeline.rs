@@ -1,7 +1,9 @@
 //! Throughput over time (`stats.timeline`): flits created and ejected per bin of cycles
 //! over the whole run (warm-up and drain included), for figures that are curves over
 //! time, such as the delivered throughput under bursty load of the self-tuned
-//! congestion-control paper (Fig. 9). Off by default (a bin width of 0).
+//! congestion-control paper (Fig. 9). Off by default (a bin width of 0). With
+//! `stats.channel_timeline`, also each channel's flits per bin ([`ChannelSeries`]), for
+//! drawing the network over time.
 
 /// One bin of the timeline in the report: the cycles `[cycle - width, cycle)` (the last
 /// bin may be shorter: it ends where the run ended).
@@ -93,6 +95,59 @@ impl Timeline {
     }
 }
 
+/// Flits sent on each channel per timeline bin while running (`stats.channel_timeline`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ChannelSeries {
+    /// Cycles per bin; 0 = off.
+    width: u64,
+    /// Channel ids.
+    channels: usize,
+    /// Flits, indexed `bin * channels + channel` (grown by whole bins as the run goes on).
+    counts: Vec<u64>,
+}
+
+impl ChannelSeries {
+    /// Bins of `width` cycles for `channels` channel ids (`width` 0: record nothing).
+    pub fn new(width: u64, channels: usize) -> Self {
+        ChannelSeries { width, channels, counts: Vec::new() }
+    }
+
+    /// Is anything recorded?
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.width != 0
+    }
+
+    /// `flits` sent on `channel` at `cycle`.
+    #[inline]
+    pub fn add(&mut self, channel: usize, cycle: u64, flits: u64) {
+        let bin = (cycle / self.width) as usize;
+        let i = bin * self.channels + channel;
+        if i >= self.counts.len() {
+            // Whole bins, doubling: a logarithmic number of allocations per run.
+            self.counts.resize(((bin + 1) * self.channels).max(2 * self.counts.len()), 0);
+        }
+        self.counts[i] += flits;
+    }
+
+    /// Add another partition's counts (element-wise sums).
+    pub fn merge(&mut self, other: &ChannelSeries) {
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        self.counts.iter_mut().zip(&other.counts).for_each(|(a, b)| *a += b);
+    }
+
+    /// Channel `channel`'s flits in each bin of a run of `cycles` cycles (the bins of
+    /// [`Timeline::finish`]); empty when off.
+    pub fn of(&self, channel: usize, cycles: u64) -> Vec<u64> {
+        if !self.on() {
+            return Vec::new();
+        }
+        (0..cycles.div_ceil(self.width) as usize).map(|b| self.counts.get(b * self.channels + channel).copied().unwrap_or(0)).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +189,22 @@ mod tests {
         a.merge(&b);
         assert_eq!(a.finish(3, 30), whole.finish(3, 30));
         assert_eq!(a.finish(3, 30).iter().map(|b| b.accepted * 15.0).collect::<Vec<_>>(), vec![2.0, 2.0, 0.0, 0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn channel_series_counts_each_channel_per_bin_across_partitions() {
+        // 3 channels, bins of 10 cycles, a run of 35 cycles: 4 bins, the last [30, 35).
+        let (mut a, mut b) = (ChannelSeries::new(10, 3), ChannelSeries::new(10, 3));
+        a.add(0, 0, 1);
+        a.add(0, 9, 1);
+        a.add(2, 10, 4);
+        b.add(1, 34, 1); // only the other partition saw the last bin
+        b.add(0, 15, 2);
+        a.merge(&b);
+        assert_eq!(a.of(0, 35), vec![2, 2, 0, 0]);
+        assert_eq!(a.of(1, 35), vec![0, 0, 0, 1]);
+        assert_eq!(a.of(2, 35), vec![0, 4, 0, 0]);
+        let off = ChannelSeries::new(0, 3);
+        assert!(off.of(0, 35).is_empty());
     }
 }

@@ -25,6 +25,14 @@ impl RouterFamily for CrosspointRouters {
     fn input_front(&self, r: u32, p: u32, v: u32) -> Option<Flit> {
         CrosspointRouters::input_front(self, r, p, v)
     }
+    /// A network input's crosspoint buffers (the DMA queues for the local input).
+    fn input_load(&self, r: u32, p: u32) -> (u32, bool) {
+        if p as usize == self.local {
+            crate::router::family::vc_buffers_load(self, r, p, self.inject_depth)
+        } else {
+            self.row_load(r, p)
+        }
+    }
     /// (Entries, not flit credits, between switches.)
     fn out_credits(&self, _r: u32, _p: u32, _v: u32) -> u32 {
         0

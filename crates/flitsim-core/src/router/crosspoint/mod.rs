@@ -252,6 +252,26 @@ impl CrosspointRouters {
         }
     }
 
+    /// The flits held in the crosspoint buffers of network input `i` of switch `r` (the
+    /// packets' flits arrived and not yet sent on), and whether one of those buffers
+    /// has no entry left that some VC may take.
+    pub fn row_load(&self, r: u32, i: u32) -> (u32, bool) {
+        let (cap, v_n) = (self.cap as usize, self.vcs as usize);
+        let (mut flits, mut full) = (0u32, false);
+        for j in 0..self.ports as usize {
+            let xb = self.xb(r as usize, i as usize, j);
+            let mut in_use = !self.free[xb] & if cap == 32 { u32::MAX } else { (1u32 << cap) - 1 };
+            while in_use != 0 {
+                let e = &self.entries[xb * cap + in_use.trailing_zeros() as usize];
+                flits += u32::from(e.arrived.saturating_sub(e.sent));
+                in_use &= in_use - 1;
+            }
+            let vcs = &self.used[xb * v_n..][..v_n];
+            full |= vcs.iter().any(|&u| !can_take(u, self.shared[xb], self.shared_cap));
+        }
+        (flits, full)
+    }
+
     /// Front flit of the DMA queue of `(r, v)` (`p` the local port).
     pub fn input_front(&self, r: u32, p: u32, v: u32) -> Option<Flit> {
         let q = r as usize * self.vcs as usize + v as usize;
