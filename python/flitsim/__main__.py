@@ -25,12 +25,17 @@ def main(argv: list[str] | None = None) -> int:
     draw = commands.add_parser("draw", help="draw a run's channel loads and node throughput on its network (SVG, PNG or PDF)")
     draw.add_argument("report", help="the run's JSON report (`flitsim run CONFIG --out REPORT.json`)")
     draw.add_argument("-o", "--out", help="the figure to write, its format by extension: .svg, .png or .pdf (default: REPORT with .svg)")
-    draw.add_argument("--value", default="utilization", help="what colours the links: utilization (flits/cycle, Gb/s with channel.link_gbps; default) or flits")
+    draw.add_argument(
+        "--value",
+        default="utilization",
+        help="what colours the links: utilization (flits/cycle, Gb/s with channel.link_gbps; default), flits, or, from stats.buffer_sample, buffered or blocked",
+    )
     draw.add_argument("--vc", type=int, help="draw only this VC's flits (default: all VCs)")
-    draw.add_argument("--nodes", default="accepted", help="what colours the routers: accepted (default), delivered, or none")
+    draw.add_argument("--nodes", default="accepted", help="what colours the routers: accepted (default), delivered throughput, latency, or none")
     draw.add_argument("--aggregate", default="max", help="how blocks of a large network are summarised: max (default), mean or min")
     draw.add_argument("--vmax", type=float, help="the value of the top colour (default: the most loaded link's)")
     draw.add_argument("--title", help="the figure's title (default: the network and what is drawn)")
+    draw.add_argument("--frames", type=int, help="draw the run over time in this many frames (needs stats.timeline and stats.channel_timeline)")
     args = parser.parse_args(argv)
     try:
         if args.command == "draw":
@@ -56,7 +61,7 @@ def _draw(args: argparse.Namespace) -> Path:
         raise ValueError(f"--out {out}: the format comes from the extension, which must be one of .{', .'.join(FORMATS)}")
     result = network.load_report(source)
     nodes = None if args.nodes == "none" else args.nodes
-    fig = network.draw(result, args.value, vc=args.vc, nodes=nodes, aggregate=args.aggregate, vmax=args.vmax, title=args.title)
+    fig = network.draw(result, args.value, vc=args.vc, nodes=nodes, aggregate=args.aggregate, vmax=args.vmax, title=args.title, frames=args.frames)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format=fmt, dpi=120)
     return out

@@ -252,10 +252,12 @@ def network(
     aggregate: str = "max",
     vmax: float | None = None,
     title: str | None = None,
+    frames: int | None = None,
 ) -> Figure:
-    """The run drawn on its network, any topology family: a matplotlib Figure, with the
-    options of :func:`flitsim.network.draw`, which documents them."""
-    return _network.draw(result, value, vc=vc, nodes=nodes, aggregate=aggregate, vmax=vmax, title=title)
+    """The run drawn on its network, any topology family (over time in ``frames``
+    stretches when given): a matplotlib Figure, with the options of
+    :func:`flitsim.network.draw`, which documents them."""
+    return _network.draw(result, value, vc=vc, nodes=nodes, aggregate=aggregate, vmax=vmax, title=title, frames=frames)
 
 
 def channel_heatmap(result: Result, *, z: int = 0, directions: Sequence[str] | None = None, value: str = "utilization", title: str | None = None) -> Figure:

@@ -43,6 +43,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 #: Most runs shown in a latency CDF (the first ones in table order).
 MAX_CDF_SERIES = 6
+#: Frames of a run drawn over time (runs with ``stats.channel_timeline``).
+NETWORK_FRAMES = 6
 #: Resolution of the network drawings (one per run: kept small), and their widest, in pixels.
 NETWORK_DPI = 80
 NETWORK_MAX_PX = 1000
@@ -217,13 +219,23 @@ def network_runs(collection: Collection, frame: pd.DataFrame) -> list[tuple[str,
 
 def network_figures(collection: Collection, frame: pd.DataFrame) -> Iterator[tuple[str, Figure | str]]:
     """Each run of :func:`network_runs` drawn on its network (:func:`flitsim.plots.network`),
-    with its caption; for a run that cannot be drawn (no channel rows), the reason instead
-    of a figure. A generator, so a report of many runs holds one figure at a time."""
+    with its caption; then, for a run with buffer samples (``stats.buffer_sample``), its
+    blocked channels, and for a run with channel timelines (``stats.channel_timeline``),
+    its :data:`NETWORK_FRAMES` frames over time. For a run that cannot be drawn (no channel
+    rows), the reason instead of a figure. A generator, so a report of many runs holds one
+    figure at a time."""
     for caption, result in network_runs(collection, frame):
-        try:
-            yield caption, plots.network(result)
-        except ValueError as e:
-            yield caption, str(e)
+        rows = result.report.get("channels") or []
+        extra: list[tuple[str, dict[str, Any]]] = []
+        if any("blocked" in r for r in rows):
+            extra.append((f"{caption}: blocked channels", {"value": "blocked"}))
+        if any(r.get("timeline") for r in rows):
+            extra.append((f"{caption}: over time", {"frames": NETWORK_FRAMES}))
+        for what, options in [(caption, {}), *extra]:
+            try:
+                yield what, plots.network(result, **options)
+            except ValueError as e:
+                yield what, str(e)
 
 
 def _series(rows: list[dict[str, Any]]) -> list[tuple[str, Figure]]:
@@ -331,7 +343,10 @@ def render(directory: PathLike) -> str:
             parts.append(
                 "<p>Each run drawn on its network: every channel coloured by its utilisation in the measurement window "
                 "(flits/cycle, or Gb/s with <code>channel.link_gbps</code>), the most loaded in the top colour; every router "
-                "by the mean throughput accepted at its nodes (white: none, or no nodes).</p>"
+                "by the mean throughput accepted at its nodes (white: none, or no nodes). A run with buffer samples "
+                "(<code>stats.buffer_sample</code>) is drawn again with each channel coloured by the fraction of cycles a "
+                "buffer at its receiving end was full; a run with channel timelines (<code>stats.channel_timeline</code>) "
+                "over time, in frames on one colour scale.</p>"
             )
         if isinstance(drawing, str):
             parts.append(f"<p>{html.escape(caption)}: not drawn ({html.escape(drawing)}).</p>")

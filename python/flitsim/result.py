@@ -169,9 +169,10 @@ class Result:
     @property
     def per_source(self) -> pd.DataFrame:
         """One row per node: ``delivered`` (flits/cycle from this source ejected anywhere
-        in the window) and ``accepted`` (flits/cycle ejected at this node)."""
+        in the window), ``accepted`` (flits/cycle ejected at this node) and ``latency``
+        (mean packet latency of this source's measured packets, cycles; 0 with none)."""
         s = self.report["stats"]
-        frame: pd.DataFrame = pd.DataFrame({"delivered": s["per_source"]["values"], "accepted": s["accepted"]["values"]})
+        frame: pd.DataFrame = pd.DataFrame({"delivered": s["per_source"]["values"], "accepted": s["accepted"]["values"], "latency": s["latency_by_source"]})
         frame.index.name = "node"
         return frame
 
@@ -179,11 +180,16 @@ class Result:
     def channels(self) -> pd.DataFrame:
         """One row per connected channel: ``kind`` (network, injection, ejection), ends
         ``from`` and ``to``, flits per VC in the window (``vc0``, ``vc1``, ...) and
-        ``utilization`` (flits/cycle). Empty with ``stats.channel_counters = false``."""
+        ``utilization`` (flits/cycle); with ``stats.buffer_sample``, also ``buffered``
+        (mean flits at the receiving end) and ``blocked`` (fraction of samples a buffer
+        there was full), NaN for ejection channels. Empty with
+        ``stats.channel_counters = false``."""
         rows = self.report["channels"]
         vcs = max((len(c["vc_flits"]) for c in rows), default=0)
-        columns = ["kind", "from", "to", *[f"vc{v}" for v in range(vcs)], "utilization"]
-        data = [[c["kind"], c["from"], c["to"], *c["vc_flits"], c["utilization"]] for c in rows]
+        sampled = any("buffered" in c for c in rows)
+        extra = ["buffered", "blocked"] if sampled else []
+        columns = ["kind", "from", "to", *[f"vc{v}" for v in range(vcs)], "utilization", *extra]
+        data = [[c["kind"], c["from"], c["to"], *c["vc_flits"], c["utilization"], *[c.get(k, float("nan")) for k in extra]] for c in rows]
         frame: pd.DataFrame = pd.DataFrame(data, columns=columns, index=pd.Index([c["id"] for c in rows], name="channel"))
         return frame
 

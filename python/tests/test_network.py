@@ -264,8 +264,16 @@ def test_bad_input_names_the_problem_and_the_fix(tmp_path: Path) -> None:
         network.read(good, "load")
     with pytest.raises(ValueError, match=r"vc 2 is not a VC of these channels: they have 2 \(0 to 1\); leave vc out"):
         network.read(good, vc=2)
-    with pytest.raises(ValueError, match=r"nodes 'latency' .*accepted, delivered"):
+    with pytest.raises(ValueError, match=r"nodes 'speed' .*accepted, delivered, latency"):
+        network.read(good, nodes="speed")
+    with pytest.raises(ValueError, match=r"no stats.latency_by_source .*run it again"):
         network.read(good, nodes="latency")
+    with pytest.raises(ValueError, match=r"no buffer samples to draw 'blocked' from: run it again with stats.buffer_sample = 1"):
+        network.read(good, "blocked")
+    with pytest.raises(ValueError, match=r"'buffered' is sampled over all of a channel's VCs together: leave vc out"):
+        network.read(good, "buffered", vc=0)
+    with pytest.raises(ValueError, match=r"no per-channel timelines .*stats.timeline = W .*stats.channel_timeline = true"):
+        plots.network(result(good), frames=3)
     with pytest.raises(ValueError, match=r"aggregate 'sum' is not one of: max, mean, min"):
         plots.network(result(good), aggregate="sum")
     with pytest.raises(ValueError, match=r"it has no config, stats, channels.*flitsim run CONFIG --out FILE"):
@@ -279,6 +287,96 @@ def test_bad_input_names_the_problem_and_the_fix(tmp_path: Path) -> None:
         network.load_report(not_json)
     with pytest.raises(ValueError, match=r"no such file"):
         network.load_report(tmp_path / "missing.json")
+
+
+def line_of_three(router: dict[str, Any], traffic: dict[str, Any], stats: dict[str, Any], measure: int) -> flitsim.Result:
+    """A run on a 1-D mesh of 3 routers (drawn with -x just above the line, +x below)."""
+    return flitsim.simulate({
+        "topology": {"type": "mesh", "dims": [3]},
+        "router": router,
+        "traffic": {"packet_size": 4, **traffic},
+        "sim": {"warmup": 0 if "phases" in traffic else 2000, "measure": measure, "drain_limit": 0},
+        "stats": stats,
+    })
+
+
+def test_blocked_channels_are_those_backed_up_behind_a_slow_sink() -> None:
+    # Nodes 1 and 2 send everything to node 0, whose processor port takes a flit per
+    # 100 cycles: every channel towards it backs up, the other direction carries nothing.
+    r = line_of_three(
+        {"type": "buffered_crossbar", "vcs": 2, "buffer_depth": 16, "eject_rate": 0.01},
+        {"load": 1.0, "pattern": {"type": "merge_to_one", "dest": 0}},
+        {"buffer_sample": 1},
+        2000,
+    )
+    rows = {(c["from"], c["to"]): c for c in r.report["channels"]}
+    fig = plots.network(r, "blocked", vmax=1.0)
+    lines = channels(fig)
+    o, g = grid.OFFSET, grid.GAP
+    for start, end, row in [((1 - g, o), (0 + g, o), ("(1)-x", "(0)+x")), ((2 - g, o), (1 + g, o), ("(2)-x", "(1)+x"))]:
+        assert colour_at(lines, start, end) == VIRIDIS(rows[row]["blocked"])
+        assert rows[row]["blocked"] > 0.9
+    for start, end in [((0 + g, -o), (1 - g, -o)), ((1 + g, -o), (2 - g, -o))]:
+        assert colour_at(lines, start, end) == VIRIDIS(0.0)
+    assert any("blocked (fraction of cycles" in ax.get_ylabel() for ax in fig.axes)
+
+
+def test_routers_coloured_by_their_nodes_packet_latency() -> None:
+    # The same traffic at a fifth of the load, with a fast sink: node 2's packets take
+    # one more hop than node 1's, so they take longest (black); node 0 sent none (white,
+    # as a router whose nodes have no value).
+    r = line_of_three({"vcs": 2}, {"load": 0.2, "pattern": {"type": "merge_to_one", "dest": 0}}, {}, 2000)
+    latency = r.report["stats"]["latency_by_source"]
+    assert latency[0] == 0.0 and latency[2] > latency[1] > 0.0
+    assert r.per_source["latency"].tolist() == latency
+    fig = plots.network(r, nodes="latency")
+    faces = {tuple(xy): tuple(f) for xy, f in zip(routers(fig).get_offsets(), routers(fig).get_facecolors())}
+    assert faces[(0.0, 0.0)] == (1.0, 1.0, 1.0, 1.0)
+    assert faces[(2.0, 0.0)] == GREYS(1.0)
+    assert faces[(1.0, 0.0)] == GREYS(latency[1] / latency[2])
+    assert any("packet latency (cycles" in ax.get_xlabel() for ax in fig.axes)
+
+
+def test_frames_show_the_traffic_turn_around() -> None:
+    # Everyone sends to node 0 for 1,800 cycles, nothing for 200, then to node 2: with
+    # timeline bins of 2,000 cycles, the first frame has flits only on the -x channels
+    # and the second only on the +x ones. Channel (1)+x carries two streams in the
+    # shorter second frame, the most of any channel in any frame: the top colour.
+    r = line_of_three(
+        {"vcs": 2},
+        {"phases": [
+            {"duration": 1800, "load": 0.2, "pattern": {"type": "merge_to_one", "dest": 0}},
+            {"duration": 200, "load": 0.0},
+            {"duration": 1800, "load": 0.2, "pattern": {"type": "merge_to_one", "dest": 2}},
+        ]},
+        {"timeline": 2000, "channel_timeline": True},
+        3800,
+    )
+    fig = plots.network(r, frames=2)
+    first, second = channels(fig, 0), channels(fig, 1)
+    o, g = grid.OFFSET, grid.GAP
+    minus = [((1 - g, o), (0 + g, o)), ((2 - g, o), (1 + g, o))]
+    plus = [((0 + g, -o), (1 - g, -o)), ((1 + g, -o), (2 - g, -o))]
+    for start, end in plus:
+        assert colour_at(first, start, end) == VIRIDIS(0.0)
+    for start, end in minus:
+        assert colour_at(first, start, end) != VIRIDIS(0.0)
+        assert colour_at(second, start, end) == VIRIDIS(0.0)
+    assert colour_at(second, *plus[1]) == VIRIDIS(1.0)
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["cycles 0-2000", f"cycles 2000-{r.report['stats']['timeline'][-1]['cycle']}"]
+    # As many frames as bins at most; none asked for is refused.
+    assert len([ax for ax in fig.axes if ax.get_title()]) == 2
+    assert len([ax for ax in plots.network(r, frames=9).axes if ax.get_title()]) == 2
+    with pytest.raises(ValueError, match=r"frames 0 must be a whole number of frames, at least 1"):
+        plots.network(r, frames=0)
+
+
+def test_frames_group_the_bins_evenly() -> None:
+    ends = [10, 20, 30, 40, 50, 55]
+    assert network.frames.spans(ends, 3) == [(0, 2, 0, 20), (2, 4, 20, 40), (4, 6, 40, 55)]
+    assert network.frames.spans(ends, 4) == [(0, 2, 0, 20), (2, 4, 20, 40), (4, 6, 40, 55)]
+    assert network.frames.spans(ends, 1) == [(0, 6, 0, 55)]
+    assert network.frames.spans(ends, 6)[-1] == (5, 6, 50, 55)
 
 
 @pytest.fixture(scope="module")

@@ -141,3 +141,22 @@ def test_a_run_without_channel_rows_is_named_not_drawn(tmp_path: Path) -> None:
     text = report.render(path)
     assert text.count('<figure class="network">') == 1
     assert "not drawn (the report has no per-channel rows (it was run with stats.channel_counters = false)" in text
+
+
+def test_a_run_with_buffer_samples_and_timelines_is_drawn_three_ways(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    sampled = {"stats.buffer_sample": [1], "stats.timeline": [250], "stats.channel_timeline": [True]}
+    flitsim.sweep(SMALL, grid=sampled, jobs=1, progress=False, store=path)
+    col = report.load(path)
+    captions = [c for c, _ in report.network_figures(col, report.summary_frame(col.results))]
+    assert captions == ["run 1", "run 1: blocked channels", "run 1: over time"]
+    out = report.write_report(path, tmp_path / "report.html")
+    assert out.read_text().count('<figure class="network">') == 3
+    if chromium() is None:
+        return
+    page = open_page(out)
+    networks = [i for i in page.images if i["alt"].startswith("network: ")]
+    assert len(networks) == 3
+    for image in networks:
+        assert image["complete"] and image["ink"] > 0.1 and image["colour"] > 0.03, image
+    assert page.console_errors == []

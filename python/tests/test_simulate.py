@@ -140,7 +140,10 @@ def test_result_tables() -> None:
     per = r.per_source
     assert per.index.name == "node" and len(per) == 16
     assert per["accepted"].mean() == pytest.approx(s["accepted"])
-    assert list(per.columns) == ["delivered", "accepted"]
+    assert list(per.columns) == ["delivered", "accepted", "latency"]
+    # Each source's mean latency lies within the run's smallest and largest.
+    pl = report["stats"]["packet_latency"]
+    assert ((per["latency"] >= pl["min"]) & (per["latency"] <= pl["max"])).all()
 
     ch = r.channels
     assert isinstance(ch, pd.DataFrame) and ch.index.name == "channel"

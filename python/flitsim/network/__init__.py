@@ -12,7 +12,8 @@ the HTML report of ``flitsim report`` use:
 * :mod:`.families` lays out fat trees and Clos networks (stage columns), dragonflies
   (groups on a circle), crossbars (a star), and Kautz, HyperX and graph networks on a
   layout computed once (:mod:`.layout`);
-* :mod:`.scene` turns the laid-out panels into a matplotlib figure with colour scales.
+* :mod:`.scene` turns the laid-out panels into a matplotlib figure with colour scales;
+* :mod:`.frames` draws a run over time, one frame per stretch of its timeline.
 
     >>> from flitsim import network
     >>> fig = network.draw(result)                  # doctest: +SKIP
@@ -28,7 +29,8 @@ from matplotlib.figure import Figure
 
 from ..result import Result
 from . import families, grid
-from .loads import FAMILIES, NODE_VALUES, VALUES, Link, Loads, check_report, coords, load_report, read, split_end
+from .frames import FRAME_VALUES, draw_frames
+from .loads import FAMILIES, NODE_VALUES, SAMPLED, VALUES, Link, Loads, check_report, coords, load_report, read, split_end
 from .scene import Panel, Scene, render
 
 #: How blocks of routers (large grids, large dragonflies) and parallel channels are summarised.
@@ -37,15 +39,18 @@ AGGREGATES: tuple[str, ...] = ("max", "mean", "min")
 __all__ = [
     "AGGREGATES",
     "FAMILIES",
+    "FRAME_VALUES",
     "Link",
     "Loads",
     "NODE_VALUES",
     "Panel",
+    "SAMPLED",
     "Scene",
     "VALUES",
     "check_report",
     "coords",
     "draw",
+    "draw_frames",
     "load_report",
     "read",
     "render",
@@ -83,14 +88,21 @@ def draw(
     aggregate: str = "max",
     vmax: float | None = None,
     title: str | None = None,
+    frames: int | None = None,
 ) -> Figure:
     """A run's report drawn on its network: each channel coloured by ``value``
     ("utilization": flits/cycle, or Gb/s when the config sets ``channel.link_gbps``;
-    "flits": flits in the window), of VC ``vc`` only when given, on a scale from 0 to
+    "flits": flits in the window; "buffered", "blocked": its receiving end's buffer
+    samples, see :data:`VALUES`), of VC ``vc`` only when given, on a scale from 0 to
     ``vmax`` (default the most loaded channel, which then gets the top colour); each
-    router coloured by its endpoints' ``nodes`` throughput ("accepted", "delivered", or
-    None for plain markers). Large grids and dragonflies are drawn in blocks,
-    ``aggregate`` ("max", "mean", "min") summarising each."""
+    router coloured by its endpoints' ``nodes`` value ("accepted" or "delivered"
+    throughput, "latency", or None for plain markers). Large grids and dragonflies are
+    drawn in blocks, ``aggregate`` ("max", "mean", "min") summarising each. With
+    ``frames``, the run over time instead: :func:`draw_frames`."""
+    if frames is not None:
+        if vc is not None:
+            raise ValueError("frames are drawn from each channel's flits over all VCs: leave vc out")
+        return draw_frames(source, value, frames=frames, aggregate=aggregate, vmax=vmax, title=title)
     loads = read(source, value, vc=vc, nodes=nodes)
     drawn = scene(loads, aggregate)
     if title is not None:

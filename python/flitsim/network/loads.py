@@ -27,11 +27,16 @@ PathLike = Union[str, "os.PathLike[str]"]
 VALUES: dict[str, str] = {
     "utilization": "flits per cycle on the channel in the measurement window (Gb/s with channel.link_gbps)",
     "flits": "flits the channel carried in the measurement window",
+    "buffered": "mean flits buffered at the channel's receiving end (needs stats.buffer_sample)",
+    "blocked": "fraction of the sampled cycles in which a buffer at the channel's receiving end was full, so its sender could not send in that VC (needs stats.buffer_sample)",
 }
+#: The values read from the buffer samples rather than the flit counters (all VCs together).
+SAMPLED: tuple[str, ...] = ("buffered", "blocked")
 #: What a router marker's colour can show: the throughput of the router's endpoints.
 NODE_VALUES: dict[str, str] = {
     "accepted": "flits/cycle ejected at each node (stats.accepted.values), the mean over the router's nodes",
     "delivered": "flits/cycle each source got delivered (stats.per_source.values), the mean over the router's nodes",
+    "latency": "mean packet latency of each source's measured packets, cycles (stats.latency_by_source), the mean over the router's nodes that sent any",
 }
 
 # A router's name as the engine writes it, then the port; or an endpoint `nodeN`.
@@ -156,6 +161,13 @@ def read(source: Result | Mapping[str, Any], value: str = "utilization", *, vc: 
     if not rows:
         raise ValueError("the report has no per-channel rows (it was run with stats.channel_counters = false): run it again with stats.channel_counters = true, the default")
     vcs = max(len(r["vc_flits"]) for r in rows)
+    if value in SAMPLED:
+        if vc is not None:
+            raise ValueError(f"value {value!r} is sampled over all of a channel's VCs together: leave vc out, or draw utilization or flits of VC {vc}")
+        if not any(value in r for r in rows):
+            raise ValueError(
+                f"the report has no buffer samples to draw {value!r} from: run it again with stats.buffer_sample = 1 (a sample every cycle; larger is cheaper)"
+            )
     if vc is not None and not (isinstance(vc, int) and 0 <= vc < vcs):
         raise ValueError(f"vc {vc!r} is not a VC of these channels: they have {vcs} (0 to {vcs - 1}); leave vc out to draw all of them")
     config = report["config"]
@@ -168,6 +180,8 @@ def read(source: Result | Mapping[str, Any], value: str = "utilization", *, vc: 
     scale = float(gbps) if gbps else 1.0
 
     def channel_value(row: Mapping[str, Any]) -> float:
+        if value in SAMPLED:
+            return float(row.get(value, math.nan))
         flits = row["vc_flits"][vc] if vc is not None else sum(row["vc_flits"])
         if value == "flits":
             return float(flits)
@@ -189,20 +203,29 @@ def read(source: Result | Mapping[str, Any], value: str = "utilization", *, vc: 
             if not r.startswith("node") or family == "crossbar":
                 seen.setdefault(r, None)
     which = f"VC {vc} " if vc is not None else "channel "
-    link_label = f"{which}utilisation ({rate_unit})" if value == "utilization" else f"{which}flits in the window"
+    link_label = {
+        "utilization": f"{which}utilisation ({rate_unit})",
+        "flits": f"{which}flits in the window",
+        "buffered": "buffered flits at the receiving end (mean)",
+        "blocked": "blocked (fraction of cycles a buffer there is full)",
+    }[value]
     node_values: dict[str, float] = {}
     node_label: str | None = None
     if nodes is not None:
         stats = report["stats"]
-        per_node = stats["accepted"]["values"] if nodes == "accepted" else stats["per_source"]["values"]
+        if nodes == "latency" and "latency_by_source" not in stats:
+            raise ValueError("the report has no stats.latency_by_source (an older flitsim wrote it): run it again, or draw nodes='accepted'")
+        per_node = {"accepted": stats["accepted"]["values"], "delivered": stats["per_source"]["values"]}.get(nodes) or stats["latency_by_source"]
         sums: dict[str, list[float]] = {}
         for i, v in enumerate(per_node):
             node = f"node{i}"
             router = node if family == "crossbar" else node_router.get(node)
-            if router is not None:
-                sums.setdefault(router, []).append(float(v) * scale)
+            # (A node's latency counts only if it had a measured packet delivered: its
+            # latency is then at least a cycle.)
+            if router is not None and (nodes != "latency" or v > 0):
+                sums.setdefault(router, []).append(float(v) * (1.0 if nodes == "latency" else scale))
         node_values = {r: math.fsum(vs) / len(vs) for r, vs in sums.items()}
-        node_label = f"{nodes} throughput ({'Gb/s' if gbps else 'flits/cycle'} per node)"
+        node_label = "packet latency (cycles, mean of the nodes' sources)" if nodes == "latency" else f"{nodes} throughput ({'Gb/s' if gbps else 'flits/cycle'} per node)"
     faults = report.get("faults") or {}
     return Loads(
         family=family,
