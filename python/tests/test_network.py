@@ -374,9 +374,11 @@ def test_frames_show_the_traffic_turn_around() -> None:
 def test_frames_group_the_bins_evenly() -> None:
     ends = [10, 20, 30, 40, 50, 55]
     assert network.frames.spans(ends, 3) == [(0, 2, 0, 20), (2, 4, 20, 40), (4, 6, 40, 55)]
-    assert network.frames.spans(ends, 4) == [(0, 2, 0, 20), (2, 4, 20, 40), (4, 6, 40, 55)]
+    # 6 bins in 4 frames: 1, 2, 1 and 2 bins.
+    assert network.frames.spans(ends, 4) == [(0, 1, 0, 10), (1, 3, 10, 30), (3, 4, 30, 40), (4, 6, 40, 55)]
     assert network.frames.spans(ends, 1) == [(0, 6, 0, 55)]
     assert network.frames.spans(ends, 6)[-1] == (5, 6, 50, 55)
+    assert len(network.frames.spans(ends, 9)) == 6
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 run, from the flits each channel carried in each timeline bin (``stats.timeline`` with
 ``stats.channel_timeline = true``), all on one colour scale so that the frames compare.
 
-The run's bins are grouped into ``frames`` stretches of equal length (the last may be
-shorter); each frame is the network drawn as :func:`flitsim.network.draw` draws it, its
+The run's bins are grouped into ``frames`` stretches of as equal a length as the bins
+allow (:func:`spans`); each frame is the network drawn as :func:`flitsim.network.draw` draws it, its
 links coloured by their utilisation in that stretch (or the flits they carried). A
 network drawn as one panel gets one panel per frame, several to a row; a network drawn
 as several (the z-planes of a 3-D torus) gets one row of panels per frame.
@@ -29,17 +29,15 @@ FRAME_VALUES: dict[str, str] = {
 
 def spans(bin_ends: list[int], frames: int) -> list[tuple[int, int, int, int]]:
     """The frames of a run whose timeline bins end at ``bin_ends``: ``frames`` groups of
-    consecutive bins of equal count (the last may have fewer), each as
+    consecutive bins (as many as there are bins at most), their counts differing by one
+    at most (bin ``i * n // frames`` starts frame ``i``, of ``n`` bins), each as
     ``(first bin, end bin (exclusive), first cycle, end cycle (exclusive))``."""
     if not isinstance(frames, int) or isinstance(frames, bool) or frames < 1:
         raise ValueError(f"frames {frames!r} must be a whole number of frames, at least 1")
     n = len(bin_ends)
-    per = -(-n // min(frames, n))
-    out = []
-    for lo in range(0, n, per):
-        hi = min(lo + per, n)
-        out.append((lo, hi, bin_ends[lo - 1] if lo else 0, bin_ends[hi - 1]))
-    return out
+    f = min(frames, n)
+    cuts = [i * n // f for i in range(f + 1)]
+    return [(lo, hi, bin_ends[lo - 1] if lo else 0, bin_ends[hi - 1]) for lo, hi in zip(cuts, cuts[1:])]
 
 
 def draw_frames(
