@@ -1,6 +1,9 @@
 //! `flitsim bench`: a fixed suite reporting simulated cycles/s, flit-hops/s (router
 //! traversals) and peak memory. Each case runs in its own child process so the peak
 //! resident memory belongs to that case alone. Timings are a benchmark, never a test.
+//! `--instructions` counts instead what a flit-hop costs in instructions, which do not
+//! move with the machine's load: each case run under callgrind at two lengths, the
+//! difference divided by the difference in flit-hops (the steady state, without set-up).
 
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -10,6 +13,37 @@ use flitsim_core::sim::Simulation;
 use serde::{Deserialize, Serialize};
 
 use crate::common::CliResult;
+
+/// The options of `flitsim bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Shorter runs (for a quick look; the figures of docs/reference/performance.md use the full suite).
+    #[arg(long)]
+    pub quick: bool,
+    /// Run only the named case.
+    #[arg(long)]
+    pub case: Option<String>,
+    /// Repetitions per case (the median is reported).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+    /// A BookSim2 binary: run it and flitsim on the comparison case in alternation and
+    /// report the speed ratios measured at one moment (instead of the suite)
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["case", "quick", "instructions"])]
+    pub booksim: Option<std::path::PathBuf>,
+    /// Rounds of the BookSim2 comparison (one BookSim2 run and the two flitsim cases each)
+    #[arg(long, default_value_t = 3, requires = "booksim", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
+    /// Count instructions per flit-hop and per simulated cycle instead of timing: each
+    /// one-thread case (with --case, that one; without, those that are not long) runs
+    /// under valgrind's callgrind at its quick length and twice that, and the difference
+    /// is divided by the difference in flit-hops and cycles. Needs valgrind; minutes per
+    /// case (callgrind runs about 50 times slower).
+    #[arg(long, conflicts_with_all = ["quick", "repeat"])]
+    pub instructions: bool,
+    /// (Child runs: the measurement window, in place of the case's or --quick's.)
+    #[arg(long, hide = true)]
+    pub measure: Option<u64>,
+}
 
 /// One benchmark case.
 struct Case {
@@ -306,6 +340,8 @@ pub(crate) struct CaseResult {
     pub cycles_per_s: f64,
     pub mflit_hops_per_s: f64,
     pub peak_rss_mib: f64,
+    /// Router traversals in the run.
+    pub flit_hops: u64,
 }
 
 fn peak_rss_mib() -> f64 {
@@ -317,12 +353,14 @@ fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
+/// Run `case` `repeat` times in this process: its whole length, or with `quick` its
+/// quick one, or with `measure` the quick warm-up and that window.
+fn run_case(case: &Case, quick: bool, repeat: usize, measure: Option<u64>) -> CliResult<CaseResult> {
     let set: Vec<String> = case.set.iter().map(|s| s.to_string()).collect();
     let mut cfg = Config::from_toml(case.toml, &set).map_err(|e| e.to_string())?;
-    if quick {
+    if quick || measure.is_some() {
         cfg.sim.warmup = cfg.sim.warmup.min(case.quick_measure);
-        cfg.sim.measure = case.quick_measure;
+        cfg.sim.measure = measure.unwrap_or(case.quick_measure);
     }
     let mut runs = Vec::new();
     for _ in 0..repeat.max(1) {
@@ -346,7 +384,75 @@ fn run_case(case: &Case, quick: bool, repeat: usize) -> CliResult<CaseResult> {
         cycles_per_s: cycles as f64 / secs,
         mflit_hops_per_s: hops as f64 / secs / 1e6,
         peak_rss_mib: peak_rss_mib(),
+        flit_hops: hops,
     })
+}
+
+/// The case named `name`, or an error listing the names.
+fn find_case(name: &str) -> CliResult<&'static Case> {
+    CASES.iter().find(|c| c.name == name).ok_or_else(|| {
+        let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+        format!("unknown bench case {name:?}; cases: {}", names.join(", "))
+    })
+}
+
+/// The instructions callgrind counted, from its report on standard error
+/// (`==PID== Collected : N`).
+fn collected_instructions(stderr: &str) -> Option<u64> {
+    stderr.lines().find_map(|l| l.split_once("Collected :").and_then(|(_, n)| n.trim().replace(',', "").parse().ok()))
+}
+
+/// `flitsim bench --instructions`: instructions per flit-hop and per cycle of the case
+/// `only`, or of every one-thread case that is not long, in the steady state.
+fn instructions(only: Option<&str>) -> CliResult<ExitCode> {
+    let cases: Vec<&Case> = match only {
+        Some(name) => vec![find_case(name)?],
+        None => CASES.iter().filter(|c| c.threads == 1 && !c.once).collect(),
+    };
+    if let Some(c) = cases.iter().find(|c| c.threads != 1) {
+        return Err(format!(
+            "bench case {} runs on {} threads; instructions are counted on one (callgrind serialises threads): give its one-thread case",
+            c.name, c.threads
+        ));
+    }
+    let has_valgrind = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_valgrind {
+        return Err("bench --instructions runs the cases under valgrind's callgrind, which is not on PATH: install valgrind (e.g. apt-get install valgrind)".into());
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    println!(
+        "flitsim {} bench --instructions (callgrind; steady state: a run of twice the quick window minus one of the quick window)",
+        flitsim_core::VERSION
+    );
+    println!("{:<19} {:>12} {:>15} {:>14}  about", "case", "cycles", "instr/flit-hop", "instr/cycle");
+    for case in cases {
+        let mut counted = Vec::new();
+        for window in [case.quick_measure, 2 * case.quick_measure] {
+            let out = Command::new("valgrind")
+                .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+                .arg(&exe)
+                .args(["bench", "--case", case.name, "--repeat", "1", "--measure", &window.to_string()])
+                .output()
+                .map_err(|e| format!("cannot run valgrind: {e}"))?;
+            let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            let run: Option<CaseResult> = stdout.lines().find_map(|l| l.strip_prefix("BENCH ")).and_then(|l| serde_json::from_str(l).ok());
+            match (run, collected_instructions(&stderr)) {
+                (Some(run), Some(n)) => counted.push((n, run)),
+                _ => return Err(format!("bench case {} under callgrind failed: {stderr}", case.name)),
+            }
+        }
+        let ((i1, r1), (i2, r2)) = (&counted[0], &counted[1]);
+        let per = |d: u64| (i2.saturating_sub(*i1)) as f64 / d.max(1) as f64;
+        println!(
+            "{:<19} {:>12} {:>15.0} {:>14.0}  {}",
+            case.name,
+            r2.cycles.saturating_sub(r1.cycles),
+            per(r2.flit_hops.saturating_sub(r1.flit_hops)),
+            per(r2.cycles.saturating_sub(r1.cycles)),
+            case.about
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Run case `name` in a child process (`flitsim bench --case`), `reps` times.
@@ -366,18 +472,18 @@ fn run_child(name: &str, quick: bool, reps: usize) -> CliResult<CaseResult> {
 }
 
 /// `flitsim bench`; with `booksim`, the comparison with that BookSim2 binary instead
-/// ([`crate::booksim`]).
-pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize, booksim: Option<(&std::path::Path, u32)>) -> CliResult<ExitCode> {
-    if let Some((path, rounds)) = booksim {
-        return crate::booksim::compare(path, rounds, repeat, |name, reps| run_child(name, quick, reps));
+/// ([`crate::booksim`]); with `instructions`, the instruction counts ([`instructions`]).
+pub fn cmd_bench(args: &BenchArgs) -> CliResult<ExitCode> {
+    let (quick, repeat) = (args.quick, args.repeat as usize);
+    if let Some(path) = &args.booksim {
+        return crate::booksim::compare(path, args.rounds, repeat, |name, reps| run_child(name, quick, reps));
     }
-    if let Some(name) = only {
+    if args.instructions {
+        return instructions(args.case.as_deref());
+    }
+    if let Some(name) = args.case.as_deref() {
         // Child mode: run one case in this process and print a JSON line.
-        let case = CASES.iter().find(|c| c.name == name).ok_or_else(|| {
-            let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
-            format!("unknown bench case {name:?}; cases: {}", names.join(", "))
-        })?;
-        let r = run_case(case, quick, repeat)?;
+        let r = run_case(find_case(name)?, quick, repeat, args.measure)?;
         println!("BENCH {}", serde_json::to_string(&r).unwrap());
         return Ok(ExitCode::SUCCESS);
     }
@@ -410,4 +516,27 @@ pub fn cmd_bench(quick: bool, only: Option<&str>, repeat: usize, booksim: Option
         done.push(r);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callgrinds_count_is_read_from_its_report() {
+        // What callgrind 3.19 writes to standard error at the end of a run.
+        let stderr = "==16543== Callgrind, a call-graph generating cache profiler\n==16543== Events    : Ir\n\
+                      ==16543== Collected : 592185899\n==16543== \n==16543== I   refs:      592,185,899\n";
+        assert_eq!(collected_instructions(stderr), Some(592_185_899));
+        assert_eq!(collected_instructions("==1== error: no such file\n"), None);
+    }
+
+    #[test]
+    fn every_case_is_found_by_name_and_an_unknown_one_lists_them() {
+        for c in CASES {
+            assert_eq!(find_case(c.name).unwrap().name, c.name);
+        }
+        let err = find_case("mesh").err().expect("no case is named mesh");
+        assert!(err.contains("unknown bench case \"mesh\"") && err.contains("booksim-mesh8x8, booksim-mesh8x8-2t"), "{err}");
+    }
 }

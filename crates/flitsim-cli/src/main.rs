@@ -136,22 +136,8 @@ enum Command {
     },
     /// Run the fixed benchmark suite: simulated cycles/s and flit-hops/s.
     Bench {
-        /// Shorter runs (for a quick look; the figures of docs/reference/performance.md use the full suite).
-        #[arg(long)]
-        quick: bool,
-        /// Run only the named case.
-        #[arg(long)]
-        case: Option<String>,
-        /// Repetitions per case (the median is reported).
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
-        repeat: u32,
-        /// A BookSim2 binary: run it and flitsim on the comparison case in alternation and
-        /// report the speed ratios measured at one moment (instead of the suite)
-        #[arg(long, value_name = "PATH", conflicts_with_all = ["case", "quick"])]
-        booksim: Option<std::path::PathBuf>,
-        /// Rounds of the BookSim2 comparison (one BookSim2 run and the two flitsim cases each)
-        #[arg(long, default_value_t = 3, requires = "booksim", value_parser = clap::value_parser!(u32).range(1..=100))]
-        rounds: u32,
+        #[command(flatten)]
+        args: bench::BenchArgs,
     },
     /// The saturation throughput of a config: the highest load at which every measured
     /// packet arrives and mean packet latency stays within a factor of zero-load latency.
@@ -286,9 +272,7 @@ fn main() -> ExitCode {
         },
         Command::VcBalance { cfg, json } => routes::cmd_vc_balance(&cfg, json),
         Command::List { json, markdown } => common::cmd_list(json, markdown),
-        Command::Bench { quick, case, repeat, booksim, rounds } => {
-            bench::cmd_bench(quick, case.as_deref(), repeat as usize, booksim.as_deref().map(|p| (p, rounds)))
-        }
+        Command::Bench { args } => bench::cmd_bench(&args),
         Command::Saturation { cfg, zero_load, factor, resolution, json } => {
             saturation::cmd_saturation(&cfg, zero_load, factor, resolution, json)
         }

@@ -103,6 +103,20 @@ fn booksim_comparison_arguments_are_checked() {
 }
 
 #[test]
+fn instruction_counts_are_asked_of_one_thread_cases_only() {
+    // Callgrind serialises threads: a two-thread case would count its spinning.
+    let (code, _, err) = run(&["bench", "--instructions", "--case", "booksim-mesh8x8-2t"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("runs on 2 threads; instructions are counted on one"), "{err}");
+    let (code, _, err) = run(&["bench", "--instructions", "--case", "mesh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown bench case \"mesh\""), "{err}");
+    let (code, _, err) = run(&["bench", "--instructions", "--quick"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
+#[test]
 fn topo_prints_closed_form_properties() {
     let (code, out, _) = run(&["topo", "--set", "topology.type=torus", "--set", "topology.dims=[11,12,16]", "--json"]);
     assert_eq!(code, 0);
