@@ -23,14 +23,17 @@ use crate::routing::RoutingFunction;
 use crate::stats::Collector;
 use crate::topology::Topology;
 
-/// What one cycle of router steps reads and writes besides the routers' own state.
-pub struct StepContext<'a> {
+/// What one cycle of router steps reads and writes besides the routers' own state. `R`
+/// is the routing function's type: the engine passes the run's [`RoutingFunction`]; a
+/// family that compiles its step per routing function passes on the one it matched
+/// ([`StepContext::with_routing`]).
+pub struct StepContext<'a, R: ?Sized = RoutingFunction> {
     /// The cycle being stepped.
     pub now: u64,
     /// The network.
     pub topo: &'a Topology,
     /// The routing function (a family that needs one kind checks it at build).
-    pub routing: &'a RoutingFunction,
+    pub routing: &'a R,
     /// Every channel's flits and credits in flight.
     pub ch: &'a mut Channels,
     /// The packets the flits belong to.
@@ -39,6 +42,21 @@ pub struct StepContext<'a> {
     pub stats: &'a mut Collector,
     /// The engine's counters (flits lost, hops, ...).
     pub ctr: &'a mut Counters,
+}
+
+impl<R: ?Sized> StepContext<'_, R> {
+    /// The same cycle with routing function `routing` (borrowing this context's state).
+    pub fn with_routing<'b, S: ?Sized>(&'b mut self, routing: &'b S) -> StepContext<'b, S> {
+        StepContext {
+            now: self.now,
+            topo: self.topo,
+            routing,
+            ch: &mut *self.ch,
+            packets: &mut *self.packets,
+            stats: &mut *self.stats,
+            ctr: &mut *self.ctr,
+        }
+    }
 }
 
 /// The reports a family adds to the run's report (each `None` where it has none).

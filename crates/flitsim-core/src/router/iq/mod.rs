@@ -125,11 +125,9 @@ use super::drops;
 use super::vcset::VcSet;
 use super::IqConfig;
 use crate::link::{Channels, End, Flit, InFlight};
-use crate::packet::{Counters, PacketArena};
 use crate::router::crossing::Which;
 use crate::router::family::StepContext;
 use crate::routing::RoutingFunction;
-use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 
 /// Owner value of a free output VC.
@@ -391,94 +389,59 @@ impl IqRouters {
     /// `which` picks the routers of a partition (the pipelined hand-over,
     /// `sim/pipeline.rs`); [`Which::All`] steps every router.
     pub fn step(&mut self, which: Which, cx: &mut StepContext<'_>) {
-        let StepContext { now, topo, routing, ch, packets, stats, ctr } = cx;
-        let (now, topo, routing) = (*now, *topo, *routing);
         // The arrival state is moved out for the pass (a move of a `Vec`, no allocation)
         // so the routers' other state and it can be borrowed separately.
         // So are the lanes (a move of a `Box`).
         let mut arrivals = std::mem::replace(&mut self.arrivals, Arrivals::Counting(Counting::default()));
         let mut lanes = std::mem::replace(&mut self.lanes, Width::Taken);
         match &mut arrivals {
-            Arrivals::Calendar(a) => self.step_routers(a, &mut lanes, which, now, topo, routing, ch, packets, stats, ctr),
-            Arrivals::Counting(a) => self.step_routers(a, &mut lanes, which, now, topo, routing, ch, packets, stats, ctr),
+            Arrivals::Calendar(a) => self.step_routers(a, &mut lanes, which, cx),
+            Arrivals::Counting(a) => self.step_routers(a, &mut lanes, which, cx),
         }
         self.arrivals = arrivals;
         self.lanes = lanes;
     }
 
     /// [`IqRouters::step`] for one arrival mode.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_routers<A: Arrive>(
-        &mut self,
-        arr: &mut A,
-        lanes: &mut Width,
-        which: Which,
-        now: u64,
-        topo: &Topology,
-        routing: &RoutingFunction,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    fn step_routers<A: Arrive>(&mut self, arr: &mut A, lanes: &mut Width, which: Which, cx: &mut StepContext<'_>) {
         // The common router shapes get a step compiled for their port and VC counts
         // (constant index arithmetic, unrolled loops); others use the general step.
         // Dimension-order routing gets a step of its own; the others share one that
         // chooses the function per head (see `route`).
-        match routing {
-            RoutingFunction::Dor(d) => self.step_routed(arr, lanes, which, now, topo, d, ch, packets, stats, ctr),
-            _ => self.step_routed(arr, lanes, which, now, topo, routing, ch, packets, stats, ctr),
+        match cx.routing {
+            RoutingFunction::Dor(d) => self.step_routed(arr, lanes, which, &mut cx.with_routing(d)),
+            _ => self.step_routed(arr, lanes, which, cx),
         }
     }
 
     /// [`IqRouters::step_routers`] with routing function `R`.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn step_routed<A: Arrive, R: Route>(
-        &mut self,
-        arr: &mut A,
-        lanes: &mut Width,
-        which: Which,
-        now: u64,
-        topo: &Topology,
-        routing: &R,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
-    ) {
+    fn step_routed<A: Arrive, R: Route>(&mut self, arr: &mut A, lanes: &mut Width, which: Which, cx: &mut StepContext<'_, R>) {
         let l = match lanes {
             Width::Narrow(l) => &mut **l,
             // (Routers of more than 64 input VCs: the general step on 128-bit sets.)
-            Width::Wide(l) => return self.step_shaped::<A, R, u128, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            Width::Wide(l) => return self.step_shaped::<A, R, u128, 0, 0, 0>(arr, l, which, cx),
             Width::Taken => unreachable!("the lanes are moved out once per step"),
         };
         match (self.ports, self.vcs, self.depth) {
             // (Polling networks, with long delays, are rare: they get the general step.)
-            _ if A::POLLS => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
-            (5, 4, 8) => self.step_shaped::<A, R, u64, 5, 4, 8>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
-            (7, 4, 8) => self.step_shaped::<A, R, u64, 7, 4, 8>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
-            _ => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, now, topo, routing, ch, packets, stats, ctr),
+            _ if A::POLLS => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, cx),
+            (5, 4, 8) => self.step_shaped::<A, R, u64, 5, 4, 8>(arr, l, which, cx),
+            (7, 4, 8) => self.step_shaped::<A, R, u64, 7, 4, 8>(arr, l, which, cx),
+            _ => self.step_shaped::<A, R, u64, 0, 0, 0>(arr, l, which, cx),
         }
     }
 
     /// [`IqRouters::step_routers`] for routers of `P` ports with `V` VCs each of `D`
     /// flits (0 = as built, read at run time), whose VC sets are `B`.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn step_shaped<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         lanes: &mut Lanes<B>,
         which: Which,
-        now: u64,
-        topo: &Topology,
-        routing: &R,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
+        cx: &mut StepContext<'_, R>,
     ) {
         // The routers to visit: those of the calendar's due set that `which` selects
         // (the scratch list and the selection are moved out for the pass, moves of a
@@ -486,16 +449,16 @@ impl IqRouters {
         // the whole network: only calendars are partitioned).
         let k = which as usize;
         let (mut due, select) = (std::mem::take(&mut self.due), std::mem::take(&mut self.select[k]));
-        if arr.due_routers(now, &select, &mut due) {
-            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(&due), now, topo, routing, ch, packets, stats, ctr);
+        if arr.due_routers(cx.now, &select, &mut due) {
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(&due), cx);
         } else if which == Which::All {
             let (lo, hi) = (self.span.0 as usize, self.span.1 as usize);
-            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::Span(lo, hi), now, topo, routing, ch, packets, stats, ctr);
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::Span(lo, hi), cx);
         } else {
             // Every router of one of the lists.
             let (i, b) = (std::mem::take(&mut self.interior), std::mem::take(&mut self.boundary));
             let l = if which == Which::Interior { &i } else { &b };
-            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(l), now, topo, routing, ch, packets, stats, ctr);
+            self.visit::<A, R, B, P, V, D>(arr, lanes, Visit::List(l), cx);
             (self.interior, self.boundary) = (i, b);
         }
         (self.due, self.select[k]) = (due, select);
@@ -503,44 +466,37 @@ impl IqRouters {
 
     /// Step the routers of `routers` that have work (prefetching the state of those a
     /// few places ahead when `prefetch` is on).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn visit<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
         arr: &mut A,
         lanes: &mut Lanes<B>,
         routers: Visit<'_>,
-        now: u64,
-        topo: &Topology,
-        routing: &R,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
+        cx: &mut StepContext<'_, R>,
     ) {
         // (One loop, and the router step inlined once: the step is most of the engine's
         // code, and each copy of it costs build time.)
+        let now = cx.now;
         let n = routers.len();
         for i in 0..n {
             if self.prefetch {
                 if i + PREFETCH_STATE < n {
                     let r = routers.at(i + PREFETCH_STATE);
-                    self.prefetch_router(arr, r, &lanes.sets[r], now, ch);
+                    self.prefetch_router(arr, r, &lanes.sets[r], now, cx.ch);
                 }
                 if i + PREFETCH_HEADERS < n {
                     let r = routers.at(i + PREFETCH_HEADERS);
-                    self.prefetch_headers(arr, r, &lanes.sets[r], now, ch, packets);
+                    self.prefetch_headers(arr, r, &lanes.sets[r], now, cx.ch, cx.packets);
                 }
             }
             let r = routers.at(i);
             if let Some(due) = arr.take_if_busy(r, now, !lanes.sets[r].occ.is_empty(), &self.poll) {
-                self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, now, topo, routing, ch, packets, stats, ctr);
+                self.step_router::<A, R, B, P, V, D>(arr, lanes, r as u32, due, cx);
             }
         }
     }
 
     /// One router's cycle (see the module docs for the stages).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn step_router<A: Arrive, R: Route, B: VcSet, const P: usize, const V: usize, const D: usize>(
         &mut self,
@@ -548,14 +504,10 @@ impl IqRouters {
         lanes: &mut Lanes<B>,
         r: u32,
         (mut due_flits, mut due_credits): (u64, u64),
-        now: u64,
-        topo: &Topology,
-        routing: &R,
-        ch: &mut Channels,
-        packets: &mut PacketArena,
-        stats: &mut Collector,
-        ctr: &mut Counters,
+        cx: &mut StepContext<'_, R>,
     ) {
+        let (now, topo, routing) = (cx.now, cx.topo, cx.routing);
+        let (ch, packets, stats, ctr) = (&mut *cx.ch, &mut *cx.packets, &mut *cx.stats, &mut *cx.ctr);
         debug_assert!((P == 0 || P == self.ports as usize) && (V == 0 || V == self.vcs as usize));
         debug_assert!(D == 0 || D == self.depth as usize);
         let ru = r as usize;
