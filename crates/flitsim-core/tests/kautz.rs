@@ -121,6 +121,25 @@ fn heavy_load_drains_on_node_order_vcs() {
 }
 
 #[test]
+fn crosspoint_switches_of_the_largest_shapes_deliver_everything() {
+    // A crosspoint switch remembers, per input and output, which entry a packet streams
+    // through: with 9 outputs (degree 8) and 32 entries per buffer that is 9 x 32 = 288
+    // places, more than a byte holds (the switch once kept it in a byte, and K(8, 2)
+    // with 32 entries deadlocked). Degree 15, the most the switch has, with 32 entries
+    // makes 16 x 32 = 512.
+    for (d, xb) in [(8, 32), (15, 32), (8, 16)] {
+        let toml = format!(
+            "[topology]\ntype = \"kautz\"\ndegree = {d}\ndiameter = 2\n[routing]\ntype = \"source\"\n\
+             [router]\ntype = \"crosspoint\"\nvcs = 2\nxb_packets = {xb}\n[traffic]\nload = 0.6\npacket_size = 6\npackets_per_source = 30\n\
+             [sim]\ncheck = true\nwarmup = 0\nmeasure = 100000\nuntil_done = true\n"
+        );
+        let r = run(&toml);
+        assert_eq!(r.counters.packets_created, 30 * r.topology.nodes as u64, "K({d}, 2), {xb} entries");
+        assert_eq!(r.counters.packets_delivered, r.counters.packets_created, "K({d}, 2), {xb} entries");
+    }
+}
+
+#[test]
 fn config_errors_name_the_field_and_the_fix() {
     let cases = [
         ("[topology]\ntype = \"kautz\"\ndegree = 3\ndiameter = 2\n", "routing.type", "source"),

@@ -53,7 +53,7 @@ use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
 use rails::Rails;
 
-const NO_ENTRY: u8 = u8::MAX;
+const NO_ENTRY: u16 = u16::MAX;
 const IDLE: u16 = u16::MAX;
 /// A DMA queue whose packet at the front is being discarded: its source or destination
 /// node failed during the run ([`CrosspointRouters::feed_local`]).
@@ -82,6 +82,32 @@ struct Entry {
     /// handed to the link from another partition; released if the entry ends as a
     /// poisoned copy.
     own: bool,
+}
+
+/// A crosspoint entry `e` of the buffer at port `port` (an input or an output: the
+/// other port is the record's own) in 16 bits, `port << 5 | e`: ports < 17, entries < 32
+/// (`xb_packets <= 32`), so it never reaches [`IDLE`], [`DROP`] or [`NO_ENTRY`].
+#[inline]
+fn pack(port: usize, e: usize) -> u16 {
+    debug_assert!(port <= 16 && e < 32);
+    (port << 5 | e) as u16
+}
+
+/// The port and entry of [`pack`].
+#[inline]
+fn unpack(x: u16) -> (usize, usize) {
+    ((x >> 5) as usize, (x & 31) as usize)
+}
+
+/// `i mod n` for `i < 2n` (a ring index one step or less past its end), without a division.
+#[inline]
+fn wrap(i: usize, n: usize) -> usize {
+    debug_assert!(i < 2 * n);
+    if i >= n {
+        i - n
+    } else {
+        i
+    }
 }
 
 /// Entry accounting of one crosspoint buffer: per VC entries in use, shared ones in use.
@@ -133,13 +159,14 @@ pub struct CrosspointRouters {
     fifo: Vec<u8>,
     fifo_head: Vec<u8>,
     fifo_len: Vec<u8>,
-    /// Per (router, input): the entry the arriving packet fills, or [`NO_ENTRY`].
-    receiving: Vec<u8>,
+    /// Per (router, input): the entry the arriving packet fills ([`pack`]ed with its
+    /// output), or [`NO_ENTRY`].
+    receiving: Vec<u16>,
     /// Transmitter's view of the next switch: per (router, output j, next output, VC)
     /// entries allocated there; per (router, j, next output) shared ones.
     down_used: Vec<u8>,
     down_shared: Vec<u8>,
-    /// Per (router, output): the (input, entry) streaming out, or [`IDLE`].
+    /// Per (router, output): the (input, entry) streaming out, [`pack`]ed, or [`IDLE`].
     out_busy: Vec<u16>,
     /// Per (router, output): round-robin pointer over (input, VC).
     rr: Vec<u16>,
@@ -150,7 +177,8 @@ pub struct CrosspointRouters {
     inj: Vec<Flit>,
     inj_head: Vec<u16>,
     inj_len: Vec<u16>,
-    /// Per (router, VC): the local crosspoint entry (`j * cap + e`) being filled, or IDLE.
+    /// Per (router, VC): the local crosspoint entry (output `j`, entry `e`, [`pack`]ed)
+    /// being filled, or [`IDLE`] (or [`DROP`]).
     inj_fill: Vec<u16>,
     /// Per router: round-robin pointer over the DMA queues.
     inj_rr: Vec<u8>,
@@ -342,7 +370,7 @@ impl CrosspointRouters {
         self.used[xb * v_n + v] = u + 1;
         let q = xb * v_n + v;
         let cap = self.cap as usize;
-        let slot = (self.fifo_head[q] as usize + self.fifo_len[q] as usize) % cap;
+        let slot = wrap(self.fifo_head[q] as usize + self.fifo_len[q] as usize, cap);
         self.fifo[q * cap + slot] = e as u8;
         self.fifo_len[q] += 1;
         let o = self.out_of(xb);
@@ -416,11 +444,10 @@ impl CrosspointRouters {
                     self.counters.vc_decrements += u64::from(ent.in_vc - ent.out_vc);
                 }
                 if !a.flit.is_tail() {
-                    self.receiving[wbase + p] = (j * cap + e) as u8;
+                    self.receiving[wbase + p] = pack(j, e);
                 }
             } else {
-                let je = self.receiving[wbase + p] as usize;
-                let (j, e) = (je / cap, je % cap);
+                let (j, e) = unpack(self.receiving[wbase + p]);
                 let xb = self.xb(ru, p, j);
                 self.entries[xb * cap + e].arrived += 1;
                 if a.flit.is_tail() {
@@ -436,8 +463,7 @@ impl CrosspointRouters {
             if self.out_busy[wbase + j] == IDLE && (self.queued[wbase + j] == 0 || !self.grant(r, j, now, packets, ctr)) {
                 continue;
             }
-            let ie = self.out_busy[wbase + j] as usize;
-            let (i, e) = (ie / cap, ie % cap);
+            let (i, e) = unpack(self.out_busy[wbase + j]);
             let xb = self.xb(ru, i, j);
             let ent = self.entries[xb * cap + e];
             if ent.sent >= ent.arrived || (now32.wrapping_sub(ent.ready) as i32) < 0 {
@@ -562,7 +588,7 @@ impl CrosspointRouters {
     fn requeue_front(&mut self, xb: usize, e: usize) {
         let (v_n, cap) = (self.vcs as usize, self.cap as usize);
         let q = xb * v_n + self.entries[xb * cap + e].in_vc as usize;
-        self.fifo_head[q] = ((self.fifo_head[q] as usize + cap - 1) % cap) as u8;
+        self.fifo_head[q] = wrap(self.fifo_head[q] as usize + cap - 1, cap) as u8;
         self.fifo[q * cap + self.fifo_head[q] as usize] = e as u8;
         self.fifo_len[q] += 1;
         let o = self.out_of(xb);
@@ -586,9 +612,17 @@ impl CrosspointRouters {
         let wbase = ru * p_n;
         let n = p_n * v_n;
         let start = self.rr[wbase + j] as usize;
-        for k in 0..n {
-            let c = (start + k) % n;
-            let (i, v) = (c / v_n, c % v_n);
+        // The (input, VC) pairs from the pointer on, in turn (counted along, not divided
+        // out at every step: this loop is the switch's hottest).
+        let (mut next_i, mut next_v) = (start / v_n, start % v_n);
+        for _ in 0..n {
+            let (i, v) = (next_i, next_v);
+            next_v += 1;
+            if next_v == v_n {
+                next_v = 0;
+                next_i = if next_i + 1 == p_n { 0 } else { next_i + 1 };
+            }
+            let c = i * v_n + v;
             let xb = self.xb(ru, i, j);
             let q = xb * v_n + v;
             if self.fifo_len[q] == 0 {
@@ -603,7 +637,7 @@ impl CrosspointRouters {
             if ent.ghost {
                 // A poisoned copy: dropped once whole (its entry reported free upstream).
                 if ent.arrived > ent.last {
-                    self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
+                    self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
                     self.fifo_len[q] -= 1;
                     self.queued[wbase + j] -= 1;
                     if ent.own {
@@ -626,7 +660,7 @@ impl CrosspointRouters {
             let dead = ent.arrived > ent.last
                 && self.retry.as_ref().is_some_and(|l| if via_link { l.is_failed(r, j) } else { j == self.local && l.is_dead(r, now) });
             if dead {
-                self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
+                self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
                 self.fifo_len[q] -= 1;
                 self.queued[wbase + j] -= 1;
                 self.held[ru] -= u32::from(ent.last) + 1;
@@ -661,7 +695,7 @@ impl CrosspointRouters {
                 self.down_used[k * v_n + ent.out_vc as usize] = u + 1;
                 self.active[ru] += 1; // until its credit comes back
             }
-            self.fifo_head[q] = ((self.fifo_head[q] as usize + 1) % cap) as u8;
+            self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
             self.fifo_len[q] -= 1;
             self.queued[wbase + j] -= 1;
             self.rr[wbase + j] = ((c + 1) % n) as u16;
@@ -688,7 +722,7 @@ impl CrosspointRouters {
                 }
                 return false;
             }
-            self.out_busy[wbase + j] = (i * cap + e) as u16;
+            self.out_busy[wbase + j] = pack(i, e);
             self.active[ru] += 1;
             return true;
         }
@@ -706,7 +740,7 @@ impl CrosspointRouters {
         let local = self.local;
         let start = self.inj_rr[ru] as usize;
         for k in 0..v_n {
-            let v = (start + k) % v_n;
+            let v = if start + k < v_n { start + k } else { start + k - v_n };
             let q = ru * v_n + v;
             if self.inj_len[q] == 0 {
                 continue;
@@ -757,11 +791,11 @@ impl CrosspointRouters {
                         ghost: false,
                         own: false,
                     };
-                    self.inj_fill[q] = (j * cap + e) as u16;
+                    self.inj_fill[q] = pack(j, e);
                     (xb, e)
                 } else {
-                    let je = self.inj_fill[q] as usize;
-                    (self.xb(ru, local, je / cap), je % cap)
+                    let (j, e) = unpack(self.inj_fill[q]);
+                    (self.xb(ru, local, j), e)
                 };
                 self.entries[xb * cap + e].arrived += 1;
                 if f.is_tail() {
