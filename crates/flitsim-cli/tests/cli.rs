@@ -81,19 +81,20 @@ fn validate_summarises_the_config_readably() {
     assert!(out.contains("8x8 torus") && out.contains("load 0.25 flits/node/cycle"), "{out}");
 }
 
+/// `flitsim ARGS` exits with status 2 and an error containing `message`.
+fn refused(args: &[&str], message: &str) {
+    let (code, _, err) = run(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(err.contains(message), "{args:?}: {err}");
+}
+
 #[test]
 fn booksim_comparison_arguments_are_checked() {
     // Rounds without a BookSim2 binary, or a quick (shortened) comparison, would compare
     // nothing or unequal runs.
-    let (code, _, err) = run(&["bench", "--rounds", "2"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("--booksim"), "{err}");
-    let (code, _, err) = run(&["bench", "--booksim", "/bin/true", "--quick"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("cannot be used with"), "{err}");
-    let (code, _, err) = run(&["bench", "--booksim", "no/such/booksim"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("cannot run BookSim2 at no/such/booksim"), "{err}");
+    refused(&["bench", "--rounds", "2"], "--booksim");
+    refused(&["bench", "--booksim", "/bin/true", "--quick"], "cannot be used with");
+    refused(&["bench", "--booksim", "no/such/booksim"], "cannot run BookSim2 at no/such/booksim");
     // Something that runs but is not BookSim2.
     if std::path::Path::new("/bin/true").exists() {
         let (code, _, err) = run(&["bench", "--booksim", "/bin/true", "--rounds", "1"]);
@@ -105,15 +106,9 @@ fn booksim_comparison_arguments_are_checked() {
 #[test]
 fn instruction_counts_are_asked_of_one_thread_cases_only() {
     // Callgrind serialises threads: a two-thread case would count its spinning.
-    let (code, _, err) = run(&["bench", "--instructions", "--case", "booksim-mesh8x8-2t"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("runs on 2 threads; instructions are counted on one"), "{err}");
-    let (code, _, err) = run(&["bench", "--instructions", "--case", "mesh"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("unknown bench case \"mesh\""), "{err}");
-    let (code, _, err) = run(&["bench", "--instructions", "--quick"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("cannot be used with"), "{err}");
+    refused(&["bench", "--instructions", "--case", "booksim-mesh8x8-2t"], "runs on 2 threads; instructions are counted on one");
+    refused(&["bench", "--instructions", "--case", "mesh"], "unknown bench case \"mesh\"");
+    refused(&["bench", "--instructions", "--quick"], "cannot be used with");
 }
 
 #[test]

@@ -37,6 +37,7 @@
 
 pub mod config;
 mod crossing;
+mod entries;
 mod family;
 mod links;
 mod rails;
@@ -51,71 +52,8 @@ use crate::router::family::StepContext;
 use crate::routing::source::SourceRouting;
 use crate::stats::Collector;
 use crate::topology::{Topology, NONE};
+use entries::{can_take, pack, unpack, wrap, Entry, DROP, IDLE, NO_ENTRY};
 use rails::Rails;
-
-const NO_ENTRY: u16 = u16::MAX;
-const IDLE: u16 = u16::MAX;
-/// A DMA queue whose packet at the front is being discarded: its source or destination
-/// node failed during the run ([`CrosspointRouters::feed_local`]).
-const DROP: u16 = u16::MAX - 1;
-
-/// A crosspoint buffer entry: one packet.
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    pid: u32,
-    /// Flits arrived and flits sent.
-    arrived: u16,
-    sent: u16,
-    last: u16,
-    /// The VC it holds this entry under, and the VC it takes on the next link.
-    in_vc: u8,
-    out_vc: u8,
-    /// Its output at the next switch (the next symbol of the routing string).
-    down_out: u8,
-    /// Cycle (mod 2^32) from which its head may leave.
-    ready: u32,
-    /// Its routing string after this switch's symbol (what the next switch receives).
-    route: u64,
-    /// A poisoned copy (or one whose link failed): dropped once whole, never delivered.
-    ghost: bool,
-    /// Partitioned: the packet record is this partition's copy, made when the packet was
-    /// handed to the link from another partition; released if the entry ends as a
-    /// poisoned copy.
-    own: bool,
-}
-
-/// A crosspoint entry `e` of the buffer at port `port` (an input or an output: the
-/// other port is the record's own) in 16 bits, `port << 5 | e`: ports < 17, entries < 32
-/// (`xb_packets <= 32`), so it never reaches [`IDLE`], [`DROP`] or [`NO_ENTRY`].
-#[inline]
-fn pack(port: usize, e: usize) -> u16 {
-    debug_assert!(port <= 16 && e < 32);
-    (port << 5 | e) as u16
-}
-
-/// The port and entry of [`pack`].
-#[inline]
-fn unpack(x: u16) -> (usize, usize) {
-    ((x >> 5) as usize, (x & 31) as usize)
-}
-
-/// `i mod n` for `i < 2n` (a ring index one step or less past its end), without a division.
-#[inline]
-fn wrap(i: usize, n: usize) -> usize {
-    debug_assert!(i < 2 * n);
-    if i >= n {
-        i - n
-    } else {
-        i
-    }
-}
-
-/// Entry accounting of one crosspoint buffer: per VC entries in use, shared ones in use.
-/// A VC may take an entry while it holds none (its reserved one) or a shared one is free.
-#[inline]
-fn can_take(used_v: u8, shared: u8, shared_cap: u8) -> bool {
-    used_v == 0 || shared < shared_cap
-}
 
 /// Switch event counts.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
