@@ -1,16 +1,19 @@
 //! Memory: the command's allocator counts the bytes it holds and refuses to go past the
 //! memory the machine has, so a network too large for it ends with a message saying so
-//! (exit code 3), never with an allocation abort or the kernel's OOM killer.
+//! (exit code 3), never with an allocation abort or the kernel's OOM killer. Under the
+//! count it is the engine's [`HugePages`]: large blocks on huge pages.
 //!
 //! The limit is `FLITSIM_MEMORY_LIMIT` (bytes, or with a K, M, G or T suffix) when set,
 //! else the memory available when the command started (`MemAvailable` of
 //! `/proc/meminfo`; no limit where that file does not exist). `flitsim validate` builds
 //! the simulation state and prints the peak it took ([`peak`]).
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+use flitsim_core::huge_pages::HugePages;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The allocator of the `flitsim` command: the system's, counted and limited.
+/// The allocator of the `flitsim` command: [`HugePages`], counted and limited.
 pub struct Counted;
 
 static LIVE: AtomicU64 = AtomicU64::new(0);
@@ -18,21 +21,21 @@ static PEAK: AtomicU64 = AtomicU64::new(0);
 /// The limit in bytes; 0 until [`init`] ran (no limit).
 static LIMIT: AtomicU64 = AtomicU64::new(0);
 
-// SAFETY: every call is passed on to `System` with the same arguments; the counters do
+// SAFETY: every call is passed on to `HugePages` with the same arguments; the counters do
 // not touch the memory.
 unsafe impl GlobalAlloc for Counted {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         admit(layout.size());
-        unsafe { System.alloc(layout) }.or_refuse(layout.size())
+        unsafe { HugePages.alloc(layout) }.or_refuse(layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         admit(layout.size());
-        unsafe { System.alloc_zeroed(layout) }.or_refuse(layout.size())
+        unsafe { HugePages.alloc_zeroed(layout) }.or_refuse(layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { HugePages.dealloc(ptr, layout) };
         LIVE.fetch_sub(layout.size() as u64, Ordering::Relaxed);
     }
 
@@ -41,7 +44,7 @@ unsafe impl GlobalAlloc for Counted {
         if new_size > old {
             admit(new_size - old);
         }
-        let p = unsafe { System.realloc(ptr, layout, new_size) }.or_refuse(new_size);
+        let p = unsafe { HugePages.realloc(ptr, layout, new_size) }.or_refuse(new_size);
         if new_size < old {
             LIVE.fetch_sub((old - new_size) as u64, Ordering::Relaxed);
         }

@@ -12,6 +12,7 @@ pub mod endpoint;
 pub mod error;
 pub mod faults;
 pub mod flow;
+pub mod huge_pages;
 pub mod link;
 pub mod packet;
 pub mod report;

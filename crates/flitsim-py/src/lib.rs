@@ -14,6 +14,10 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// Large blocks of the engine's state on huge pages (as in the command line).
+#[global_allocator]
+static ALLOCATOR: flitsim_core::huge_pages::HugePages = flitsim_core::huge_pages::HugePages;
+
 /// Cycles simulated between two checks for Ctrl-C (`KeyboardInterrupt`) in stepwise runs.
 const SIGNAL_CHECK_CYCLES: u64 = 4096;
 
