@@ -2,9 +2,10 @@
 //! calendar (senders mark the receiving port in a slot for the arrival cycle) or, when a
 //! delay is too long for the calendar, counting pending work and polling every port.
 
-/// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
 use crate::link::Slot;
+use crate::router::prefetch_bytes;
 
+/// Calendar entry kinds: input ports with a flit arriving, output ports with a credit.
 pub(super) const FLIT: usize = 0;
 pub(super) const CREDIT: usize = 1;
 
@@ -151,6 +152,11 @@ pub(super) trait Arrive {
     /// The (flit, credit) port sets due at `router` in cycle `now`, as far as known
     /// without taking them (for prefetching only).
     fn peek(&self, router: usize, now: u64) -> (u64, u64);
+    /// Ask the cache for `router`'s own arrival marks of cycle `now` (a hint).
+    fn prefetch_own(&self, _router: usize, _now: u64) {}
+    /// Ask the cache for the marks of arrival row `row` (as [`Arrive::notify_row`]
+    /// takes it) for cycle `at`, which a sender is about to mark (a hint).
+    fn prefetch_row(&self, _row: u32, _at: u64) {}
     /// The routers with work in cycle `now` among those `select` names (one bit per
     /// router), in id order, written to `list` and taken off the cycle's due set; or
     /// `false`, when no due set is kept (every selected router is then visited).
@@ -202,6 +208,16 @@ impl Arrive for Calendar {
     fn peek(&self, router: usize, now: u64) -> (u64, u64) {
         let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
         (self.marks[i], self.marks[i + 1])
+    }
+    #[inline(always)]
+    fn prefetch_own(&self, router: usize, now: u64) {
+        let i = (router << self.shift) | ((now & self.mask) as usize) << 1;
+        prefetch_bytes(self.marks.as_ptr().wrapping_add(i).cast(), 1, false);
+    }
+    #[inline(always)]
+    fn prefetch_row(&self, row: u32, at: u64) {
+        let i = row as usize | ((at & self.mask) as usize) << 1;
+        prefetch_bytes(self.marks.as_ptr().wrapping_add(i).cast(), 1, false);
     }
     fn due_routers(&mut self, now: u64, select: &[u64], list: &mut Vec<u32>) -> bool {
         if !self.track {

@@ -90,11 +90,15 @@
 //!   (and advances the round-robin pointers of each as its flit goes).
 //! * **Prefetching.** In networks whose state is far larger than the core's caches
 //!   (tens of thousands of routers), a step would wait on memory for most of what it
-//!   touches. There `step_all`, a few routers ahead of the one it steps, asks the cache
-//!   for that router's input VCs, occupied buffers, output VC state, wiring, and the
-//!   channel slots its calendar says arrive this cycle; and, nearer, reads those slots
-//!   to ask for the arriving packets' headers. Prefetches are hints: they change no
-//!   result. Small networks, which live in the caches anyway, run faster without.
+//!   touches. There the visit asks the cache ahead of each router's step, in three
+//!   stages so that no stage waits on a line the one before asked for: eight routers
+//!   ahead, for the state whose place depends on the router alone (arrival marks, VC
+//!   sets, input and output VC records, wiring, switch pointers); four ahead, reading
+//!   that state, for the channel slots its calendar says arrive this cycle, the ends of
+//!   its occupied buffers, and the slots and far-end arrival marks its flits and credits
+//!   may be written to; two ahead, reading the arriving slots and buffer fronts, for the
+//!   headers of the packets it will route. Prefetches are hints: they change no result.
+//!   Small networks, which live in the caches anyway, run faster without.
 
 mod arrivals;
 pub mod crossing;
@@ -175,10 +179,10 @@ fn view_mut<T>(v: &mut [T], base: usize) -> &mut [T; VIEW] {
 /// delay into a router is this many cycles or more poll their ports instead.
 pub const MAX_CALENDAR: u32 = 64;
 
-/// Prefetching (see the module docs): routers whose state [`IqRouters::step`] asks
-/// the cache for ahead of their step, and how far ahead it reads their arriving flits to
-/// ask for the packet headers (the channel slots were asked for earlier).
-const PREFETCH_STATE: usize = 4;
+/// Prefetching (see the module docs): how many routers ahead of its step a router's own
+/// state, then the slots that state points to, then its packet headers are asked for.
+const PREFETCH_STATE: usize = 8;
+const PREFETCH_SLOTS: usize = 4;
 const PREFETCH_HEADERS: usize = 2;
 
 /// Networks whose per-cycle state (estimated) is at least this large prefetch: it then
@@ -481,8 +485,11 @@ impl IqRouters {
         for i in 0..n {
             if self.prefetch {
                 if i + PREFETCH_STATE < n {
-                    let r = routers.at(i + PREFETCH_STATE);
-                    self.prefetch_router(arr, r, &lanes.sets[r], now, cx.ch);
+                    self.prefetch_state(arr, routers.at(i + PREFETCH_STATE), &lanes.sets, now);
+                }
+                if i + PREFETCH_SLOTS < n {
+                    let r = routers.at(i + PREFETCH_SLOTS);
+                    self.prefetch_slots(arr, r, &lanes.sets[r], now, cx.ch);
                 }
                 if i + PREFETCH_HEADERS < n {
                     let r = routers.at(i + PREFETCH_HEADERS);

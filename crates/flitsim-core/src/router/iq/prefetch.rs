@@ -9,15 +9,33 @@ use super::{view, IqRouters};
 use crate::link::{Channels, Slot};
 use crate::packet::PacketArena;
 use crate::router::allocator::take_lowest;
-use crate::router::prefetch;
 use crate::router::vcset::VcSet;
+use crate::router::{prefetch, prefetch_bytes};
 
 impl IqRouters {
-    /// Ask the cache for what router `r` will touch in this cycle's step: its input VCs
-    /// and the buffers of the occupied ones, its output VC state, wiring and switch
-    /// pointers, and the channel slots of its due arrivals (see the module docs).
+    /// First stage, furthest ahead: ask the cache for the state of router `r` whose
+    /// place depends on `r` alone: its arrival marks for this cycle, VC sets, input and
+    /// output VC records, wiring and switch pointers. Nothing is read, so nothing waits.
     #[inline(always)]
-    pub(super) fn prefetch_router<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &VcSets<B>, now: u64, ch: &Channels) {
+    pub(super) fn prefetch_state<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &[VcSets<B>], now: u64) {
+        let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
+        let rp = r * p_n;
+        let base = rp * v_n;
+        let n_vc = p_n * v_n;
+        arr.prefetch_own(r, now);
+        prefetch_span(&sets[r..r + 1]);
+        prefetch_span(&self.ivc[base..base + n_vc]);
+        prefetch_span(&self.out[base..base + n_vc]);
+        prefetch_span(&self.wiring[rp..rp + p_n]);
+        prefetch_span(&self.ptrs[rp..rp + p_n]);
+    }
+
+    /// Second stage: with router `r`'s state in the cache (the first stage asked for
+    /// it), ask for the channel slots it receives from this cycle, the buffer slots of
+    /// its occupied VCs, and, for its VCs that hold an output VC, the channel slots and
+    /// arrival marks their flits and credits would be written to.
+    #[inline(always)]
+    pub(super) fn prefetch_slots<A: Arrive, B: VcSet>(&self, arr: &A, r: usize, sets: &VcSets<B>, now: u64, ch: &Channels) {
         let (p_n, v_n) = (self.ports as usize, self.vcs as usize);
         let rp = r * p_n;
         let base = rp * v_n;
@@ -32,24 +50,37 @@ impl IqRouters {
             let p = take_lowest(&mut due_credits);
             prefetch(ch.credits.slot_of(wiring[p].out_credits, now));
         }
-        let n_vc = p_n * v_n;
-        for i in (0..n_vc).step_by(4) {
-            prefetch(&self.ivc[base + i]);
-        }
+        let (mut senders, mut crediting) = (0u64, 0u64);
         let mut m = sets.occ;
         while !m.is_empty() {
-            // Both ends of the buffer: it may straddle two lines.
-            let at = (base + m.take_lowest()) * depth;
-            prefetch(&self.buf[at]);
-            prefetch(&self.buf[at + depth - 1]);
+            let li = m.take_lowest();
+            let st = &self.ivc[base + li];
+            // The front (route computation and switch traversal read it) and the back
+            // (an arrival writes behind it).
+            let at = (base + li) * depth;
+            prefetch(&self.buf[at + st.head as usize]);
+            let mut back = st.head as usize + st.len as usize;
+            if back >= depth {
+                back -= depth;
+            }
+            prefetch(&self.buf[at + back]);
+            if st.state == super::state::ACTIVE {
+                senders |= 1 << (st.port & 63);
+                crediting |= 1 << ((li / v_n) & 63);
+            }
         }
-        for i in (0..n_vc).step_by(8) {
-            prefetch(&self.out[base + i]);
+        while senders != 0 {
+            let w = &wiring[take_lowest(&mut senders)];
+            let arrive = now + w.flit_delay as u64;
+            prefetch(ch.flits.slot_of(w.out_flits, arrive));
+            arr.prefetch_row(w.down_router, arrive);
         }
-        for p in (0..p_n).step_by(2) {
-            prefetch(&self.wiring[rp + p]);
+        let arrive = now + self.cfg.credit_delay as u64;
+        while crediting != 0 {
+            let w = &wiring[take_lowest(&mut crediting)];
+            prefetch(ch.credits.slot_of(w.in_credits, arrive));
+            arr.prefetch_row(w.up_router, arrive);
         }
-        prefetch(&self.ptrs[rp]);
     }
 
     /// Ask the cache for the headers of the packets whose heads router `r` routes in
@@ -86,4 +117,13 @@ impl IqRouters {
             prefetch(packets.get(f.pid));
         }
     }
+}
+
+/// Ask the cache for every line of `v`.
+#[inline(always)]
+fn prefetch_span<T>(v: &[T]) {
+    let (start, bytes) = (v.as_ptr().cast::<u8>(), std::mem::size_of_val(v));
+    prefetch_bytes(start, bytes, false);
+    // (The last line, when the span does not start on one.)
+    prefetch_bytes(start.wrapping_add(bytes.saturating_sub(1)), 1, false);
 }
