@@ -788,7 +788,7 @@ fn prefetch_nic(nics: &[Nic], ahead: impl Fn(usize) -> Option<usize>, now: u64, 
     }
     if let Some(e) = ahead(PREFETCH_HEADER) {
         if let Some(&pid) = nics[e].queue.front() {
-            prefetch(packets.get(pid));
+            crate::router::prefetch_span(std::slice::from_ref(packets.get(pid)));
         }
     }
 }

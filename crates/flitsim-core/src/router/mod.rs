@@ -44,6 +44,16 @@ pub(crate) fn prefetch<T>(v: &T) {
     let _ = v;
 }
 
+/// Ask the cache for every line of `v` (a hint, like [`prefetch`]): the first and the
+/// last, and every 64 bytes between. A record that does not start on a line (a packet
+/// header of 56 bytes, most of them) straddles two.
+#[inline(always)]
+pub(crate) fn prefetch_span<T>(v: &[T]) {
+    let (start, bytes) = (v.as_ptr().cast::<u8>(), std::mem::size_of_val(v));
+    prefetch_bytes(start, bytes, false);
+    prefetch_bytes(start.wrapping_add(bytes.saturating_sub(1)), 1, false);
+}
+
 /// Ask the cache for the lines of `bytes` bytes from `start` (a hint, like [`prefetch`]):
 /// for reading, or with `write` for writing (the core takes the lines exclusively, so
 /// that stores to lines another core has read do not wait for it; `prefetchw`, where the

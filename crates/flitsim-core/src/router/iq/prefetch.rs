@@ -10,7 +10,7 @@ use crate::link::{Channels, Slot};
 use crate::packet::PacketArena;
 use crate::router::allocator::take_lowest;
 use crate::router::vcset::VcSet;
-use crate::router::{prefetch, prefetch_bytes};
+use crate::router::{prefetch, prefetch_span};
 
 impl IqRouters {
     /// First stage, furthest ahead: ask the cache for the state of router `r` whose
@@ -103,7 +103,7 @@ impl IqRouters {
             let p = take_lowest(&mut due_flits);
             let e = ch.flits.slot_of(wiring[p].in_flits, now);
             if !e.is_empty() {
-                prefetch(packets.get(e.flit.pid));
+                prefetch_span(std::slice::from_ref(packets.get(e.flit.pid)));
             }
         }
         // Heads already buffered behind a packet that has left.
@@ -114,16 +114,7 @@ impl IqRouters {
         while !m.is_empty() {
             let li = m.take_lowest();
             let f = self.buf[self.ivc[base + li].front_slot(base + li, depth)];
-            prefetch(packets.get(f.pid));
+            prefetch_span(std::slice::from_ref(packets.get(f.pid)));
         }
     }
-}
-
-/// Ask the cache for every line of `v`.
-#[inline(always)]
-fn prefetch_span<T>(v: &[T]) {
-    let (start, bytes) = (v.as_ptr().cast::<u8>(), std::mem::size_of_val(v));
-    prefetch_bytes(start, bytes, false);
-    // (The last line, when the span does not start on one.)
-    prefetch_bytes(start.wrapping_add(bytes.saturating_sub(1)), 1, false);
 }
