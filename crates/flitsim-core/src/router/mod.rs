@@ -54,6 +54,19 @@ pub(crate) fn prefetch_span<T>(v: &[T]) {
     prefetch_bytes(start.wrapping_add(bytes.saturating_sub(1)), 1, false);
 }
 
+/// Ask the cache for both ends of a ring buffer of `depth` slots from `at` in `buf`,
+/// holding `len` entries from `head`: the front (read next) and the slot behind the back
+/// (written next). (A hint, like [`prefetch`].)
+#[inline(always)]
+pub(crate) fn prefetch_ring_ends<T>(buf: &[T], at: usize, head: usize, len: usize, depth: usize) {
+    prefetch(&buf[at + head]);
+    let mut back = head + len;
+    if back >= depth {
+        back -= depth;
+    }
+    prefetch(&buf[at + back]);
+}
+
 /// Ask the cache for the lines of `bytes` bytes from `start` (a hint, like [`prefetch`]):
 /// for reading, or with `write` for writing (the core takes the lines exclusively, so
 /// that stores to lines another core has read do not wait for it; `prefetchw`, where the

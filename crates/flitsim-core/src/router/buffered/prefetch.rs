@@ -5,7 +5,7 @@
 use super::BufferedRouters;
 use crate::link::Channels;
 use crate::router::allocator::take_lowest;
-use crate::router::prefetch;
+use crate::router::{prefetch, prefetch_ring_ends};
 
 impl BufferedRouters {
     /// Ask the cache for the state router `r` reads in its step: its input VC states,
@@ -48,13 +48,7 @@ impl BufferedRouters {
         while m != 0 {
             let li = take_lowest(&mut m);
             let st = &self.ivc[base + li];
-            let at = (base + li) * depth;
-            prefetch(&self.buf[at + st.head as usize]);
-            let mut back = st.head as usize + st.len as usize;
-            if back >= depth {
-                back -= depth;
-            }
-            prefetch(&self.buf[at + back]);
+            prefetch_ring_ends(&self.buf, (base + li) * depth, st.head as usize, st.len as usize, depth);
         }
         for o in 0..p_n {
             let ob = (base + o * v_n) * p_n;

@@ -10,7 +10,7 @@ use crate::link::{Channels, Slot};
 use crate::packet::PacketArena;
 use crate::router::allocator::take_lowest;
 use crate::router::vcset::VcSet;
-use crate::router::{prefetch, prefetch_span};
+use crate::router::{prefetch, prefetch_ring_ends, prefetch_span};
 
 impl IqRouters {
     /// First stage, furthest ahead: ask the cache for the state of router `r` whose
@@ -57,13 +57,7 @@ impl IqRouters {
             let st = &self.ivc[base + li];
             // The front (route computation and switch traversal read it) and the back
             // (an arrival writes behind it).
-            let at = (base + li) * depth;
-            prefetch(&self.buf[at + st.head as usize]);
-            let mut back = st.head as usize + st.len as usize;
-            if back >= depth {
-                back -= depth;
-            }
-            prefetch(&self.buf[at + back]);
+            prefetch_ring_ends(&self.buf, (base + li) * depth, st.head as usize, st.len as usize, depth);
             if st.state == super::state::ACTIVE {
                 senders |= 1 << (st.port & 63);
                 crediting |= 1 << ((li / v_n) & 63);
