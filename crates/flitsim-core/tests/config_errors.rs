@@ -310,6 +310,7 @@ const CASES: &[Case] = &[
     case("buffered_max_packet_below_workload", "[router]\ntype = \"buffered_crossbar\"\nmax_packet = 4\n[traffic]\npacket_size = 9", Cfg, "router.max_packet", &["4 flits is smaller", "max_packet >= 9"]),
     case("buffered_eject_rate_zero", "[router]\ntype = \"buffered_crossbar\"\neject_rate = 0.0", Cfg, "router.eject_rate", &["0 is out of range", "0.01..=1"]),
     case("buffered_eject_rate_above_link", "[router]\ntype = \"buffered_crossbar\"\neject_rate = 1.5", Cfg, "router.eject_rate", &["1.5 is out of range", "1 = the link rate"]),
+    case("iq_eject_rate_zero", "[router]\neject_rate = 0.0", Cfg, "router.eject_rate", &["0 is out of range", "0.01..=1"]),
     case("buffered_bias_list_wrong_length", "[router]\ntype = \"buffered_crossbar\"\nreq_age_bias = [3, 2, 1]", Cfg, "router.req_age_bias", &["has 3 entries", "2 dimensions"]),
     case("buffered_bias_too_large", "[router]\ntype = \"buffered_crossbar\"\nrsp_age_bias = [1, 8]", Cfg, "router.rsp_age_bias[1]", &["8 is out of range", "0..=7", "3-bit"]),
     case("buffered_port_biases_wrong_length", "[router]\ntype = \"buffered_crossbar\"\nreq_age_bias_ports = [1, 1]", Cfg, "router.req_age_bias_ports", &["has 2 entries", "5 ports"]),

@@ -524,6 +524,36 @@ fn zero_load_latency_matches_the_closed_form_with_a_zero_cycle_router() {
     assert_eq!(lattice, vec![3, 4, 5, 6, 7, 8, 9, 10]);
 }
 
+#[test]
+fn a_slow_ejection_port_delivers_its_rate() {
+    // At zero load a packet's S flits leave the last router 1 / rate cycles apart instead
+    // of one per cycle, so each packet arrives (S - 1)(1 / rate - 1) cycles after the
+    // closed form (unit delays, 4-flit packets: T(0) = 1 + 4 + 1 + 3 = 9, a packet to
+    // its own node).
+    let unit = "routing_delay = 1\nvc_alloc_delay = 1\nsw_alloc_delay = 1\nst_delay = 1";
+    for (rate, extra) in [(1.0, 0), (0.5, 3), (0.25, 9)] {
+        let toml = format!(
+            "[topology]\ntype = \"mesh\"\ndims = [8]\n[router]\n{unit}\neject_rate = {rate:?}\n\
+             [traffic]\nload = 0.001\npacket_size = 4\n[sim]\ncheck = true\nwarmup = 100\nmeasure = 20000\n"
+        );
+        let r = run_ok(&toml);
+        assert_eq!(r.stats.network_latency.min, 9 + extra, "rate {rate}");
+    }
+    // Every node of an 8-node ring sends to node 3 past saturation: its ejection port
+    // delivers `rate` flits per cycle in all (the network can bring it more: two input
+    // ports and its own node's).
+    for rate in [0.5, 0.3, 0.75] {
+        let toml = format!(
+            "[topology]\ntype = \"torus\"\ndims = [8]\n[router]\neject_rate = {rate:?}\n[routing]\nclasses = 1\n\
+             [traffic]\nload = 0.5\npacket_size = 4\npattern = {{ type = \"hotspot\", nodes = [3], fraction = 1.0 }}\n\
+             [sim]\ncheck = true\nwarmup = 2000\nmeasure = 20000\ndrain_limit = 0\n"
+        );
+        let r = run_ok(&toml);
+        let accepted: f64 = r.stats.accepted.values.iter().sum();
+        assert!((accepted - rate).abs() < 0.005, "rate {rate}: node 3 accepted {accepted}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Finite workloads: packets_per_source, all_to_all, last_delivery
 // ---------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ mod config;
 pub mod crossing;
 pub mod crosspoint;
 pub mod drops;
+mod eject;
 pub mod family;
 pub mod iq;
 pub mod vcset;
@@ -175,6 +176,14 @@ pub struct IqConfig {
     /// STOP/GO symbols take `credit_delay` cycles. Default: none (credits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_go: Option<crate::flow::StopGo>,
+    /// Flits per cycle an ejection port delivers to its endpoint, as a fraction of a
+    /// link (0.01..=1): each ejected flit holds the port for `1 / eject_rate` cycles, as
+    /// a NIC slower than its link takes them (a Myrinet pair reaches 1,090 of the link's
+    /// 1,192 MiB/s, GeoffrayHoefler08: 0.914). What it cannot take backs up into the
+    /// network. Default 1: the link rate.
+    #[schemars(!skip_serializing_if)]
+    #[serde(default = "eject::link_rate", skip_serializing_if = "eject::is_link_rate")]
+    pub eject_rate: f64,
 }
 
 fn d_vcs() -> u32 {
@@ -203,6 +212,7 @@ impl Default for IqConfig {
             st_delay: 1,
             credit_delay: 1,
             stop_go: None,
+            eject_rate: 1.0,
         }
     }
 }
@@ -271,6 +281,7 @@ impl IqConfig {
 
     /// Range checks; `path` is "router".
     pub fn validate(&self, path: &str, max_packet: u32) -> Result<()> {
+        eject::validate(path, self.eject_rate)?;
         if self.islip_iterations != 1 && self.allocator != AllocatorKind::Islip && self.vc_allocator != AllocatorKind::Islip {
             // (Refused rather than ignored: a study sweeping it would see no effect.)
             return Err(Error::config(

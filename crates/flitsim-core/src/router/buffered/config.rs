@@ -93,15 +93,8 @@ pub struct BufferedConfig {
     /// NIC takes about 2 GB/s of a 4.8 GB/s link (AbtsWeisser07, Eq. 14: 0.42). Default
     /// 1: the link rate.
     #[schemars(!skip_serializing_if)]
-    #[serde(default = "d_rate", skip_serializing_if = "is_link_rate")]
+    #[serde(default = "crate::router::eject::link_rate", skip_serializing_if = "crate::router::eject::is_link_rate")]
     pub eject_rate: f64,
-}
-
-fn d_rate() -> f64 {
-    1.0
-}
-fn is_link_rate(r: &f64) -> bool {
-    *r == 1.0
 }
 
 fn d_vcs() -> u32 {
@@ -179,29 +172,11 @@ fn mask_ser<S: Serializer>(m: &u64, s: S) -> std::result::Result<S::Ok, S::Error
 }
 
 impl BufferedConfig {
-    /// Cycles each ejected flit holds a processor port, in 1/65,536 of a cycle (0: the
-    /// link rate, no holding).
-    pub fn eject_interval(&self) -> u64 {
-        if self.eject_rate >= 1.0 {
-            0
-        } else {
-            (65536.0 / self.eject_rate).round() as u64
-        }
-    }
-
     /// Range checks; `path` is "router". `max_packet` is the workload's largest packet,
     /// `ndims` the topology's dimensions and `ports` its router ports.
     pub fn validate(&self, path: &str, workload_max: u32, ndims: usize, ports: u32) -> Result<()> {
         let range = |field: &str, v: u32, lo: u32, hi: u32, what: &str| crate::schema::check_range(path, field, v, lo, hi, what);
-        if !(0.01..=1.0).contains(&self.eject_rate) {
-            return Err(Error::config(
-                format!("{path}.eject_rate"),
-                format!(
-                    "{} is out of range: the flits per cycle a processor port delivers must be 0.01..=1 (1 = the link rate)",
-                    self.eject_rate
-                ),
-            ));
-        }
+        crate::router::eject::validate(path, self.eject_rate)?;
         let max = self.max_packet.unwrap_or(workload_max);
         if max < workload_max {
             return Err(Error::config(

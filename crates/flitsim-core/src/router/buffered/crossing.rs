@@ -57,9 +57,7 @@ impl BufferedRouters {
         copy(&mut self.out, &other.out, (lo, hi), p);
         copy(&mut self.credits, &other.credits, (lo, hi), p * v);
         copy(&mut self.occ, &other.occ, (lo, hi), 1);
-        if !self.eject_ready.is_empty() {
-            copy(&mut self.eject_ready, &other.eject_ready, (lo, hi), p);
-        }
+        self.eject.copy_span_from(&other.eject, (lo, hi), p);
     }
 
     /// Add the performance counters of another partition's routers (at the end of a run).

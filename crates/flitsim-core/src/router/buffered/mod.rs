@@ -196,12 +196,8 @@ pub struct BufferedRouters {
     poll: Vec<(u64, u64, u64)>,
     /// Ejection ports (no credits).
     local: u64,
-    /// Cycles an ejected flit holds its processor port, in 1/65,536 cycle (0: no limit;
-    /// `router.eject_rate`).
-    eject_interval: u64,
-    /// Per `(router, port)` when ejection is limited (else empty): the time, in 1/65,536
-    /// cycle, from which the processor port may send its next flit.
-    eject_ready: Vec<u64>,
+    /// Processor ports slower than a link (`router.eject_rate`), per `(router, port)`.
+    eject: crate::router::eject::EjectPacing,
     /// Per port: (request bias, response bias).
     bias: Vec<(u8, u8)>,
     /// VCs of the request class (class 0): `vc < req_vcs` gets the request bias.
@@ -291,8 +287,7 @@ impl BufferedRouters {
             wiring,
             poll,
             local,
-            eject_interval: cfg.eject_interval(),
-            eject_ready: if cfg.eject_interval() == 0 { Vec::new() } else { vec![0; r as usize * pu] },
+            eject: crate::router::eject::EjectPacing::new(cfg.eject_rate, r as usize * pu),
             bias: cfg.port_biases(ndims as usize, p),
             req_vcs,
             port_dim,
@@ -697,14 +692,10 @@ impl BufferedRouters {
             let si = ob + li;
             let s = &mut self.stg[si];
             // A processor port slower than a link sends when its last flit has cleared.
-            let paced = local && self.eject_interval != 0;
-            if s.len > 0 && s.front_visible(now32, recent_mask) && (!paced || self.eject_ready[rp + o] <= now << 16) {
+            let paced = local && self.eject.on();
+            if s.len > 0 && s.front_visible(now32, recent_mask) && (!paced || self.eject.may_send(rp + o, now)) {
                 if paced {
-                    // The fraction of a cycle carries over to the next flit (so a busy port
-                    // delivers exactly `eject_rate` flits per cycle), but an idle port saves
-                    // up less than one cycle.
-                    let ready = &mut self.eject_ready[rp + o];
-                    *ready = (*ready).max((now << 16).saturating_sub(0xffff)) + self.eject_interval;
+                    self.eject.sent(rp + o, now);
                 }
                 let e = self.sbuf[si * sdepth + s.head as usize];
                 let (f, vc) = (e.flit(), e.vc());

@@ -119,6 +119,7 @@ impl IqRouters {
         self.buf[lo * pv * d..hi * pv * d].copy_from_slice(&other.buf[lo * pv * d..hi * pv * d]);
         self.lanes.copy_span_from(&other.lanes, lo, hi);
         self.ptrs[lo * p..hi * p].copy_from_slice(&other.ptrs[lo * p..hi * p]);
+        self.eject.copy_span_from(&other.eject, (lo, hi), p);
     }
 }
 

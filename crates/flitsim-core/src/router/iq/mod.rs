@@ -246,6 +246,8 @@ pub struct IqRouters {
     due: Vec<u32>,
     /// Packets dropped at Cray XT dateline nodes ([`drops`]).
     pub dateline_drops: drops::DatelineDrops,
+    /// Ejection ports slower than a link (`router.eject_rate`), per `(router, port)`.
+    eject: crate::router::eject::EjectPacing,
 }
 
 impl IqRouters {
@@ -384,6 +386,7 @@ impl IqRouters {
             select: [crossing::router_set(rows, 0..r), Vec::new(), Vec::new()],
             due: Vec::with_capacity(r as usize),
             dateline_drops: drops::DatelineDrops::default(),
+            eject: crate::router::eject::EjectPacing::new(cfg.eject_rate, nports),
         }
     }
 
@@ -524,7 +527,7 @@ impl IqRouters {
         let rp = ru * p_n;
         let base = rp * v_n;
         let depth = if D != 0 { D } else { self.depth as usize };
-        let IqRouters { cfg, ivc, buf, out, wiring, local, poll, ptrs, li_port, li_vc, crossing, dateline_drops, .. } = self;
+        let IqRouters { cfg, ivc, buf, out, wiring, local, poll, ptrs, li_port, li_vc, crossing, dateline_drops, eject, .. } = self;
         let Lanes { sets, pickers, grants, sw } = lanes;
         let local = *local;
         // This router's views (local input-VC index `port * vcs + vc`, or port).
@@ -641,8 +644,19 @@ impl IqRouters {
 
         // 4. Switch allocation: active VCs with a flit, past their delay, with a credit
         //    (ejection ports never run out of credits).
-        let ready = occ & act & cred & !wait;
+        let mut ready = occ & act & cred & !wait;
         debug_assert_eq!(ready, switch_ready(ivc, outs, occ & act, local, v_n, now), "stale switch requests");
+        // An ejection port slower than a link takes no flit while it still holds the last.
+        if eject.on() {
+            let mut m = ready;
+            while !m.is_empty() {
+                let li = m.take_lowest() & IDX;
+                let o = ivc[li].port as usize;
+                if local >> o & 1 != 0 && !eject.may_send(rp + o, now) {
+                    ready &= !B::bit(li);
+                }
+            }
+        }
         let ptrs = ptrs[rp..].first_chunk_mut().expect("per-port arrays are padded");
         let matched = if ready.is_empty() { 0 } else { sw.request_shaped::<P, V>(ready, |i| ivc[i & IDX].port as usize, ptrs) };
 
@@ -675,6 +689,9 @@ impl IqRouters {
             // The flit enters the output channel.
             let out = wiring[o & 63];
             let oc = rp + o;
+            if eject.on() && local >> o & 1 != 0 {
+                eject.sent(oc, now);
+            }
             let arrive = now + out.flit_delay as u64;
             if out.cross_out {
                 crossing.send_flit(out.out_flits, out.down_router, out.down_port, arrive, InFlight::new(arrive, f, w as u8), packets);
