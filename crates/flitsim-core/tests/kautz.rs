@@ -126,16 +126,18 @@ fn crosspoint_switches_of_the_largest_shapes_deliver_everything() {
     // through: with 9 outputs (degree 8) and 32 entries per buffer that is 9 x 32 = 288
     // places, more than a byte holds (the switch once kept it in a byte, and K(8, 2)
     // with 32 entries deadlocked). Degree 15, the most the switch has, with 32 entries
-    // makes 16 x 32 = 512.
-    for (d, xb) in [(8, 32), (15, 32), (8, 16)] {
+    // makes 16 x 32 = 512. An output's arbiter keeps the (input, VC) pairs with a queue
+    // for it as a 64-bit set: 16 inputs x 4 VCs fill it.
+    for (d, xb, vcs) in [(8, 32, 2), (15, 32, 2), (8, 16, 2), (15, 32, 4)] {
         let toml = format!(
             "[topology]\ntype = \"kautz\"\ndegree = {d}\ndiameter = 2\n[routing]\ntype = \"source\"\n\
-             [router]\ntype = \"crosspoint\"\nvcs = 2\nxb_packets = {xb}\n[traffic]\nload = 0.6\npacket_size = 6\npackets_per_source = 30\n\
+             [router]\ntype = \"crosspoint\"\nvcs = {vcs}\nxb_packets = {xb}\n[traffic]\nload = 0.6\npacket_size = 6\npackets_per_source = 30\n\
              [sim]\ncheck = true\nwarmup = 0\nmeasure = 100000\nuntil_done = true\n"
         );
         let r = run(&toml);
-        assert_eq!(r.counters.packets_created, 30 * r.topology.nodes as u64, "K({d}, 2), {xb} entries");
-        assert_eq!(r.counters.packets_delivered, r.counters.packets_created, "K({d}, 2), {xb} entries");
+        let what = format!("K({d}, 2), {xb} entries, {vcs} VCs");
+        assert_eq!(r.counters.packets_created, 30 * r.topology.nodes as u64, "{what}");
+        assert_eq!(r.counters.packets_delivered, r.counters.packets_created, "{what}");
     }
 }
 

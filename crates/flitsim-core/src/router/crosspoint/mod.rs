@@ -111,6 +111,9 @@ pub struct CrosspointRouters {
     /// Per (router, output): entries queued for it (over all inputs and VCs), so that an
     /// output with none skips its arbitration.
     queued: Vec<u16>,
+    /// Per (router, output): the (input, VC) pairs `i * vcs + v` whose queue for it is
+    /// not empty (at most 64 pairs: validated), so that arbitration visits only those.
+    nonempty: Vec<u64>,
     /// DMA queues per (router, VC): flits, head, length.
     inj: Vec<Flit>,
     inj_head: Vec<u16>,
@@ -184,6 +187,7 @@ impl CrosspointRouters {
             out_busy: vec![IDLE; r_n * p_n],
             rr: vec![0; r_n * p_n],
             queued: vec![0; r_n * p_n],
+            nonempty: vec![0; r_n * p_n],
             inj: vec![Flit::default(); r_n * v_n * cfg.inject_depth as usize],
             inj_head: vec![0; r_n * v_n],
             inj_len: vec![0; r_n * v_n],
@@ -313,6 +317,7 @@ impl CrosspointRouters {
         self.fifo_len[q] += 1;
         let o = self.out_of(xb);
         self.queued[o] += 1;
+        self.mark_nonempty(xb, v);
         Some(e)
     }
 
@@ -531,6 +536,26 @@ impl CrosspointRouters {
         self.fifo_len[q] += 1;
         let o = self.out_of(xb);
         self.queued[o] += 1;
+        self.mark_nonempty(xb, self.entries[xb * cap + e].in_vc as usize);
+    }
+
+    /// One entry leaves queue `q`, that of pair `c` for output `o` (a (router, output)).
+    #[inline]
+    fn take_from_queue(&mut self, q: usize, o: usize, c: usize) {
+        self.fifo_len[q] -= 1;
+        if self.fifo_len[q] == 0 {
+            self.nonempty[o] &= !(1 << c);
+        }
+    }
+
+    /// Crosspoint buffer `xb`'s queue of VC `v` holds an entry: its (input, VC) pair may
+    /// be granted its output.
+    #[inline]
+    fn mark_nonempty(&mut self, xb: usize, v: usize) {
+        let p_n = self.ports as usize;
+        let c = (xb / p_n % p_n) * self.vcs as usize + v;
+        let o = self.out_of(xb);
+        self.nonempty[o] |= 1 << c;
     }
 
     /// The (router, output) index of crosspoint buffer `xb`.
@@ -550,22 +575,27 @@ impl CrosspointRouters {
         let wbase = ru * p_n;
         let n = p_n * v_n;
         let start = self.rr[wbase + j] as usize;
-        // The (input, VC) pairs from the pointer on, in turn (counted along, not divided
-        // out at every step: this loop is the switch's hottest).
-        let (mut next_i, mut next_v) = (start / v_n, start % v_n);
-        for _ in 0..n {
-            let (i, v) = (next_i, next_v);
-            next_v += 1;
-            if next_v == v_n {
-                next_v = 0;
-                next_i = if next_i + 1 == p_n { 0 } else { next_i + 1 };
+        // The (input, VC) pairs with a queue for this output, in turn from the pointer on
+        // (this loop is the switch's hottest: it visits only the non-empty queues). Set
+        // bits from the pointer up, then those below it; the loop clears at most the bit
+        // it visits, so the two sets taken at the start are the ones it would see.
+        let at = wbase + j;
+        let set = self.nonempty[at];
+        let from_ptr = set & (u64::MAX << start);
+        let (mut rest, mut below) = (from_ptr, set & !from_ptr);
+        loop {
+            if rest == 0 {
+                if below == 0 {
+                    break;
+                }
+                (rest, below) = (below, 0);
             }
-            let c = i * v_n + v;
+            let c = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (i, v) = (c / v_n, c % v_n);
             let xb = self.xb(ru, i, j);
             let q = xb * v_n + v;
-            if self.fifo_len[q] == 0 {
-                continue;
-            }
+            debug_assert!(self.fifo_len[q] != 0, "a non-empty mark on an empty queue");
             let e = self.fifo[q * cap + self.fifo_head[q] as usize] as usize;
             let ent = self.entries[xb * cap + e];
             if ((now as u32).wrapping_sub(ent.ready) as i32) < 0 {
@@ -576,7 +606,7 @@ impl CrosspointRouters {
                 // A poisoned copy: dropped once whole (its entry reported free upstream).
                 if ent.arrived > ent.last {
                     self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
-                    self.fifo_len[q] -= 1;
+                    self.take_from_queue(q, at, c);
                     self.queued[wbase + j] -= 1;
                     if ent.own {
                         packets.release(ent.pid);
@@ -599,7 +629,7 @@ impl CrosspointRouters {
                 && self.retry.as_ref().is_some_and(|l| if via_link { l.is_failed(r, j) } else { j == self.local && l.is_dead(r, now) });
             if dead {
                 self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
-                self.fifo_len[q] -= 1;
+                self.take_from_queue(q, at, c);
                 self.queued[wbase + j] -= 1;
                 self.held[ru] -= u32::from(ent.last) + 1;
                 self.release_entry(xb, e, ent.in_vc as usize);
@@ -634,7 +664,7 @@ impl CrosspointRouters {
                 self.active[ru] += 1; // until its credit comes back
             }
             self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
-            self.fifo_len[q] -= 1;
+            self.take_from_queue(q, at, c);
             self.queued[wbase + j] -= 1;
             self.rr[wbase + j] = ((c + 1) % n) as u16;
             if now as u32 == ent.ready {
