@@ -687,11 +687,8 @@ impl IqRouters {
                 free |= B::bit(ovc);
             }
             // The flit enters the output channel.
-            let out = wiring[o & 63];
+            let out = &wiring[o & 63];
             let oc = rp + o;
-            if eject.on() && local >> o & 1 != 0 {
-                eject.sent(oc, now);
-            }
             let arrive = now + out.flit_delay as u64;
             if out.cross_out {
                 crossing.send_flit(out.out_flits, out.down_router, out.down_port, arrive, InFlight::new(arrive, f, w as u8), packets);
@@ -708,6 +705,16 @@ impl IqRouters {
             // symbols below instead).
             if !stop_go {
                 send_credit(arr, &wiring[p], v as u32, now + credit_delay, ch, crossing);
+            }
+        }
+        // An ejection port slower than a link is held for each flit it sent.
+        if eject.on() {
+            let mut m = matched;
+            while m != 0 {
+                let o = sw.grant(take_lowest(&mut m)).1;
+                if local >> o & 1 != 0 {
+                    eject.sent(rp + o, now);
+                }
             }
         }
         // 6. Dropped packets: each discards its front flit when its input port sent none
