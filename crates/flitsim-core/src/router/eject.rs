@@ -3,7 +3,9 @@
 //! it sends holds the port for `1 / eject_rate` cycles; a busy port delivers exactly
 //! `eject_rate` flits per cycle on average, and an idle port saves up less than one
 //! cycle. Time is kept in 1/65,536 of a cycle, so the pacing is exact integer arithmetic
-//! (the same on every machine).
+//! (the same on every machine). The SeaStar's NIC takes about 2 of a 4.8 GB/s link
+//! (AbtsWeisser07, Eq. 14: 0.42); a Myrinet pair reaches 1,090 of its link's 1,192 MiB/s
+//! (GeoffrayHoefler08, section 5.3: 0.914).
 
 use crate::error::{Error, Result};
 

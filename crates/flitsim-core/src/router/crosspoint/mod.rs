@@ -108,11 +108,9 @@ pub struct CrosspointRouters {
     out_busy: Vec<u16>,
     /// Per (router, output): round-robin pointer over (input, VC).
     rr: Vec<u16>,
-    /// Per (router, output): entries queued for it (over all inputs and VCs), so that an
-    /// output with none skips its arbitration.
-    queued: Vec<u16>,
     /// Per (router, output): the (input, VC) pairs `i * vcs + v` whose queue for it is
-    /// not empty (at most 64 pairs: validated), so that arbitration visits only those.
+    /// not empty (at most 64 pairs: validated), so that arbitration visits only those and
+    /// an output with none skips it.
     nonempty: Vec<u64>,
     /// DMA queues per (router, VC): flits, head, length.
     inj: Vec<Flit>,
@@ -186,7 +184,6 @@ impl CrosspointRouters {
             down_shared: vec![0; r_n * p_n * p_n],
             out_busy: vec![IDLE; r_n * p_n],
             rr: vec![0; r_n * p_n],
-            queued: vec![0; r_n * p_n],
             nonempty: vec![0; r_n * p_n],
             inj: vec![Flit::default(); r_n * v_n * cfg.inject_depth as usize],
             inj_head: vec![0; r_n * v_n],
@@ -315,8 +312,6 @@ impl CrosspointRouters {
         let slot = wrap(self.fifo_head[q] as usize + self.fifo_len[q] as usize, cap);
         self.fifo[q * cap + slot] = e as u8;
         self.fifo_len[q] += 1;
-        let o = self.out_of(xb);
-        self.queued[o] += 1;
         self.mark_nonempty(xb, v);
         Some(e)
     }
@@ -403,7 +398,7 @@ impl CrosspointRouters {
         // 3. Outputs: stream the packet in progress, or grant one.
         let mut moved = 0u64;
         for j in 0..p_n {
-            if self.out_busy[wbase + j] == IDLE && (self.queued[wbase + j] == 0 || !self.grant(r, j, now, packets, ctr)) {
+            if self.out_busy[wbase + j] == IDLE && (self.nonempty[wbase + j] == 0 || !self.grant(r, j, now, packets, ctr)) {
                 continue;
             }
             let (i, e) = unpack(self.out_busy[wbase + j]);
@@ -534,8 +529,6 @@ impl CrosspointRouters {
         self.fifo_head[q] = wrap(self.fifo_head[q] as usize + cap - 1, cap) as u8;
         self.fifo[q * cap + self.fifo_head[q] as usize] = e as u8;
         self.fifo_len[q] += 1;
-        let o = self.out_of(xb);
-        self.queued[o] += 1;
         self.mark_nonempty(xb, self.entries[xb * cap + e].in_vc as usize);
     }
 
@@ -607,7 +600,6 @@ impl CrosspointRouters {
                 if ent.arrived > ent.last {
                     self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
                     self.take_from_queue(q, at, c);
-                    self.queued[wbase + j] -= 1;
                     if ent.own {
                         packets.release(ent.pid);
                     }
@@ -630,7 +622,6 @@ impl CrosspointRouters {
             if dead {
                 self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
                 self.take_from_queue(q, at, c);
-                self.queued[wbase + j] -= 1;
                 self.held[ru] -= u32::from(ent.last) + 1;
                 self.release_entry(xb, e, ent.in_vc as usize);
                 if i != self.local {
@@ -665,7 +656,6 @@ impl CrosspointRouters {
             }
             self.fifo_head[q] = wrap(self.fifo_head[q] as usize + 1, cap) as u8;
             self.take_from_queue(q, at, c);
-            self.queued[wbase + j] -= 1;
             self.rr[wbase + j] = ((c + 1) % n) as u16;
             if now as u32 == ent.ready {
                 self.counters.bypassed += 1;
